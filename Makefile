@@ -1,0 +1,67 @@
+# dlnote-inject - build, install, test.
+#   make                      build/dlnote-inject (gcc; CC=clang works too)
+#   make check                unit + integration tests (Criterion)
+#   make check SANITIZE=1     the same with ASan + UBSan
+#   make install PREFIX=/usr/local DESTDIR=
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+LIBDIR    ?= $(PREFIX)/lib
+DATADIR   ?= $(PREFIX)/share
+CC        ?= cc
+BUILD     ?= build
+
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARN) $(CFLAGS)
+ifeq ($(SANITIZE),1)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS    += -fsanitize=address,undefined
+BUILD      := build-san
+endif
+
+CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.c src/layout.c src/output.c src/report.c
+CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
+BIN       := $(BUILD)/dlnote-inject
+
+.PHONY: all clean install check unit integration demo
+all: $(BIN)
+
+$(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD):
+	mkdir -p $@
+
+$(BUILD)/libdlnote.a: $(CORE_OBJ)
+	$(AR) rcs $@ $^
+
+$(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a
+	$(CC) $(LDFLAGS) -o $@ $^
+
+# ---- tests ----
+UNIT_SRC  := $(wildcard tests/unit/*.c)
+UNIT_BIN  := $(BUILD)/unit-tests
+
+$(UNIT_BIN): $(UNIT_SRC) $(BUILD)/libdlnote.a tests/unit/*.h
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Isrc -o $@ $(UNIT_SRC) $(BUILD)/libdlnote.a $(LDFLAGS) -lcriterion
+
+unit: $(UNIT_BIN)
+	$(UNIT_BIN) --jobs 2
+
+integration: $(BIN)
+	DLNOTE=$(abspath $(BIN)) tests/integration/run.sh
+
+check: unit integration
+
+demo: $(BIN)
+	DLNOTE=$(abspath $(BIN)) ./demo.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/dlnote-inject
+	install -m 644 docs/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,460 @@
+/* cli.c - options, manifests, and the per-file pipeline:
+ * file -> ELF model -> scan -> entries -> note bytes -> layout plan -> output. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "layout.h"
+#include "manifest.h"
+#include "note.h"
+#include "output.h"
+#include "report.h"
+#include "scan.h"
+#include "util.h"
+
+#ifndef VERSION
+#define VERSION "0.1.0"
+#endif
+
+enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK };
+
+struct opts {
+	enum mode mode;
+	int mode_set, json, verbose, quiet;
+	const char *output;
+	struct output_opts out;
+	struct entries add;        /* manifest entries, then flag entries, in order */
+	struct entries listed;     /* --list --json: all files' entries, merged */
+};
+
+static const char usage_text[] =
+	"Usage: " PROGRAM_NAME " [OPTIONS] FILE...\n"
+	"Add, replace, merge, remove, list or check the .note.dlopen ELF note (FDO dlopen metadata)\n"
+	"in objects, executables and shared libraries.\n"
+	"\n"
+	"Entries:\n"
+	"  -m, --manifest PATH     JSON manifest: an array of entry objects as in the spec\n"
+	"                          ('-' reads standard input; repeatable, entries concatenate)\n"
+	"      --feature NAME      start a new entry with this feature\n"
+	"      --soname NAME       add a soname (alternatives: most preferred first) to the entry\n"
+	"      --description TEXT  set the entry's description\n"
+	"      --priority P        required | recommended | suggested\n"
+	"Modes (default: replace the file's dlopen notes with the given entries):\n"
+	"      --merge             keep the file's entries and append new ones\n"
+	"      --remove            remove every dlopen note\n"
+	"      --list              print the entries of each FILE (--json: as one JSON array)\n"
+	"      --check             validate the notes in each FILE; exit 1 if any is invalid\n"
+	"Output:\n"
+	"  -o, --output PATH       write to PATH instead of rewriting FILE in place\n"
+	"      --fsync             flush the result to disk before replacing the file\n"
+	"  -v, --verbose           say what was done to each file, and where the note went\n"
+	"  -q, --quiet             print errors only\n"
+	"      --version           print the version\n"
+	"  -h, --help              print this help\n"
+	"\n"
+	"Exit status: 0 success, 1 bad input (some FILE failed), 2 bad usage.\n"
+	"See dlnote-inject(1).\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROGRAM_NAME ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '" PROGRAM_NAME " --help' for more information.\n");
+	return EXIT_USAGE;
+}
+
+static void report_err(const char *path, const struct err *e)
+{
+	fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, e->msg);
+}
+
+/* ---- manifests ---- */
+
+static int read_bounded(int fd, struct buf *b, struct err *e)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
+		if (n == 0)
+			return b->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+		if (b->len + (size_t)n > MANIFEST_MAX_BYTES)
+			return err_set(e, EXIT_BAD_INPUT, "manifest larger than %u bytes", MANIFEST_MAX_BYTES);
+		buf_put(b, chunk, (size_t)n);
+	}
+}
+
+static int load_manifest(const char *path, struct entries *out)
+{
+	struct buf text = { 0 };
+	struct err e = { 0 };
+	struct stat st;
+	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int r = -1;
+
+	if (fd < 0) {
+		err_set(&e, EXIT_BAD_INPUT, "%s", strerror(errno));
+	} else if (fstat(fd, &st) || S_ISDIR(st.st_mode)) {
+		err_set(&e, EXIT_BAD_INPUT, "is a directory");
+	} else {
+		if (fd) {
+			int fl = fcntl(fd, F_GETFL);
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		}
+		if (read_bounded(fd, &text, &e) == 0 && memchr(text.p ? text.p : "", 0, text.len))
+			err_set(&e, EXIT_BAD_INPUT, "NUL byte in manifest");
+		else if (!e.msg[0])
+			r = manifest_parse(text.p ? text.p : "", text.len, out, &e);
+	}
+	if (fd > 0)
+		close(fd);
+	buf_free(&text);
+	if (r)
+		report_err(strcmp(path, "-") == 0 ? "<stdin>" : path, &e);
+	return r;
+}
+
+/* ---- entries from flags ---- */
+
+struct flag_entry {
+	struct entry_spec spec;
+	int open;
+};
+
+static int flush_flag_entry(struct flag_entry *f, struct entries *out)
+{
+	struct err e = { 0 };
+	int r = 0;
+
+	if (f->open && manifest_entry_from_spec(&f->spec, out, &e)) {
+		fprintf(stderr, PROGRAM_NAME ": %s\n", e.msg);
+		r = -1;
+	}
+	free(f->spec.sonames);
+	memset(f, 0, sizeof *f);
+	return r;
+}
+
+static int set_once(const char **slot, const char *value, const char *flag)
+{
+	if (*slot) {
+		fprintf(stderr, PROGRAM_NAME ": %s given twice for one entry (start another with --feature)\n", flag);
+		return -1;
+	}
+	*slot = value;
+	return 0;
+}
+
+/* ---- per file ---- */
+
+static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (*fd < 0)
+		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
+	if (fstat(*fd, st) || !S_ISREG(st->st_mode)) {
+		err_set(e, EXIT_BAD_INPUT, "not a regular file");
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+	return 0;
+}
+
+static int do_list(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int nfiles, struct err *e)
+{
+	struct entries es = { 0 };
+
+	if (scan_entries(ef, sc, &es, e)) {
+		manifest_free(&es);
+		return -1;
+	}
+	if (o->json) {
+		if (manifest_merge(&o->listed, &es))
+			return manifest_free(&es), err_set(e, EXIT_BAD_INPUT, "out of memory");
+	} else if (es.n) {
+		if (nfiles > 1)
+			printf("%s:\n", path);
+		report_table(&es, stdout);
+	}
+	manifest_free(&es);
+	return 0;
+}
+
+static int do_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
+{
+	struct buf report = { 0 };
+	struct entries es = { 0 };
+	size_t errors = scan_check(ef, sc, &report), i, start;
+
+	for (i = start = 0; i < report.len; i++) {
+		if (report.p[i] != '\n')
+			continue;
+		if (!o->quiet || strncmp(report.p + start, "error", 5) == 0)
+			printf("%s: %.*s\n", path, (int)(i - start), report.p + start);
+		start = i + 1;
+	}
+	if (!errors && !o->quiet) {
+		struct err ignore;
+		scan_entries(ef, sc, &es, &ignore);
+		printf("%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
+	}
+	manifest_free(&es);
+	buf_free(&report);
+	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes", errors, errors == 1 ? "" : "s") : 0;
+}
+
+static int do_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
+		   const struct scan *sc, struct err *e)
+{
+	struct entries final = { 0 };
+	struct buf note = { 0 };
+	struct plan pl = { 0 };
+	int r = -1;
+
+	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
+	 * there.  Remove: none. */
+	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {
+		err_prefix(e, "cannot merge with the existing notes: ");
+		goto out;
+	}
+	if ((o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) ||
+	    (o->mode == MODE_REPLACE && manifest_merge_all(&final, &o->add))) {
+		err_set(e, EXIT_BAD_INPUT, "out of memory");
+		goto out;
+	}
+	if (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, &pl, e))
+		goto out;
+	if (o->verbose) {
+		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, pl.strategy);
+		if (pl.log.p)
+			fprintf(stderr, "%s", pl.log.p);
+	}
+	if (pl.unchanged && !o->output) {
+		r = 0;
+		goto out;
+	}
+	r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
+out:
+	layout_free(&pl);
+	buf_free(&note);
+	manifest_free(&final);
+	return r;
+}
+
+static int process(struct opts *o, const char *path, int nfiles)
+{
+	struct err e = { 0 };
+	struct stat st;
+	struct elf ef;
+	struct scan sc;
+	int fd, r = -1;
+
+	if (open_input(path, &fd, &st, &e))
+		goto fail;
+	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e)) {
+		close(fd);
+		goto fail;
+	}
+	if (scan_file(&ef, &sc, &e) == 0) {
+		switch (o->mode) {
+		case MODE_LIST:
+			r = do_list(o, path, &ef, &sc, nfiles, &e);
+			break;
+		case MODE_CHECK:
+			r = do_check(o, path, &ef, &sc, &e);
+			break;
+		default:
+			r = do_edit(o, path, fd, &st, &ef, &sc, &e);
+		}
+		scan_free(&sc);
+	}
+	elf_close(&ef);
+	close(fd);
+	if (r == 0)
+		return 0;
+fail:
+	report_err(path, &e);
+	return e.status ? e.status : EXIT_BAD_INPUT;
+}
+
+/* ---- options ---- */
+
+enum {
+	OPT_FEATURE = 256, OPT_SONAME, OPT_DESCRIPTION, OPT_PRIORITY, OPT_MERGE, OPT_REMOVE, OPT_LIST, OPT_JSON,
+	OPT_CHECK, OPT_VERSION, OPT_FSYNC,
+};
+
+static const struct option longopts[] = {
+	{ "manifest", required_argument, NULL, 'm' },
+	{ "feature", required_argument, NULL, OPT_FEATURE },
+	{ "soname", required_argument, NULL, OPT_SONAME },
+	{ "description", required_argument, NULL, OPT_DESCRIPTION },
+	{ "priority", required_argument, NULL, OPT_PRIORITY },
+	{ "merge", no_argument, NULL, OPT_MERGE },
+	{ "remove", no_argument, NULL, OPT_REMOVE },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "output", required_argument, NULL, 'o' },
+	{ "fsync", no_argument, NULL, OPT_FSYNC },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *mode_name(enum mode m)
+{
+	static const char *const names[] = { "replace", "--merge", "--remove", "--list", "--check" };
+	return names[m];
+}
+
+static int set_mode(struct opts *o, enum mode m)
+{
+	if (o->mode_set && o->mode != m)
+		return usage_error("%s cannot be combined with another mode", mode_name(m));
+	o->mode = m;
+	o->mode_set = 1;
+	return 0;
+}
+
+static int push_soname(struct flag_entry *f, const char *name)
+{
+	const char **v = xrealloc(f->spec.sonames, f->spec.nsonames + 1, sizeof *v);
+
+	if (!v)
+		return -1;
+	v[f->spec.nsonames++] = name;
+	f->spec.sonames = v;
+	f->open = 1;
+	return 0;
+}
+
+/* Returns -1 to continue, else an exit status. */
+static int parse_args(int argc, char **argv, struct opts *o, struct entries *flagged)
+{
+	struct flag_entry cur = { 0 };
+	int c, bad = 0;
+
+	while ((c = getopt_long(argc, argv, "m:o:vqh", longopts, NULL)) != -1 && !bad) {
+		switch (c) {
+		case 'm':
+			if (load_manifest(optarg, &o->add))
+				return EXIT_BAD_INPUT;
+			break;
+		case OPT_FEATURE:
+			bad = flush_flag_entry(&cur, flagged);
+			cur.open = 1;
+			cur.spec.feature = optarg;
+			break;
+		case OPT_SONAME:
+			bad = push_soname(&cur, optarg);
+			break;
+		case OPT_DESCRIPTION:
+			cur.open = 1;
+			bad = set_once(&cur.spec.description, optarg, "--description");
+			break;
+		case OPT_PRIORITY:
+			cur.open = 1;
+			bad = set_once(&cur.spec.priority, optarg, "--priority");
+			break;
+		case OPT_MERGE: bad = set_mode(o, MODE_MERGE); break;
+		case OPT_REMOVE: bad = set_mode(o, MODE_REMOVE); break;
+		case OPT_LIST: bad = set_mode(o, MODE_LIST); break;
+		case OPT_CHECK: bad = set_mode(o, MODE_CHECK); break;
+		case OPT_JSON: o->json = 1; break;
+		case 'o': o->output = optarg; break;
+		case OPT_FSYNC: o->out.fsync = 1; break;
+		case 'v': o->verbose = 1; break;
+		case 'q': o->quiet = 1; break;
+		case OPT_VERSION:
+			printf(PROGRAM_NAME " " VERSION "\n");
+			return EXIT_OK;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			return usage_error("%s", "invalid option");
+		}
+	}
+	if (bad || flush_flag_entry(&cur, flagged))
+		return EXIT_USAGE;
+	return -1;
+}
+
+static int check_usage(const struct opts *o, int nfiles)
+{
+	int edits = o->mode == MODE_REPLACE || o->mode == MODE_MERGE;
+
+	if (nfiles == 0)
+		return usage_error("%s", "no FILE given");
+	if (o->output && nfiles > 1)
+		return usage_error("%s", "-o/--output takes exactly one FILE");
+	if (o->output && !edits && o->mode != MODE_REMOVE)
+		return usage_error("-o/--output cannot be used with %s", mode_name(o->mode));
+	if (o->json && o->mode != MODE_LIST)
+		return usage_error("%s", "--json is only for --list");
+	if (edits && o->add.n == 0)
+		return usage_error("%s", "no entries: give --manifest or --soname (or --remove, --list, --check)");
+	if (!edits && o->add.n)
+		return usage_error("entries cannot be given with %s", mode_name(o->mode));
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct entries flagged = { 0 };
+	int status = EXIT_OK, r, i;
+
+	/* Never die from a signal: a closed pipe or a file-size limit become write errors. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	memset(&o, 0, sizeof o);
+	r = parse_args(argc, argv, &o, &flagged);
+	if (r < 0) {
+		if (manifest_merge_all(&o.add, &flagged))
+			r = EXIT_BAD_INPUT;
+	}
+	if (r < 0)
+		r = check_usage(&o, argc - optind);
+	if (r < 0) {
+		for (i = optind; i < argc; i++) {
+			int s = process(&o, argv[i], argc - optind);
+			if (s > status)
+				status = s;
+		}
+		if (o.mode == MODE_LIST && o.json)
+			report_json(&o.listed, stdout);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, PROGRAM_NAME ": standard output: %s\n", strerror(errno));
+			status = EXIT_BAD_INPUT;
+		}
+		r = status;
+	}
+	manifest_free(&flagged);
+	manifest_free(&o.add);
+	manifest_free(&o.listed);
+	return r;
+}

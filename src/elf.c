@@ -1,0 +1,402 @@
+/* elf.c - reading and encoding ELF headers of every class and byte order. */
+#include "elf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+size_t elf_ehdr_size(const struct elf *ef) { return ef->is64 ? 64 : 52; }
+size_t elf_phent_size(const struct elf *ef) { return ef->is64 ? 56 : 32; }
+size_t elf_shent_size(const struct elf *ef) { return ef->is64 ? 64 : 40; }
+size_t elf_sym_size(const struct elf *ef) { return ef->is64 ? 24 : 16; }
+
+uint64_t elf_get(const struct elf *ef, const unsigned char *p, int width)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < width; i++)
+		v |= (uint64_t)p[ef->big ? width - 1 - i : i] << (8 * i);
+	return v;
+}
+
+void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < width; i++)
+		p[ef->big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct err *e)
+{
+	unsigned char *p = buf;
+	ssize_t n;
+
+	if (!range_ok(off, len, ef->size))
+		return err_set(e, EXIT_BAD_INPUT, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
+			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
+	while (len) {
+		n = pread(ef->fd, p, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
+		if (n == 0)
+			return err_set(e, EXIT_BAD_INPUT, "file shrank while being read");
+		p += n, off += (uint64_t)n, len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Field layout of the three header kinds for each class: {offset, width} pairs. */
+#define W(c) (ef->is64 ? 8 : 4)
+
+static void decode_phdr(const struct elf *ef, const unsigned char *p, struct elf_phdr *ph)
+{
+	ph->type = (uint32_t)elf_get(ef, p, 4);
+	if (ef->is64) {
+		ph->flags = (uint32_t)elf_get(ef, p + 4, 4);
+		ph->offset = elf_get(ef, p + 8, 8);
+		ph->vaddr = elf_get(ef, p + 16, 8);
+		ph->paddr = elf_get(ef, p + 24, 8);
+		ph->filesz = elf_get(ef, p + 32, 8);
+		ph->memsz = elf_get(ef, p + 40, 8);
+		ph->align = elf_get(ef, p + 48, 8);
+	} else {
+		ph->offset = elf_get(ef, p + 4, 4);
+		ph->vaddr = elf_get(ef, p + 8, 4);
+		ph->paddr = elf_get(ef, p + 12, 4);
+		ph->filesz = elf_get(ef, p + 16, 4);
+		ph->memsz = elf_get(ef, p + 20, 4);
+		ph->flags = (uint32_t)elf_get(ef, p + 24, 4);
+		ph->align = elf_get(ef, p + 28, 4);
+	}
+}
+
+void elf_encode_phdr(const struct elf *ef, const struct elf_phdr *ph, unsigned char *p)
+{
+	elf_put(ef, p, 4, ph->type);
+	if (ef->is64) {
+		elf_put(ef, p + 4, 4, ph->flags);
+		elf_put(ef, p + 8, 8, ph->offset);
+		elf_put(ef, p + 16, 8, ph->vaddr);
+		elf_put(ef, p + 24, 8, ph->paddr);
+		elf_put(ef, p + 32, 8, ph->filesz);
+		elf_put(ef, p + 40, 8, ph->memsz);
+		elf_put(ef, p + 48, 8, ph->align);
+	} else {
+		elf_put(ef, p + 4, 4, ph->offset);
+		elf_put(ef, p + 8, 4, ph->vaddr);
+		elf_put(ef, p + 12, 4, ph->paddr);
+		elf_put(ef, p + 16, 4, ph->filesz);
+		elf_put(ef, p + 20, 4, ph->memsz);
+		elf_put(ef, p + 24, 4, ph->flags);
+		elf_put(ef, p + 28, 4, ph->align);
+	}
+}
+
+/* Section headers share one layout shape; only the word width changes. */
+static void decode_shdr(const struct elf *ef, const unsigned char *p, struct elf_shdr *sh)
+{
+	int w = W(ef);
+
+	sh->name = (uint32_t)elf_get(ef, p, 4);
+	sh->type = (uint32_t)elf_get(ef, p + 4, 4);
+	sh->flags = elf_get(ef, p + 8, w);
+	sh->addr = elf_get(ef, p + 8 + w, w);
+	sh->offset = elf_get(ef, p + 8 + 2 * w, w);
+	sh->size = elf_get(ef, p + 8 + 3 * w, w);
+	sh->link = (uint32_t)elf_get(ef, p + 8 + 4 * w, 4);
+	sh->info = (uint32_t)elf_get(ef, p + 12 + 4 * w, 4);
+	sh->addralign = elf_get(ef, p + 16 + 4 * w, w);
+	sh->entsize = elf_get(ef, p + 16 + 5 * w, w);
+}
+
+void elf_encode_shdr(const struct elf *ef, const struct elf_shdr *sh, unsigned char *p)
+{
+	int w = W(ef);
+
+	elf_put(ef, p, 4, sh->name);
+	elf_put(ef, p + 4, 4, sh->type);
+	elf_put(ef, p + 8, w, sh->flags);
+	elf_put(ef, p + 8 + w, w, sh->addr);
+	elf_put(ef, p + 8 + 2 * w, w, sh->offset);
+	elf_put(ef, p + 8 + 3 * w, w, sh->size);
+	elf_put(ef, p + 8 + 4 * w, 4, sh->link);
+	elf_put(ef, p + 12 + 4 * w, 4, sh->info);
+	elf_put(ef, p + 16 + 4 * w, w, sh->addralign);
+	elf_put(ef, p + 16 + 5 * w, w, sh->entsize);
+}
+
+void elf_decode_sym(const struct elf *ef, const unsigned char *p, struct elf_sym *s)
+{
+	s->name = (uint32_t)elf_get(ef, p, 4);
+	if (ef->is64) {
+		s->info = p[4];
+		s->other = p[5];
+		s->shndx = (uint16_t)elf_get(ef, p + 6, 2);
+		s->value = elf_get(ef, p + 8, 8);
+		s->size = elf_get(ef, p + 16, 8);
+	} else {
+		s->value = elf_get(ef, p + 4, 4);
+		s->size = elf_get(ef, p + 8, 4);
+		s->info = p[12];
+		s->other = p[13];
+		s->shndx = (uint16_t)elf_get(ef, p + 14, 2);
+	}
+}
+
+void elf_encode_sym(const struct elf *ef, const struct elf_sym *s, unsigned char *p)
+{
+	elf_put(ef, p, 4, s->name);
+	if (ef->is64) {
+		p[4] = s->info;
+		p[5] = s->other;
+		elf_put(ef, p + 6, 2, s->shndx);
+		elf_put(ef, p + 8, 8, s->value);
+		elf_put(ef, p + 16, 8, s->size);
+	} else {
+		elf_put(ef, p + 4, 4, s->value);
+		elf_put(ef, p + 8, 4, s->size);
+		p[12] = s->info;
+		p[13] = s->other;
+		elf_put(ef, p + 14, 2, s->shndx);
+	}
+}
+
+/* ELF header field offsets after e_ident/e_type/e_machine/e_version (which are common). */
+void elf_encode_ehdr(const struct elf *ef, unsigned char *p, uint16_t e_phnum, uint16_t e_shnum, uint16_t e_shstrndx)
+{
+	int w = W(ef);
+	unsigned char *q = p + 24 + 3 * w;
+
+	memcpy(p, ef->ident, 16);
+	elf_put(ef, p + 16, 2, ef->type);
+	elf_put(ef, p + 18, 2, ef->machine);
+	elf_put(ef, p + 20, 4, ef->version);
+	elf_put(ef, p + 24, w, ef->entry);
+	elf_put(ef, p + 24 + w, w, ef->phoff);
+	elf_put(ef, p + 24 + 2 * w, w, ef->shoff);
+	elf_put(ef, q, 4, ef->flags);
+	elf_put(ef, q + 4, 2, ef->ehsize);
+	elf_put(ef, q + 6, 2, ef->phnum ? elf_phent_size(ef) : 0);
+	elf_put(ef, q + 8, 2, e_phnum);
+	elf_put(ef, q + 10, 2, ef->shnum ? elf_shent_size(ef) : 0);
+	elf_put(ef, q + 12, 2, e_shnum);
+	elf_put(ef, q + 14, 2, e_shstrndx);
+}
+
+static int read_ident(struct elf *ef, struct err *e)
+{
+	static const unsigned char magic[4] = { 0x7f, 'E', 'L', 'F' };
+
+	if (ef->size < 16 || elf_read(ef, 0, 16, ef->ident, e) || memcmp(ef->ident, magic, 4))
+		return err_set(e, EXIT_BAD_INPUT, "not an ELF file");
+	if (ef->ident[4] != 1 && ef->ident[4] != 2)
+		return err_set(e, EXIT_BAD_INPUT, "bad ELF class %u in e_ident", ef->ident[4]);
+	if (ef->ident[5] != 1 && ef->ident[5] != 2)
+		return err_set(e, EXIT_BAD_INPUT, "bad ELF byte order %u in e_ident", ef->ident[5]);
+	if (ef->ident[6] != 1)
+		return err_set(e, EXIT_BAD_INPUT, "unsupported ELF version %u in e_ident", ef->ident[6]);
+	ef->is64 = ef->ident[4] == 2;
+	ef->big = ef->ident[5] == 2;
+	return 0;
+}
+
+/* A table of `num` entries of `entsize` bytes at `off` must lie inside the file. */
+static int table_ok(const struct elf *ef, uint64_t off, uint64_t num, uint64_t entsize, const char *what, struct err *e)
+{
+	uint64_t bytes;
+
+	if (mul_ovf(num, entsize, &bytes) || !range_ok(off, bytes, ef->size))
+		return err_set(e, EXIT_BAD_INPUT, "%s table (%llu entries at offset 0x%llx) runs past the end of the file",
+			       what, (unsigned long long)num, (unsigned long long)off);
+	return 0;
+}
+
+static int read_table(const struct elf *ef, uint64_t off, size_t num, size_t entsize, unsigned char **out, struct err *e)
+{
+	*out = xcalloc(num, entsize);
+	if (!*out)
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	return elf_read(ef, off, (uint64_t)num * entsize, *out, e);
+}
+
+static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, uint16_t shentsize, struct err *e)
+{
+	size_t es = elf_shent_size(ef), i;
+	unsigned char first[64], *raw = NULL;
+	struct elf_shdr sh0;
+
+	ef->shnum = e_shnum;
+	ef->shstrndx = e_shstrndx;
+	if (ef->shoff == 0) {
+		ef->shnum = 0;
+		ef->shstrndx = 0;
+		return 0;
+	}
+	if (shentsize != es)
+		return err_set(e, EXIT_BAD_INPUT, "bad e_shentsize %u (expected %zu)", shentsize, es);
+	/* Extended numbering: the real counts live in section header 0. */
+	if (table_ok(ef, ef->shoff, 1, es, "section header", e) || elf_read(ef, ef->shoff, es, first, e))
+		return -1;
+	decode_shdr(ef, first, &sh0);
+	if (e_shnum == 0)
+		ef->shnum = sh0.size;
+	if (e_shstrndx == SHN_XINDEX_)
+		ef->shstrndx = sh0.link;
+	if (ef->phnum == PN_XNUM_)
+		ef->phnum = sh0.info;
+	if (ef->shnum == 0)
+		return err_set(e, EXIT_BAD_INPUT, "e_shoff is set but the file has no section headers");
+	if (table_ok(ef, ef->shoff, ef->shnum, es, "section header", e))
+		return -1;
+	if (ef->shstrndx >= ef->shnum)
+		return err_set(e, EXIT_BAD_INPUT, "e_shstrndx %zu is out of range (%zu sections)", ef->shstrndx, ef->shnum);
+	ef->sh = xcalloc(ef->shnum, sizeof *ef->sh);
+	if (!ef->sh || read_table(ef, ef->shoff, ef->shnum, es, &raw, e)) {
+		free(raw);
+		return ef->sh ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+	}
+	for (i = 0; i < ef->shnum; i++)
+		decode_shdr(ef, raw + i * es, &ef->sh[i]);
+	free(raw);
+	for (i = 1; i < ef->shnum; i++)
+		if (ef->sh[i].type != SHT_NOBITS_ && !range_ok(ef->sh[i].offset, ef->sh[i].size, ef->size))
+			return err_set(e, EXIT_BAD_INPUT, "section %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", i,
+				       (unsigned long long)ef->sh[i].offset, (unsigned long long)ef->sh[i].size);
+	return 0;
+}
+
+static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
+{
+	size_t es = elf_phent_size(ef), i;
+	unsigned char *raw = NULL;
+
+	if (ef->phnum == 0)
+		return 0;
+	if (phentsize != es)
+		return err_set(e, EXIT_BAD_INPUT, "bad e_phentsize %u (expected %zu)", phentsize, es);
+	if (table_ok(ef, ef->phoff, ef->phnum, es, "program header", e))
+		return -1;
+	ef->ph = xcalloc(ef->phnum, sizeof *ef->ph);
+	if (!ef->ph || read_table(ef, ef->phoff, ef->phnum, es, &raw, e)) {
+		free(raw);
+		return ef->ph ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+	}
+	for (i = 0; i < ef->phnum; i++) {
+		decode_phdr(ef, raw + i * es, &ef->ph[i]);
+		if (ef->ph[i].type != PT_NULL_ && !range_ok(ef->ph[i].offset, ef->ph[i].filesz, ef->size)) {
+			free(raw);
+			return err_set(e, EXIT_BAD_INPUT, "program header %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", i,
+				       (unsigned long long)ef->ph[i].offset, (unsigned long long)ef->ph[i].filesz);
+		}
+	}
+	free(raw);
+	return 0;
+}
+
+int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e)
+{
+	unsigned char h[64];
+	unsigned char *q;
+	uint16_t phentsize, shentsize, e_shnum, e_shstrndx;
+	int w;
+
+	memset(ef, 0, sizeof *ef);
+	ef->fd = fd;
+	ef->path = path;
+	ef->size = size;
+	if (read_ident(ef, e))
+		return -1;
+	if (elf_read(ef, 0, elf_ehdr_size(ef), h, e))
+		return err_set(e, EXIT_BAD_INPUT, "truncated ELF header");
+	w = W(ef);
+	q = h + 24 + 3 * w;
+	ef->type = (uint16_t)elf_get(ef, h + 16, 2);
+	ef->machine = (uint16_t)elf_get(ef, h + 18, 2);
+	ef->version = (uint32_t)elf_get(ef, h + 20, 4);
+	ef->entry = elf_get(ef, h + 24, w);
+	ef->phoff = elf_get(ef, h + 24 + w, w);
+	ef->shoff = elf_get(ef, h + 24 + 2 * w, w);
+	ef->flags = (uint32_t)elf_get(ef, q, 4);
+	ef->ehsize = (uint16_t)elf_get(ef, q + 4, 2);
+	phentsize = (uint16_t)elf_get(ef, q + 6, 2);
+	ef->phnum = (uint16_t)elf_get(ef, q + 8, 2);
+	shentsize = (uint16_t)elf_get(ef, q + 10, 2);
+	e_shnum = (uint16_t)elf_get(ef, q + 12, 2);
+	e_shstrndx = (uint16_t)elf_get(ef, q + 14, 2);
+	if (ef->ehsize < elf_ehdr_size(ef))
+		return err_set(e, EXIT_BAD_INPUT, "bad e_ehsize %u", ef->ehsize);
+	if (ef->phoff == 0)
+		ef->phnum = 0;
+	if (read_sections(ef, e_shnum, e_shstrndx, shentsize, e) || read_segments(ef, phentsize, e)) {
+		elf_close(ef);
+		return -1;
+	}
+	return 0;
+}
+
+void elf_close(struct elf *ef)
+{
+	free(ef->ph);
+	free(ef->sh);
+	ef->ph = NULL;
+	ef->sh = NULL;
+}
+
+void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufsz)
+{
+	const struct elf_shdr *st;
+	uint64_t len;
+	struct err ignore;
+	size_t n;
+
+	buf[0] = '\0';
+	if (index >= ef->shnum || ef->shstrndx == 0 || ef->shstrndx >= ef->shnum)
+		return;
+	st = &ef->sh[ef->shstrndx];
+	if (st->type == SHT_NOBITS_ || ef->sh[index].name >= st->size)
+		return;
+	len = st->size - ef->sh[index].name;
+	n = len < bufsz - 1 ? (size_t)len : bufsz - 1;
+	if (elf_read(ef, st->offset + ef->sh[index].name, n, buf, &ignore)) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[n] = '\0';
+	buf[strnlen(buf, n)] = '\0';
+}
+
+uint64_t elf_max_page(const struct elf *ef)
+{
+	switch (ef->machine) {
+	case 183: /* EM_AARCH64 */
+	case 21:  /* EM_PPC64 */
+	case 20:  /* EM_PPC */
+	case 8:   /* EM_MIPS */
+	case 258: /* EM_LOONGARCH */
+	case 40:  /* EM_ARM: 64 KiB pages exist on some ARM cores; binutils uses 64 KiB too */
+		return 0x10000;
+	case 2:   /* EM_SPARC */
+	case 43:  /* EM_SPARCV9 */
+	case 18:  /* EM_SPARC32PLUS */
+		return 0x2000;
+	case 22:  /* EM_S390: binutils uses 4 KiB */
+	default:
+		return 0x1000;
+	}
+}
+
+const char *elf_type_name(const struct elf *ef)
+{
+	switch (ef->type) {
+	case ET_REL_: return "relocatable object";
+	case ET_EXEC_: return "executable";
+	case ET_DYN_: return "shared object";
+	case ET_CORE_: return "core file";
+	default: return "ELF file of unknown type";
+	}
+}

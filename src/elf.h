@@ -1,0 +1,92 @@
+/* elf.h - the ELF model: headers of any class and byte order, read once into native structs.
+ *
+ * Nothing is trusted: every offset and count is checked against the file size with
+ * overflow-safe arithmetic before it is used, and the file's bytes are never all read.  The
+ * model holds only the ELF header, the program headers and the section headers. */
+#ifndef DLNOTE_ELF_H
+#define DLNOTE_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* The few constants we need, so that the model does not depend on the host's <elf.h>. */
+enum {
+	ET_REL_ = 1, ET_EXEC_ = 2, ET_DYN_ = 3, ET_CORE_ = 4,
+	PT_NULL_ = 0, PT_LOAD_ = 1, PT_DYNAMIC_ = 2, PT_INTERP_ = 3, PT_NOTE_ = 4, PT_PHDR_ = 6,
+	PT_TLS_ = 7, PT_GNU_PROPERTY_ = 0x6474e553,
+	PF_X_ = 1, PF_W_ = 2, PF_R_ = 4,
+	SHT_NULL_ = 0, SHT_SYMTAB_ = 2, SHT_STRTAB_ = 3, SHT_RELA_ = 4, SHT_NOTE_ = 7,
+	SHT_NOBITS_ = 8, SHT_REL_ = 9, SHT_DYNSYM_ = 11, SHT_SYMTAB_SHNDX_ = 18,
+	SHF_WRITE_ = 1, SHF_ALLOC_ = 2, SHF_EXECINSTR_ = 4, SHF_INFO_LINK_ = 0x40,
+	SHN_UNDEF_ = 0, SHN_LORESERVE_ = 0xff00, SHN_XINDEX_ = 0xffff, PN_XNUM_ = 0xffff,
+	STT_SECTION_ = 3,
+};
+
+struct elf_phdr {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+struct elf_shdr {
+	uint32_t name, type, link, info;
+	uint64_t flags, addr, offset, size, addralign, entsize;
+};
+
+struct elf_sym {
+	uint32_t name;
+	unsigned char info, other;
+	uint16_t shndx;
+	uint64_t value, size;
+};
+
+struct elf {
+	const char *path;
+	int fd;
+	uint64_t size;           /* of the file */
+	int is64, big;
+	unsigned char ident[16];
+	uint16_t type, machine;
+	uint32_t version, flags;
+	uint64_t entry, phoff, shoff;
+	uint16_t ehsize;
+	size_t phnum, shnum, shstrndx;   /* real values, extended numbering resolved */
+	struct elf_phdr *ph;
+	struct elf_shdr *sh;
+};
+
+/* Read and check the headers.  Fails with a reason for anything malformed. */
+int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e);
+void elf_close(struct elf *ef);
+
+/* Bounds-checked read of file bytes. */
+int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct err *e);
+/* Name of a section (from e_shstrndx), truncated to bufsz-1; "" when it has none. */
+void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufsz);
+
+/* Sizes of the on-disk structures for this class. */
+size_t elf_ehdr_size(const struct elf *ef);
+size_t elf_phent_size(const struct elf *ef);
+size_t elf_shent_size(const struct elf *ef);
+size_t elf_sym_size(const struct elf *ef);
+
+/* Fixed-width fields in the file's byte order. */
+uint64_t elf_get(const struct elf *ef, const unsigned char *p, int width);
+void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v);
+
+/* Encoders: native struct -> file bytes (out must hold the on-disk size).  The ELF header is
+ * encoded from the model's fields with the given counts, extended numbering applied by the
+ * caller (e_phnum/e_shnum/e_shstrndx as they must appear in the header). */
+void elf_encode_ehdr(const struct elf *ef, unsigned char *out, uint16_t e_phnum, uint16_t e_shnum, uint16_t e_shstrndx);
+void elf_encode_phdr(const struct elf *ef, const struct elf_phdr *ph, unsigned char *out);
+void elf_encode_shdr(const struct elf *ef, const struct elf_shdr *sh, unsigned char *out);
+void elf_decode_sym(const struct elf *ef, const unsigned char *in, struct elf_sym *s);
+void elf_encode_sym(const struct elf *ef, const struct elf_sym *s, unsigned char *out);
+
+/* The ABI's largest page size for a machine: what a new PT_LOAD must be aligned to at least. */
+uint64_t elf_max_page(const struct elf *ef);
+
+const char *elf_type_name(const struct elf *ef);
+
+#endif

@@ -1,0 +1,39 @@
+/* layout.h - the layout planner: decides where the new note goes and which header bytes change,
+ * as a plan that can be printed (-v) before anything is written.
+ *
+ * The output is always: the input's bytes [0, keep), then the patches applied in order (later
+ * patches overlay earlier ones), then the file cut or extended to out_size (gaps stay sparse).
+ * Allocated content never moves; only headers, the note itself and what follows the last byte
+ * we keep change (shared/REFERENCE.md §4). */
+#ifndef DLNOTE_LAYOUT_H
+#define DLNOTE_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf.h"
+#include "scan.h"
+#include "util.h"
+
+#define PATCH_ZERO UINT64_MAX
+
+struct patch {
+	uint64_t off, len;
+	unsigned char *data;       /* bytes to write, or NULL: copy from input at src (PATCH_ZERO: zeros) */
+	uint64_t src;
+};
+
+struct plan {
+	int unchanged;             /* the file already holds exactly this: write nothing */
+	uint64_t keep, out_size;
+	struct patch *p;
+	size_t n, cap;
+	const char *strategy;      /* one of the names documented in the man page */
+	struct buf log;            /* what -v prints, one line per decision */
+};
+
+/* `note` holds the encoded note (empty: remove every dlopen note). */
+int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
+void layout_free(struct plan *pl);
+
+#endif

@@ -1,0 +1,373 @@
+/* manifest.c - entries: the spec's rules (shared/REFERENCE.md §1), parsing, building, writing. */
+#include "manifest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+static const char *const priorities[] = { "required", "recommended", "suggested" };
+
+static void entry_free(struct entry *en)
+{
+	size_t i;
+
+	for (i = 0; i < en->n; i++) {
+		free(en->m[i].key);
+		free(en->m[i].val);
+	}
+	free(en->m);
+	memset(en, 0, sizeof *en);
+}
+
+void manifest_free(struct entries *es)
+{
+	size_t i;
+
+	for (i = 0; i < es->n; i++)
+		entry_free(&es->v[i]);
+	free(es->v);
+	memset(es, 0, sizeof *es);
+}
+
+static int entry_add_member(struct entry *en, const char *key, size_t keylen, const char *val, size_t vallen)
+{
+	struct member *m = xrealloc(en->m, en->n + 1, sizeof *m);
+
+	if (!m)
+		return -1;
+	en->m = m;
+	m = &en->m[en->n];
+	m->key = xstrndup(key, keylen);
+	m->val = xstrndup(val, vallen);
+	m->keylen = keylen;
+	m->vallen = vallen;
+	if (!m->key || !m->val) {
+		free(m->key);
+		free(m->val);
+		return -1;
+	}
+	en->n++;
+	return 0;
+}
+
+/* Takes ownership of *en. */
+static int entries_push(struct entries *es, struct entry *en)
+{
+	if (es->n == es->cap) {
+		size_t cap = es->cap ? es->cap * 2 : 8;
+		struct entry *v = xrealloc(es->v, cap, sizeof *v);
+		if (!v) {
+			entry_free(en);
+			return -1;
+		}
+		es->v = v;
+		es->cap = cap;
+	}
+	es->v[es->n++] = *en;
+	memset(en, 0, sizeof *en);
+	return 0;
+}
+
+const struct member *entry_find(const struct entry *en, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; i < en->n; i++)
+		if (en->m[i].keylen == n && memcmp(en->m[i].key, key, n) == 0)
+			return &en->m[i];
+	return NULL;
+}
+
+const char *entry_string(const struct entry *en, const char *key, struct buf *tmp)
+{
+	const struct member *m = entry_find(en, key);
+
+	tmp->len = 0;
+	if (!m || json_string_value(m->val, m->vallen, tmp))
+		return NULL;
+	buf_put(tmp, "", 0);
+	return tmp->oom ? NULL : tmp->p;
+}
+
+const char *entry_priority(const struct entry *en, struct buf *tmp)
+{
+	const char *p = entry_string(en, "priority", tmp);
+
+	return p ? p : "recommended";
+}
+
+/* The spec's rule for one well-known key, applied to its canonical value.  Unknown keys may hold
+ * any JSON value.  Returns NULL when the value is acceptable, else the reason. */
+static const char *check_member(const char *key, const char *val, size_t len)
+{
+	struct buf s = { 0 };
+	const char *why = NULL;
+	size_t pos = 0, count = 0, i;
+	int r;
+
+	if (strcmp(key, "soname") == 0) {
+		if (val[0] != '[')
+			return "\"soname\" must be an array of strings";
+		while ((r = json_array_next_string(val, len, &pos, &s)) == 1 && !why) {
+			count++;
+			if (s.len == 0)
+				why = "\"soname\" must not contain an empty string";
+		}
+		if (!why && r < 0)
+			why = "\"soname\" must be an array of strings";
+		if (!why && count == 0)
+			why = "\"soname\" must list at least one library";
+	} else if (strcmp(key, "feature") == 0 || strcmp(key, "description") == 0) {
+		if (val[0] != '"')
+			why = strcmp(key, "feature") == 0 ? "\"feature\" must be a string" : "\"description\" must be a string";
+	} else if (strcmp(key, "priority") == 0) {
+		why = "\"priority\" must be \"required\", \"recommended\" or \"suggested\"";
+		if (json_string_value(val, len, &s) == 0) {
+			buf_put(&s, "", 0);
+			for (i = 0; i < 3; i++)
+				if (s.p && strcmp(s.p, priorities[i]) == 0)
+					why = NULL;
+		}
+	}
+	buf_free(&s);
+	return why;
+}
+
+/* One entry object at the cursor (already past nothing: the cursor is on '{'). */
+static int parse_entry(struct json *j, size_t index, struct entries *out)
+{
+	struct json_keyset ks = { 0 };
+	struct entry en = { 0 };
+	struct buf key = { 0 }, val = { 0 };
+	size_t line = j->line, col = j->col, kline, kcol, vline, vcol;
+	const char *why;
+	int r = -1;
+
+	if (json_expect(j, '{', "an entry object"))
+		return -1;
+	json_ws(j);
+	if (!json_eat(j, '}')) {
+		do {
+			json_ws(j);
+			key.len = val.len = 0;
+			if (json_peek(j) != '"') {
+				json_expect(j, '"', "a string key");
+				goto out;
+			}
+			kline = j->line, kcol = j->col;
+			if (json_string(j, &key))
+				goto out;
+			if (json_keyset_add(&ks, key.p ? key.p : "", key.len, kline, kcol))
+				goto oom;
+			json_ws(j);
+			if (json_expect(j, ':', "':'"))
+				goto out;
+			json_ws(j);
+			vline = j->line, vcol = j->col;
+			if (json_value(j, 2, &val))
+				goto out;
+			buf_put(&key, "", 0);
+			if (key.oom || val.oom)
+				goto oom;
+			why = check_member(key.p, val.p, val.len);
+			if (why) {
+				err_set(j->e, EXIT_BAD_INPUT, "line %zu, column %zu: entry %zu: %s", vline, vcol, index, why);
+				goto out;
+			}
+			if (entry_add_member(&en, key.p, key.len, val.p, val.len))
+				goto oom;
+			json_ws(j);
+		} while (json_eat(j, ','));
+		if (json_expect(j, '}', "',' or '}'"))
+			goto out;
+	}
+	if (json_keyset_close(&ks, 0, j->e))
+		goto out;
+	if (!entry_find(&en, "soname")) {
+		err_set(j->e, EXIT_BAD_INPUT, "line %zu, column %zu: entry %zu has no \"soname\" (it is mandatory)", line, col, index);
+		goto out;
+	}
+	if (entries_push(out, &en))
+		goto oom;
+	r = 0;
+	goto out;
+oom:
+	err_set(j->e, EXIT_BAD_INPUT, "out of memory");
+out:
+	entry_free(&en);
+	json_keyset_free(&ks);
+	buf_free(&key);
+	buf_free(&val);
+	return r;
+}
+
+int manifest_parse(const char *text, size_t len, struct entries *out, struct err *e)
+{
+	struct json j;
+	size_t index = 0;
+
+	json_init(&j, text, len, e);
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		return json_error(&j, "byte order mark before the array (not allowed in JSON text)");
+	json_ws(&j);
+	if (json_peek(&j) != '[') {
+		if (json_peek(&j) < 0)
+			return json_error(&j, "empty manifest: expected a JSON array of entry objects");
+		return json_error(&j, "expected a JSON array of entry objects");
+	}
+	json_eat(&j, '[');
+	json_ws(&j);
+	if (!json_eat(&j, ']')) {
+		do {
+			json_ws(&j);
+			if (parse_entry(&j, ++index, out))
+				return -1;
+			json_ws(&j);
+		} while (json_eat(&j, ','));
+		if (json_expect(&j, ']', "',' or ']'"))
+			return -1;
+	}
+	json_ws(&j);
+	if (json_peek(&j) >= 0)
+		return json_error(&j, "unexpected text after the array");
+	return 0;
+}
+
+static int add_string_member(struct entry *en, const char *key, const char *value, struct err *e)
+{
+	struct buf v = { 0 };
+	const char *why = json_check_text(value, strlen(value));
+	int r;
+
+	if (why)
+		return err_set(e, EXIT_USAGE, "--%s: %s", key, why);
+	json_put_string(&v, value, strlen(value));
+	r = v.oom || entry_add_member(en, key, strlen(key), v.p, v.len);
+	buf_free(&v);
+	return r ? err_set(e, EXIT_USAGE, "out of memory") : 0;
+}
+
+int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, struct err *e)
+{
+	struct entry en = { 0 };
+	struct buf arr = { 0 };
+	const char *why;
+	size_t i;
+
+	if (s->nsonames == 0)
+		return err_set(e, EXIT_USAGE, "entry%s%s has no --soname (it is mandatory; --feature starts a new entry, so give --soname after it)",
+			       s->feature ? " for feature " : "", s->feature ? s->feature : "");
+	buf_putc(&arr, '[');
+	for (i = 0; i < s->nsonames; i++) {
+		why = json_check_text(s->sonames[i], strlen(s->sonames[i]));
+		if (!why && s->sonames[i][0] == '\0')
+			why = "empty soname";
+		if (why) {
+			buf_free(&arr);
+			return err_set(e, EXIT_USAGE, "--soname: %s", why);
+		}
+		if (i)
+			buf_putc(&arr, ',');
+		json_put_string(&arr, s->sonames[i], strlen(s->sonames[i]));
+	}
+	buf_putc(&arr, ']');
+	if (arr.oom || entry_add_member(&en, "soname", 6, arr.p, arr.len)) {
+		buf_free(&arr);
+		return err_set(e, EXIT_USAGE, "out of memory");
+	}
+	buf_free(&arr);
+	for (i = 0; s->priority && i < 3 && strcmp(s->priority, priorities[i]); i++)
+		;
+	if (i == 3) {
+		entry_free(&en);
+		return err_set(e, EXIT_USAGE, "--priority: must be required, recommended or suggested, not '%.64s'", s->priority);
+	}
+	/* Key order follows the spec's example: soname, feature, description, priority. */
+	if ((s->feature && add_string_member(&en, "feature", s->feature, e)) ||
+	    (s->description && add_string_member(&en, "description", s->description, e)) ||
+	    (s->priority && add_string_member(&en, "priority", s->priority, e))) {
+		entry_free(&en);
+		return -1;
+	}
+	return entries_push(out, &en) ? err_set(e, EXIT_USAGE, "out of memory") : 0;
+}
+
+void manifest_serialize_entry(const struct entry *en, struct buf *out)
+{
+	size_t i;
+
+	buf_putc(out, '{');
+	for (i = 0; i < en->n; i++) {
+		if (i)
+			buf_putc(out, ',');
+		json_put_string(out, en->m[i].key, en->m[i].keylen);
+		buf_putc(out, ':');
+		buf_put(out, en->m[i].val, en->m[i].vallen);
+	}
+	buf_putc(out, '}');
+}
+
+void manifest_serialize(const struct entries *es, struct buf *out)
+{
+	size_t i;
+
+	buf_putc(out, '[');
+	for (i = 0; i < es->n; i++) {
+		if (i)
+			buf_putc(out, ',');
+		manifest_serialize_entry(&es->v[i], out);
+	}
+	buf_putc(out, ']');
+}
+
+/* Canonical forms make byte equality semantic equality (same keys, same order, same values). */
+int manifest_entry_equal(const struct entry *a, const struct entry *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (a->m[i].keylen != b->m[i].keylen || a->m[i].vallen != b->m[i].vallen ||
+		    memcmp(a->m[i].key, b->m[i].key, a->m[i].keylen) ||
+		    memcmp(a->m[i].val, b->m[i].val, a->m[i].vallen))
+			return 0;
+	return 1;
+}
+
+int manifest_append_copy(struct entries *dst, const struct entry *en)
+{
+	struct entry copy = { 0 };
+	size_t i;
+
+	for (i = 0; i < en->n; i++)
+		if (entry_add_member(&copy, en->m[i].key, en->m[i].keylen, en->m[i].val, en->m[i].vallen)) {
+			entry_free(&copy);
+			return -1;
+		}
+	return entries_push(dst, &copy);
+}
+
+int manifest_merge(struct entries *dst, const struct entries *src)
+{
+	size_t i, k;
+
+	for (i = 0; i < src->n; i++) {
+		for (k = 0; k < dst->n && !manifest_entry_equal(&dst->v[k], &src->v[i]); k++)
+			;
+		if (k == dst->n && manifest_append_copy(dst, &src->v[i]))
+			return -1;
+	}
+	return 0;
+}
+
+int manifest_merge_all(struct entries *dst, const struct entries *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++)
+		if (manifest_append_copy(dst, &src->v[i]))
+			return -1;
+	return 0;
+}

@@ -1,0 +1,274 @@
+/* output.c - temporary file, kernel copies, patches, metadata, atomic rename. */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static int write_all(int fd, const void *data, uint64_t len, uint64_t off, struct err *e)
+{
+	const unsigned char *p = data;
+	ssize_t n;
+
+	while (len) {
+		n = pwrite(fd, p, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "write failed: %s", n < 0 ? strerror(errno) : "no progress");
+		p += n, off += (uint64_t)n, len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Fallback when the kernel cannot copy between these files: a fixed 64 KiB buffer, so memory
+ * stays flat whatever the size. */
+static int copy_slow(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e)
+{
+	unsigned char buf[65536];
+	ssize_t n;
+
+	while (len) {
+		n = pread(in, buf, len < sizeof buf ? len : sizeof buf, (off_t)src);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "read failed: %s", n < 0 ? strerror(errno) : "unexpected end of file");
+		if (write_all(out, buf, (uint64_t)n, dst, e))
+			return -1;
+		src += (uint64_t)n, dst += (uint64_t)n, len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e)
+{
+	loff_t si = (loff_t)src, di = (loff_t)dst;
+	ssize_t n;
+
+	while (len) {
+		n = copy_file_range(in, &si, out, &di, len > (1u << 30) ? (1u << 30) : len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF))
+			return copy_slow(in, (uint64_t)si, out, (uint64_t)di, len, e);
+		if (n < 0)
+			return err_set(e, EXIT_BAD_INPUT, "copy failed: %s", strerror(errno));
+		if (n == 0)
+			return err_set(e, EXIT_BAD_INPUT, "copy failed: input ended early");
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
+{
+	static const unsigned char zeros[4096];
+	uint64_t n;
+
+	while (len) {
+		n = len < sizeof zeros ? len : sizeof zeros;
+		if (write_all(fd, zeros, n, off, e))
+			return -1;
+		off += n, len -= n;
+	}
+	return 0;
+}
+
+static int apply_plan(int in, int out, const struct plan *pl, struct err *e)
+{
+	size_t i;
+
+	if (output_copy(in, 0, out, 0, pl->keep, e))
+		return -1;
+	for (i = 0; i < pl->n; i++) {
+		const struct patch *p = &pl->p[i];
+		int r = p->data ? write_all(out, p->data, p->len, p->off, e) :
+			p->src == PATCH_ZERO ? write_zeros(out, p->off, p->len, e) :
+			output_copy(in, p->src, out, p->off, p->len, e);
+		if (r)
+			return -1;
+	}
+	if (ftruncate(out, (off_t)pl->out_size))
+		return err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
+	return 0;
+}
+
+/* Extended attributes carry security labels and file capabilities: losing them silently would
+ * change what the program may do. */
+static int copy_xattrs(int in, int out, struct err *e)
+{
+	char names[4096], value[4096];
+	ssize_t len, vlen, k;
+
+	len = flistxattr(in, names, sizeof names);
+	if (len < 0)
+		return errno == ENOTSUP || errno == ENOSYS ? 0 :
+		       err_set(e, EXIT_BAD_INPUT, "cannot list extended attributes: %s", strerror(errno));
+	for (k = 0; k < len; k += (ssize_t)strlen(names + k) + 1) {
+		vlen = fgetxattr(in, names + k, value, sizeof value);
+		if (vlen < 0 || fsetxattr(out, names + k, value, (size_t)vlen, 0))
+			return err_set(e, EXIT_BAD_INPUT, "cannot keep extended attribute %s: %s", names + k, strerror(errno));
+	}
+	return 0;
+}
+
+static int keep_metadata(int in, int out, const struct stat *st, int in_place, struct err *e)
+{
+	if (in_place && (fchown(out, st->st_uid, st->st_gid) || copy_xattrs(in, out, e)))
+		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "cannot keep the owner: %s", strerror(errno));
+	/* After fchown, which clears set-id bits. */
+	if (fchmod(out, st->st_mode & 07777))
+		return err_set(e, EXIT_BAD_INPUT, "cannot keep the mode: %s", strerror(errno));
+	return 0;
+}
+
+struct tmp {
+	int dirfd, fd;
+	char name[64];            /* non-empty while a named temporary exists */
+	char dir[PATH_MAX], base[NAME_MAX + 1];
+};
+
+static int split_path(const char *path, struct tmp *t, struct err *e)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dlen;
+
+	if (!slash) {
+		strcpy(t->dir, ".");
+		slash = path - 1;
+	} else {
+		dlen = slash == path ? 1 : (size_t)(slash - path);
+		if (dlen >= sizeof t->dir)
+			return err_set(e, EXIT_BAD_INPUT, "path too long");
+		memcpy(t->dir, path, dlen);
+		t->dir[dlen] = '\0';
+	}
+	if (strlen(slash + 1) >= sizeof t->base || slash[1] == '\0')
+		return err_set(e, EXIT_BAD_INPUT, "bad output path");
+	strcpy(t->base, slash + 1);
+	return 0;
+}
+
+static int open_tmp(struct tmp *t, struct err *e)
+{
+	unsigned n;
+
+	t->dirfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->dirfd < 0)
+		return err_set(e, EXIT_BAD_INPUT, "cannot open directory %s: %s", t->dir, strerror(errno));
+	t->fd = openat(t->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (t->fd >= 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
+		return err_set(e, EXIT_BAD_INPUT, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
+	/* This filesystem has no unnamed temporaries: a named one, removed on every failure. */
+	for (n = 0; n < 100; n++) {
+		snprintf(t->name, sizeof t->name, ".%.20s.dlnote-%ld-%u", t->base, (long)getpid(), n);
+		t->fd = openat(t->dirfd, t->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		if (t->fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	t->name[0] = '\0';
+	return err_set(e, EXIT_BAD_INPUT, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
+}
+
+/* Give the unnamed temporary a name, so it can be renamed over the destination. */
+static int name_tmp(struct tmp *t, struct err *e)
+{
+	char proc[64];
+	unsigned n;
+
+	if (t->name[0])
+		return 0;
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", t->fd);
+	for (n = 0; n < 100; n++) {
+		snprintf(t->name, sizeof t->name, ".%.20s.dlnote-%ld-%u", t->base, (long)getpid(), n);
+		if (linkat(AT_FDCWD, proc, t->dirfd, t->name, AT_SYMLINK_FOLLOW) == 0 ||
+		    linkat(t->fd, "", t->dirfd, t->name, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	t->name[0] = '\0';
+	return err_set(e, EXIT_BAD_INPUT, "cannot name the temporary file: %s", strerror(errno));
+}
+
+static void drop_tmp(struct tmp *t)
+{
+	if (t->name[0])
+		unlinkat(t->dirfd, t->name, 0);
+	if (t->fd >= 0)
+		close(t->fd);
+	if (t->dirfd >= 0)
+		close(t->dirfd);
+}
+
+/* Several hard links share the inode; a rename would split them.  Like binutils, we update the
+ * inode itself then: every name sees the new content, but this last copy is not atomic. */
+static int write_through(const struct tmp *t, const struct plan *pl, struct err *e)
+{
+	int fd = openat(t->dirfd, t->base, O_WRONLY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return err_set(e, EXIT_BAD_INPUT, "cannot open for writing: %s", strerror(errno));
+	r = output_copy(t->fd, 0, fd, 0, pl->out_size, e);
+	if (r == 0 && ftruncate(fd, (off_t)pl->out_size))
+		r = err_set(e, EXIT_BAD_INPUT, "cannot set the size: %s", strerror(errno));
+	if (close(fd) && r == 0)
+		r = err_set(e, EXIT_BAD_INPUT, "write failed: %s", strerror(errno));
+	return r;
+}
+
+int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
+		 const struct output_opts *o, struct err *e)
+{
+	struct tmp t = { .dirfd = -1, .fd = -1 };
+	char real[PATH_MAX];
+	struct stat ds;
+	int r = -1;
+
+	/* A symlink is followed: the file it points to is replaced, the link stays. */
+	if (lstat(dest, &ds) == 0 && S_ISLNK(ds.st_mode)) {
+		if (!realpath(dest, real))
+			return err_set(e, EXIT_BAD_INPUT, "cannot resolve symlink: %s", strerror(errno));
+		dest = real;
+	}
+	if (split_path(dest, &t, e) || open_tmp(&t, e))
+		goto out;
+	if (apply_plan(infd, t.fd, pl, e) || keep_metadata(infd, t.fd, st, in_place, e))
+		goto out;
+	if (o->fsync && fsync(t.fd)) {
+		err_set(e, EXIT_BAD_INPUT, "fsync failed: %s", strerror(errno));
+		goto out;
+	}
+	if (in_place && st->st_nlink > 1) {
+		r = write_through(&t, pl, e);
+		if (r == 0 && o->fsync)
+			r = fsync(t.fd);
+		goto out;
+	}
+	if (name_tmp(&t, e))
+		goto out;
+	if (renameat(t.dirfd, t.name, t.dirfd, t.base)) {
+		err_set(e, EXIT_BAD_INPUT, "cannot replace the file: %s", strerror(errno));
+		goto out;
+	}
+	t.name[0] = '\0';
+	if (o->fsync && fsync(t.dirfd)) {
+		err_set(e, EXIT_BAD_INPUT, "fsync of the directory failed: %s", strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	drop_tmp(&t);
+	return r;
+}

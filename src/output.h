@@ -1,0 +1,29 @@
+/* output.h - writing a plan's result safely.
+ *
+ * The result is built in a temporary file in the destination's directory (unnamed with
+ * O_TMPFILE where the filesystem has it), then renamed over the destination: a reader sees the
+ * old file or the new one, never a mix, and a failure leaves the destination untouched and no
+ * temporary behind.  Unchanged bytes are copied by the kernel (copy_file_range). */
+#ifndef DLNOTE_OUTPUT_H
+#define DLNOTE_OUTPUT_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "layout.h"
+#include "util.h"
+
+struct output_opts {
+	int fsync;        /* flush data and directory before and after the rename */
+};
+
+/* Write the result of `pl` applied to the input `infd` (whose status is `st`) to `dest`.
+ * `in_place`: dest is the input itself: owner, group, mode and extended attributes are kept,
+ * a symlink is followed, and a file with several hard links is updated through its inode. */
+int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
+		 const struct output_opts *o, struct err *e);
+
+/* Copy len bytes from in@src to out@dst, in the kernel when possible. */
+int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e);
+
+#endif

@@ -1,0 +1,322 @@
+/* scan.c - find note areas (sections, PT_NOTE segments) and the dlopen notes in them. */
+#include "scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "note.h"
+
+static int push_area(struct scan *sc, const struct scan_area *a)
+{
+	struct scan_area *v = xrealloc(sc->areas, sc->nareas + 1, sizeof *v);
+
+	if (!v)
+		return -1;
+	sc->areas = v;
+	sc->areas[sc->nareas++] = *a;
+	return 0;
+}
+
+static int push_item(struct scan *sc, const struct scan_item *it)
+{
+	struct scan_item *v;
+
+	if ((sc->nitems & (sc->nitems - 1)) == 0) {     /* grow at powers of two */
+		v = xrealloc(sc->items, sc->nitems ? sc->nitems * 2 : 8, sizeof *v);
+		if (!v)
+			return -1;
+		sc->items = v;
+	}
+	sc->items[sc->nitems++] = *it;
+	return 0;
+}
+
+/* Read an area and record each of its notes. */
+static int walk_area(const struct elf *ef, struct scan *sc, struct scan_area *a, const char *what, struct err *e)
+{
+	struct note_iter it;
+	struct note n;
+	struct scan_item item;
+	unsigned char *data;
+	int r;
+
+	if (a->size > SCAN_MAX_AREA)
+		return err_set(e, EXIT_BAD_INPUT, "%s is %llu bytes, more than any real note area (limit %u)", what,
+			       (unsigned long long)a->size, SCAN_MAX_AREA);
+	data = malloc(a->size ? a->size : 1);
+	if (!data)
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (elf_read(ef, a->off, a->size, data, e)) {
+		free(data);
+		return err_prefix(e, "%s: ", what);
+	}
+	note_iter_init(&it, data, a->size, a->align, ef->big);
+	while ((r = note_next(&it, &n, e)) == 1) {
+		item.off = a->off + n.off;
+		item.size = n.size;
+		item.desc_off = a->off + (uint64_t)(n.desc - data);
+		item.descsz = n.descsz;
+		item.dlopen = note_is_dlopen(&n);
+		a->ndlopen += (size_t)item.dlopen;
+		if (push_item(sc, &item)) {
+			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+			break;
+		}
+		a->n++;
+	}
+	free(data);
+	return r < 0 ? err_prefix(e, "%s: ", what) : 0;
+}
+
+static int item_cmp(const void *x, const void *y)
+{
+	const struct scan_item *a = x, *b = y;
+
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* When section headers describe every byte of a PT_NOTE, take its notes from those sections:
+ * they know each note's own alignment, which a walk of a mixed-alignment segment (mold merges
+ * 4- and 8-aligned notes) would get wrong. */
+static int segment_from_sections(struct scan *sc, struct scan_area *seg, size_t nsect, struct err *e)
+{
+	uint64_t pos = seg->off, end = seg->off + seg->size;
+	size_t i, k;
+	int progress = 1;
+
+	/* Covered: contiguous sections from start to end, with at most 7 bytes of padding between. */
+	while (progress) {
+		progress = 0;
+		for (i = 0; i < nsect; i++) {
+			const struct scan_area *s = &sc->areas[i];
+			if (s->size && s->off >= seg->off && s->off + s->size <= end && s->off <= pos + 7 && s->off + s->size > pos) {
+				pos = s->off + s->size;
+				progress = 1;
+			}
+		}
+	}
+	if (pos + 8 <= end)
+		return 0;
+	for (i = 0; i < nsect; i++) {
+		const struct scan_area *s = &sc->areas[i];
+		if (s->off < seg->off || s->off + s->size > end)
+			continue;
+		for (k = 0; k < s->n; k++) {
+			struct scan_item copy = sc->items[s->first + k];
+			if (push_item(sc, &copy))
+				return err_set(e, EXIT_BAD_INPUT, "out of memory");
+			seg->n++;
+			seg->ndlopen += (size_t)copy.dlopen;
+		}
+	}
+	qsort(sc->items + seg->first, seg->n, sizeof *sc->items, item_cmp);
+	return 1;
+}
+
+int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
+{
+	char name[64], what[96];
+	struct scan_area a;
+	size_t i, nsect;
+	int r;
+
+	memset(sc, 0, sizeof *sc);
+	for (i = 1; i < ef->shnum; i++) {
+		const struct elf_shdr *sh = &ef->sh[i];
+		elf_section_name(ef, i, name, sizeof name);
+		memset(&a, 0, sizeof a);
+		a.named = strcmp(name, SECTION_NAME) == 0;
+		if ((sh->type != SHT_NOTE_ && !a.named) || sh->type == SHT_NOBITS_)
+			continue;
+		a.kind = AREA_SECTION;
+		a.index = i;
+		a.off = sh->offset;
+		a.size = sh->size;
+		a.align = sh->addralign;
+		a.first = sc->nitems;
+		snprintf(what, sizeof what, "section [%zu] %s", i, name);
+		if (walk_area(ef, sc, &a, what, e) || push_area(sc, &a))
+			goto fail;
+	}
+	nsect = sc->nareas;
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *ph = &ef->ph[i];
+		if (ph->type != PT_NOTE_)
+			continue;
+		memset(&a, 0, sizeof a);
+		a.kind = AREA_SEGMENT;
+		a.index = i;
+		a.off = ph->offset;
+		a.size = ph->filesz;
+		a.align = ph->align;
+		a.first = sc->nitems;
+		r = nsect ? segment_from_sections(sc, &a, nsect, e) : 0;
+		snprintf(what, sizeof what, "program header %zu (PT_NOTE)", i);
+		if (r < 0 || (r == 0 && walk_area(ef, sc, &a, what, e)) || push_area(sc, &a))
+			goto fail;
+	}
+	return 0;
+fail:
+	if (e->msg[0] == '\0')
+		err_set(e, EXIT_BAD_INPUT, "out of memory");
+	scan_free(sc);
+	return -1;
+}
+
+void scan_free(struct scan *sc)
+{
+	free(sc->areas);
+	free(sc->items);
+	memset(sc, 0, sizeof *sc);
+}
+
+static int ptr_cmp(const void *x, const void *y)
+{
+	const struct scan_item *a = *(const struct scan_item *const *)x, *b = *(const struct scan_item *const *)y;
+
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out)
+{
+	const struct scan_item **v = xcalloc(sc->nitems, sizeof *v);
+	size_t i, n = 0, k = 0;
+
+	*out = v;
+	if (!v)
+		return 0;
+	for (i = 0; i < sc->nitems; i++)
+		if (sc->items[i].dlopen)
+			v[n++] = &sc->items[i];
+	qsort(v, n, sizeof *v, ptr_cmp);
+	for (i = 0; i < n; i++)
+		if (k == 0 || v[k - 1]->off != v[i]->off)
+			v[k++] = v[i];
+	return k;
+}
+
+static int decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out, struct err *e)
+{
+	struct note n;
+	unsigned char *desc = malloc(it->descsz ? it->descsz : 1);
+	int r;
+
+	if (!desc)
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	memset(&n, 0, sizeof n);
+	n.desc = desc;
+	n.descsz = it->descsz;
+	r = elf_read(ef, it->desc_off, it->descsz, desc, e);
+	if (r == 0)
+		r = note_decode(&n, out, e);
+	free(desc);
+	return r ? err_prefix(e, "dlopen note at offset 0x%llx: ", (unsigned long long)it->off) : 0;
+}
+
+int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e)
+{
+	const struct scan_item **v;
+	size_t n = scan_dlopen_notes(sc, &v), i;
+	int r = v ? 0 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+
+	for (i = 0; i < n && r == 0; i++)
+		r = decode_item(ef, v[i], out, e);
+	free(v);
+	return r;
+}
+
+const struct scan_area *scan_area_of(const struct scan *sc, int kind, uint64_t off, uint64_t size)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nareas; i++) {
+		const struct scan_area *a = &sc->areas[i];
+		if (a->kind == kind && a->off <= off && off + size <= a->off + a->size)
+			return a;
+	}
+	return NULL;
+}
+
+static const struct elf_phdr *load_of(const struct elf *ef, uint64_t off, uint64_t size)
+{
+	size_t i;
+
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *ph = &ef->ph[i];
+		if (ph->type == PT_LOAD_ && ph->offset <= off && off + size <= ph->offset + ph->filesz)
+			return ph;
+	}
+	return NULL;
+}
+
+static void check_sections(const struct elf *ef, const struct scan *sc, struct buf *r, size_t *errors)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nareas; i++) {
+		const struct scan_area *a = &sc->areas[i];
+		const struct elf_shdr *sh;
+		if (a->kind != AREA_SECTION || (!a->named && !a->ndlopen))
+			continue;
+		sh = &ef->sh[a->index];
+		if (!a->named) {
+			buf_printf(r, "warning: section [%zu] holds dlopen notes but is not named %s: readers that look the section up by name (dlopen-notes.py, dracut) will not see them\n",
+				   a->index, SECTION_NAME);
+			continue;
+		}
+		if (a->n == 0)
+			continue;      /* an empty .note.dlopen (left by --remove) is harmless */
+		if (sh->type != SHT_NOTE_)
+			buf_printf(r, "error: section [%zu] %s has type %u, not SHT_NOTE\n", a->index, SECTION_NAME, sh->type), ++*errors;
+		if (!(sh->flags & SHF_ALLOC_))
+			buf_printf(r, "error: section [%zu] %s is not allocated (SHF_ALLOC), as the spec requires\n", a->index, SECTION_NAME), ++*errors;
+		if (sh->flags & SHF_WRITE_)
+			buf_printf(r, "error: section [%zu] %s is writable; the spec requires read-only\n", a->index, SECTION_NAME), ++*errors;
+		if (sh->addralign != 4)
+			buf_printf(r, "error: section [%zu] %s has alignment %llu; the spec requires 4\n", a->index, SECTION_NAME,
+				   (unsigned long long)sh->addralign), ++*errors;
+		if (a->n != a->ndlopen)
+			buf_printf(r, "warning: section [%zu] %s also holds notes that are not dlopen notes\n", a->index, SECTION_NAME);
+	}
+}
+
+/* Readers that walk PT_NOTE segments (systemd-analyze, ld.so) need the notes there. */
+static void check_segments(const struct elf *ef, const struct scan *sc, const struct scan_item *it, struct buf *r)
+{
+	const struct scan_area *seg = scan_area_of(sc, AREA_SEGMENT, it->off, it->size);
+
+	if (!seg) {
+		buf_printf(r, "warning: dlopen note at offset 0x%llx is in no PT_NOTE segment: readers of program headers (systemd-analyze) will not see it\n",
+			   (unsigned long long)it->off);
+		return;
+	}
+	if (seg->align != 4)
+		buf_printf(r, "warning: dlopen note at offset 0x%llx is in a PT_NOTE aligned to %llu: readers walking it with that padding can misparse it\n",
+			   (unsigned long long)it->off, (unsigned long long)seg->align);
+	if (seg->n != seg->ndlopen)
+		buf_printf(r, "warning: dlopen note at offset 0x%llx shares program header %zu with other notes (OpenBSD ld.so skips PT_NOTE segments over 1024 bytes)\n",
+			   (unsigned long long)it->off, seg->index);
+	if (!load_of(ef, seg->off, seg->size))
+		buf_printf(r, "warning: PT_NOTE program header %zu lies in no PT_LOAD: it is not in memory at run time\n", seg->index);
+}
+
+size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
+{
+	const struct scan_item **v;
+	size_t n = scan_dlopen_notes(sc, &v), i, errors = 0;
+	struct entries es = { 0 };
+	struct err e;
+
+	check_sections(ef, sc, r, &errors);
+	for (i = 0; i < n; i++) {
+		e.msg[0] = '\0';
+		if (decode_item(ef, v[i], &es, &e))
+			buf_printf(r, "error: %s\n", e.msg), errors++;
+		if (ef->phnum && (ef->type == ET_EXEC_ || ef->type == ET_DYN_))
+			check_segments(ef, sc, v[i], r);
+	}
+	manifest_free(&es);
+	free(v);
+	return errors;
+}

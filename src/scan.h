@@ -1,0 +1,63 @@
+/* scan.h - where the notes of a file are: every note section and every PT_NOTE segment, the
+ * notes inside each, and which of them are dlopen notes.
+ *
+ * Readers differ (shared/REFERENCE.md §2): some look at sections, some at PT_NOTE segments.
+ * The scan records both views so that listing, checking and the layout planner agree. */
+#ifndef DLNOTE_SCAN_H
+#define DLNOTE_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf.h"
+#include "manifest.h"
+#include "util.h"
+
+/* Note areas larger than this are refused: real ones are a few KiB. */
+#define SCAN_MAX_AREA (64u << 20)
+
+#define SECTION_NAME ".note.dlopen"
+
+struct scan_item {            /* one note, at an absolute file offset */
+	uint64_t off, size;
+	uint64_t desc_off;
+	uint32_t descsz;
+	int dlopen;
+};
+
+enum { AREA_SECTION, AREA_SEGMENT };
+
+struct scan_area {
+	int kind;
+	size_t index;             /* section or program header index */
+	uint64_t off, size, align;
+	size_t first, n;          /* its items: scan.items[first .. first+n) */
+	size_t ndlopen;
+	int named;                /* section named .note.dlopen */
+};
+
+struct scan {
+	struct scan_area *areas;
+	size_t nareas;
+	struct scan_item *items;
+	size_t nitems;
+};
+
+int scan_file(const struct elf *ef, struct scan *sc, struct err *e);
+void scan_free(struct scan *sc);
+
+/* The distinct dlopen notes of the file, in file order (a note seen through a section and a
+ * segment counts once).  Returns the count; *out is allocated. */
+size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out);
+
+/* Decode every distinct dlopen note into entries (the spec: several notes are one array). */
+int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e);
+
+/* --check: validate against the spec and the readers.  Problems are appended to `report`, one
+ * per line, prefixed "error: " or "warning: ".  Returns the number of errors. */
+size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *report);
+
+/* The PT_NOTE or section area covering [off, off+size), or NULL. */
+const struct scan_area *scan_area_of(const struct scan *sc, int kind, uint64_t off, uint64_t size);
+
+#endif

@@ -1,0 +1,153 @@
+/* util.c - errors, growable buffers, allocation helpers. */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int err_set(struct err *e, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->status = status;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int err_prefix(struct err *e, const char *fmt, ...)
+{
+	char head[256], old[sizeof e->msg];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof head, fmt, ap);
+	va_end(ap);
+	memcpy(old, e->msg, sizeof old);
+	old[sizeof old - 1] = '\0';
+	/* Truncation of an overlong message is acceptable: it stays one line. */
+	strncpy(e->msg, head, sizeof e->msg - 1);
+	e->msg[sizeof e->msg - 1] = '\0';
+	strncat(e->msg, old, sizeof e->msg - 1 - strlen(e->msg));
+	return -1;
+}
+
+static int buf_reserve(struct buf *b, size_t more)
+{
+	size_t want, cap;
+	char *p;
+
+	if (b->oom)
+		return -1;
+	if (__builtin_add_overflow(b->len, more, &want) || want == SIZE_MAX)
+		goto fail;
+	if (want + 1 <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < want + 1) {
+		if (cap > SIZE_MAX / 2)
+			goto fail;
+		cap *= 2;
+	}
+	p = realloc(b->p, cap);
+	if (!p)
+		goto fail;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+fail:
+	b->oom = 1;
+	return -1;
+}
+
+void buf_put(struct buf *b, const void *data, size_t len)
+{
+	if (buf_reserve(b, len))
+		return;
+	if (len)
+		memcpy(b->p + b->len, data, len);
+	b->len += len;
+	b->p[b->len] = '\0';
+}
+
+void buf_putc(struct buf *b, char c)
+{
+	buf_put(b, &c, 1);
+}
+
+void buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+void buf_zero(struct buf *b, size_t len)
+{
+	if (buf_reserve(b, len))
+		return;
+	memset(b->p + b->len, 0, len);
+	b->len += len;
+	b->p[b->len] = '\0';
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof *b);
+}
+
+char *buf_take(struct buf *b)
+{
+	char *p;
+
+	if (!b->p)
+		buf_put(b, "", 0);
+	p = b->oom ? NULL : b->p;
+	if (b->oom)
+		free(b->p);
+	memset(b, 0, sizeof *b);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	if (n == 0 || size == 0)
+		n = size = 1;
+	return calloc(n, size);
+}
+
+void *xrealloc(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	return realloc(p, bytes ? bytes : 1);
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}

@@ -1,0 +1,67 @@
+/* util.h - errors, growable buffers and overflow-safe arithmetic shared by every stage. */
+#ifndef DLNOTE_UTIL_H
+#define DLNOTE_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROGRAM_NAME "dlnote-inject"
+
+/* Exit statuses: the tool never dies from a signal and never exits with anything else. */
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+
+/* The one error type.  A stage fills it and returns -1; the driver prints
+ * "dlnote-inject: PATH: msg" and exits with `status`. */
+struct err {
+	int status;
+	char msg[512];
+};
+
+int err_set(struct err *e, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prefix an existing message, e.g. with "note 2: ". */
+int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Growable byte buffer.  `oom` latches an allocation failure so that callers can
+ * append freely and check once. */
+struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+void buf_put(struct buf *b, const void *data, size_t len);
+void buf_putc(struct buf *b, char c);
+void buf_puts(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_zero(struct buf *b, size_t len);
+void buf_free(struct buf *b);
+/* Hand the bytes over to the caller (NUL-terminated); the buffer is reset. */
+char *buf_take(struct buf *b);
+
+void *xcalloc(size_t n, size_t size);     /* NULL on overflow or failure */
+void *xrealloc(void *p, size_t n, size_t size);
+char *xstrndup(const char *s, size_t n);
+
+/* Overflow-safe arithmetic: return 0 on success, -1 when the result does not fit. */
+static inline int add_ovf(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_add_overflow(a, b, out) ? -1 : 0;
+}
+static inline int mul_ovf(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+}
+/* True when [off, off+len) lies inside [0, size). */
+static inline int range_ok(uint64_t off, uint64_t len, uint64_t size)
+{
+	uint64_t end;
+	return add_ovf(off, len, &end) == 0 && end <= size;
+}
+static inline uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+#endif
