@@ -249,6 +249,12 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 		if (pl.log.p)
 			fprintf(stderr, "%s", pl.log.p);
 	}
+	if (getenv("DLNOTE_DEBUG_PLAN")) {
+		fprintf(stderr, "keep 0x%llx out 0x%llx\n", (unsigned long long)pl.keep, (unsigned long long)pl.out_size);
+		for (size_t i = 0; i < pl.n; i++)
+			fprintf(stderr, "  patch 0x%llx+0x%llx %s 0x%llx\n", (unsigned long long)pl.p[i].off, (unsigned long long)pl.p[i].len,
+				pl.p[i].data ? "data" : pl.p[i].src == PATCH_ZERO ? "zero" : "copy", (unsigned long long)pl.p[i].src);
+	}
 	if (pl.unchanged && !o->output) {
 		r = 0;
 		goto out;

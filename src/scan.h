@@ -17,6 +17,10 @@
 #define SCAN_MAX_AREA (64u << 20)
 
 #define SECTION_NAME ".note.dlopen"
+/* The section that covers the program header table when it moved into our segment: tools that
+ * lay files out from their sections (libelf's eu-strip, bfd's strip) keep bytes that a section
+ * describes and zero-fill or re-lay out the rest. */
+#define PHDR_SECTION_NAME ".dlnote.phdrs"
 
 struct scan_item {            /* one note, at an absolute file offset */
 	uint64_t off, size;

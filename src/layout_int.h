@@ -1,0 +1,67 @@
+/* layout_int.h - state shared by the two halves of the planner: layout.c (sections, tail,
+ * patches; relocatable objects) and layout_linked.c (segments and program headers). */
+#ifndef DLNOTE_LAYOUT_INT_H
+#define DLNOTE_LAYOUT_INT_H
+
+#include "layout.h"
+
+enum where { NOTE_NONE, NOTE_INPLACE, NOTE_SEGMENT, NOTE_TAIL };
+
+struct lay {
+	const struct elf *ef;
+	const struct scan *sc;
+	struct plan *pl;
+	struct err *e;
+	const unsigned char *note;
+	uint64_t notesz;
+	int linked;
+
+	/* sections: the new table, the dlopen sections (isd[i]) and the one receiving the note */
+	struct elf_shdr *sh;
+	size_t shnum;
+	unsigned char *isd;
+	size_t target;             /* 0: none */
+	size_t phsec;              /* the section covering the PHT in our segment, 0: none */
+	int new_section, move_shstr;
+	struct buf newnames;       /* appended to the section-name table */
+
+	/* program headers: the new table */
+	struct elf_phdr *ph;
+	size_t phnum;
+	unsigned char *isown;      /* isown[i]: input PT_LOAD i is ours, to be rebuilt */
+	int nown;
+	int pht_in_seg;            /* the PHT moves into our segment */
+	long note_ph;              /* index of our PT_NOTE in the new table, -1: none */
+	uint64_t phsz;             /* bytes of the new table */
+	uint64_t pht_b;            /* file offset of the live PHT copy (B) when it moved */
+
+	/* our segments: [0] holds the PHT (copies A and B) and/or the note, [1] the note when
+	 * it did not fit beside the PHT */
+	struct seg {
+		uint64_t off, vaddr, size, align;
+		uint32_t flags;    /* PF_R, or PF_R|PF_X when it shares a page with code */
+		long ph;           /* index in the new table */
+		int pht, note;     /* what it holds */
+		const char *placement;
+	} seg[2];
+	int nseg;
+
+	enum where where;
+	uint64_t note_off, note_vaddr;
+	uint64_t keep, shstr_off, shoff;
+};
+
+int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src);
+int lay_zero(struct lay *L, uint64_t off, uint64_t len);
+const struct elf_phdr *lay_load_covering(const struct elf *ef, uint64_t off, uint64_t len);
+int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
+int lay_in_own(const struct lay *L, uint64_t off);
+int lay_place_in_place(struct lay *L);
+
+/* layout_linked.c */
+int lay_find_own(struct lay *L);
+int lay_plan_linked(struct lay *L);
+int lay_place_linked(struct lay *L);
+int lay_emit_phdrs(struct lay *L);
+
+#endif
