@@ -50,8 +50,18 @@ $(UNIT_BIN): $(UNIT_SRC) $(BUILD)/libdlnote.a tests/unit/*.h
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2
 
-integration: $(BIN)
-	DLNOTE=$(abspath $(BIN)) tests/integration/run.sh
+INTEG_SRC := $(wildcard tests/integration/*.c)
+INTEG_BIN := $(BUILD)/integration-tests
+JOBS      ?= 2
+
+$(INTEG_BIN): $(INTEG_SRC) tests/integration/harness.h
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o $@ $(INTEG_SRC) -lcriterion
+
+# The integration tests build real inputs (compilers, linkers, cross toolchains), edit them
+# with the tool and check them with independent readers, the loader and qemu-user.
+integration: $(BIN) $(INTEG_BIN)
+	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) DLNOTE_STRATEGY_REPORT=$(abspath $(BUILD))/strategies.txt \
+		$(INTEG_BIN) --jobs $(JOBS) $(CRITERION_ARGS)
 
 check: unit integration
 

@@ -396,24 +396,51 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 	return 1;
 }
 
+/* Where bfd thinks a segment's content ends: the ELF header, the program headers if they stay
+ * in it, and its sections.  bfd continues laying out from there. */
+static uint64_t bfd_content_end(const struct lay *L, const struct elf_phdr *p)
+{
+	const struct elf *ef = L->ef;
+	uint64_t end = p->offset, pht = phdr_bytes(ef, ef->phnum);
+	size_t i;
+
+	if (!ef->shnum)
+		return p->offset + p->filesz;
+	if (p->offset == 0 && p->filesz >= elf_ehdr_size(ef))
+		end = elf_ehdr_size(ef);
+	if (!L->pht_in_seg && ef->phoff >= p->offset && ef->phoff + pht <= p->offset + p->filesz && ef->phoff + pht > end)
+		end = ef->phoff + pht;
+	for (i = 1; i < ef->shnum; i++) {
+		const struct elf_shdr *sh = &ef->sh[i];
+		if (sh->type != SHT_NOBITS_ && (sh->flags & SHF_ALLOC_) && sh->size && sh->offset >= p->offset &&
+		    sh->offset + sh->size <= p->offset + p->filesz && sh->offset + sh->size > end)
+			end = sh->offset + sh->size;
+	}
+	return end;
+}
+
 /* The page padding right after a non-writable PT_LOAD with the first load's bias: there, bfd's
  * running offset is exactly our p_offset, so strip and objcopy keep the layout as it is, and
- * sharing that last page is harmless (same bytes, same permissions). */
+ * sharing that last page is harmless (same bytes, same permissions).  Read-only neighbours
+ * first; an R+X one only for the PHT's segment, whose section can carry SHF_EXECINSTR. */
 static int place_in_gap(struct lay *L, const struct space *s, int k)
 {
 	const struct elf *ef = L->ef;
 	struct seg *g = &L->seg[k];
 	uint64_t off, b_rel, note_rel, size;
-	size_t i;
+	size_t i, pass;
 
-	for (i = 0; i < ef->phnum; i++) {
-		const struct elf_phdr *p = &ef->ph[i];
+	for (pass = 0; pass < 2 * ef->phnum; pass++) {
+		const struct elf_phdr *p = &ef->ph[pass % ef->phnum];
+		i = pass % ef->phnum;
 		if (p->type != PT_LOAD_ || L->isown[i] || (p->flags & PF_W_) || p->filesz != p->memsz ||
 		    p->vaddr - p->offset != s->bias || (p->flags & ~(uint32_t)(PF_R_ | PF_X_)))
 			continue;
-		if ((p->flags & PF_X_) && !g->pht)
-			continue;         /* only the PHT's section can carry SHF_EXECINSTR */
+		if (!(p->flags & PF_X_) != (pass < ef->phnum) || ((p->flags & PF_X_) && !g->pht))
+			continue;
 		off = p->offset + p->filesz;
+		if (bfd_content_end(L, p) != off)
+			continue;
 		size = seg_layout(L, g, off, &b_rel, &note_rel);
 		if (!g->pht)
 			off += note_rel, size -= note_rel;

@@ -1,0 +1,211 @@
+/* harness.c - see harness.h. */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char wdir[4096];
+
+const char *tool(void)
+{
+	const char *t = getenv("DLNOTE");
+	cr_assert(t && *t, "DLNOTE must name the tool under test (make check sets it)");
+	return t;
+}
+
+const char *srcdir(void)
+{
+	const char *s = getenv("DLNOTE_SRC");
+	cr_assert(s && *s, "DLNOTE_SRC must name the source tree (make check sets it)");
+	return s;
+}
+
+const char *workdir(void)
+{
+	const char *base = getenv("DLNOTE_TEST_TMP");
+
+	if (!wdir[0]) {
+		snprintf(wdir, sizeof wdir, "%s/dlnote-test.XXXXXX", base && *base ? base : "/tmp");
+		cr_assert(mkdtemp(wdir), "mkdtemp failed");
+	}
+	return wdir;
+}
+
+static char *slurp_fd(FILE *f)
+{
+	size_t cap = 4096, len = 0, n;
+	char *p = malloc(cap);
+
+	rewind(f);
+	while ((n = fread(p + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2)
+			p = realloc(p, cap *= 2);
+	}
+	p[len] = '\0';
+	return p;
+}
+
+static struct cmd vrun(const char *fmt, va_list ap)
+{
+	char line[16384], full[17000];
+	FILE *o = tmpfile(), *e = tmpfile();
+	struct cmd c;
+	pid_t pid;
+	int st;
+
+	vsnprintf(line, sizeof line, fmt, ap);
+	snprintf(full, sizeof full, "cd '%s' && %s", workdir(), line);
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(fileno(o), 1);
+		dup2(fileno(e), 2);
+		execl("/bin/sh", "sh", "-c", full, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	c.out = slurp_fd(o);
+	c.err = slurp_fd(e);
+	fclose(o);
+	fclose(e);
+	return c;
+}
+
+struct cmd run(const char *fmt, ...)
+{
+	va_list ap;
+	struct cmd c;
+
+	va_start(ap, fmt);
+	c = vrun(fmt, ap);
+	va_end(ap);
+	return c;
+}
+
+char *sh(const char *fmt, ...)
+{
+	char line[16384];
+	va_list ap;
+	struct cmd c;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	c = run("%s", line);
+	cr_assert_eq(c.status, 0, "command failed (%d): %s\nstdout: %s\nstderr: %s", c.status, line, c.out, c.err);
+	free(c.err);
+	n = strlen(c.out);
+	while (n && c.out[n - 1] == '\n')
+		c.out[--n] = '\0';
+	return c.out;
+}
+
+void cmd_free(struct cmd *c)
+{
+	free(c->out);
+	free(c->err);
+}
+
+void need(const char *program)
+{
+	struct cmd c = run("command -v '%s'", program);
+
+	cr_assert_eq(c.status, 0, "%s is required by this test: run tests/setup.sh (see README)", program);
+	cmd_free(&c);
+}
+
+void put_file(const char *name, const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", workdir(), name);
+	f = fopen(path, "w");
+	cr_assert(f, "cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+char *get_file(const char *name, size_t *len)
+{
+	char path[4200];
+	FILE *f;
+	char *p;
+	long n;
+
+	snprintf(path, sizeof path, "%s/%s", workdir(), name);
+	f = fopen(path, "rb");
+	cr_assert(f, "cannot read %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	p = malloc((size_t)n + 1);
+	cr_assert_eq(fread(p, 1, (size_t)n, f), (size_t)n);
+	p[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return p;
+}
+
+int same_files(const char *a, const char *b)
+{
+	struct cmd c = run("cmp -s '%s' '%s'", a, b);
+	int same = c.status == 0;
+
+	cmd_free(&c);
+	return same;
+}
+
+char *entries_by(const char *reader, const char *file)
+{
+	if (strcmp(reader, "tool") == 0)
+		return sh("'%s' --list --json '%s'", tool(), file);
+	return sh("/usr/bin/python3 '%s/tests/tools/readers.py' %s '%s'", srcdir(), reader, file);
+}
+
+int has_sections(const char *file)
+{
+	char *n = sh("readelf -hW '%s' | sed -n 's/.*Number of section headers: *//p'", file);
+	int yes = atoi(n) > 0;
+
+	free(n);
+	return yes;
+}
+
+void expect_entries(const char *file, const char *json, int linked)
+{
+	static const char *const readers[] = { "tool", "sections", "readelf", "llvm", "segments" };
+	int shdrs = has_sections(file);
+	size_t i;
+
+	for (i = 0; i < (linked ? 5u : 4u); i++) {
+		/* Without section headers, readers by section see nothing; PT_NOTE must do. */
+		const char *want = !shdrs && strcmp(readers[i], "sections") == 0 ? "[]" : json;
+		char *got = entries_by(readers[i], file);
+		cr_expect_str_eq(got, want, "%s: reader %s decodes %s, expected %s", file, readers[i], got, want);
+		free(got);
+	}
+}
+
+char *elflint(const char *file)
+{
+	return sh("eu-elflint --gnu-ld '%s' 2>&1 | grep -v 'note type 1081871370' | grep -v '^No errors' "
+		  "| sed -E 's/(phdr\\[|program header entry |segment \\[|loadable segment \\[)[0-9]+/\\1N/g; s/section \\[ *[0-9]+\\]/section [N]/g' "
+		  "| sort -u; true", file);
+}
+
+char *readelf_problems(const char *file)
+{
+	return sh("readelf -W -a '%s' 2>&1 >/dev/null | sed -E 's/0x[0-9a-f]+/0xN/g' | sort -u; true", file);
+}

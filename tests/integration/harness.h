@@ -1,0 +1,47 @@
+/* harness.h - what the integration tests share: running commands, scratch directories,
+ * building real inputs, and asking independent readers (tests/tools/readers.py). */
+#ifndef DLNOTE_HARNESS_H
+#define DLNOTE_HARNESS_H
+
+#include <stddef.h>
+
+struct cmd {
+	int status;           /* exit status; 128+N for a signal */
+	char *out, *err;
+};
+
+/* The tool under test ($DLNOTE) and the source tree ($DLNOTE_SRC). */
+const char *tool(void);
+const char *srcdir(void);
+
+/* A fresh directory for one test; it is the working directory of run(). */
+const char *workdir(void);
+
+/* Run a shell command line (printf-style) in the work directory and capture its output. */
+struct cmd run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, asserting exit status 0; returns stdout with trailing newlines removed. */
+char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cmd_free(struct cmd *c);
+
+/* Fail the test (never skip) when a required program is missing. */
+void need(const char *program);
+
+void put_file(const char *name, const char *text);
+char *get_file(const char *name, size_t *len);
+int same_files(const char *a, const char *b);
+
+/* Entries of FILE as one compact JSON array, according to one reader:
+ * "tool" (dlnote-inject --list --json), "sections" (pyelftools), "segments" (PT_NOTE
+ * walker), "readelf", "llvm". */
+char *entries_by(const char *reader, const char *file);
+int has_sections(const char *file);
+/* Assert that every reader sees exactly `json`.  `segments_too` is 0 for objects. */
+void expect_entries(const char *file, const char *json, int linked);
+
+/* eu-elflint's complaints about FILE, our unknown-note-type message removed, program header
+ * numbers normalized, one per line (so input and output can be compared). */
+char *elflint(const char *file);
+/* Problems readelf -W -a prints on stderr (warnings, errors). */
+char *readelf_problems(const char *file);
+
+#endif

@@ -1,0 +1,312 @@
+#!/usr/bin/python3
+"""Independent readers and checkers for dlopen notes, used by the integration tests.
+
+None of this shares code with dlnote-inject: every reader decodes the ELF by itself, the way
+a real consumer does (shared/REFERENCE.md §2).
+
+  readers.py sections FILE     pyelftools, by section name (as dlopen-notes.py)
+  readers.py segments FILE     PT_NOTE walker with each segment's p_align (as systemd-analyze)
+  readers.py readelf FILE      decode `readelf -W -n` output
+  readers.py llvm FILE         decode `llvm-readobj --notes` output
+  readers.py validate IN OUT   layout invariants of a rewritten linked file (REFERENCE §4)
+
+Each reader prints the entries of all dlopen notes as one compact JSON array.
+"""
+import json
+import re
+import struct
+import subprocess
+import sys
+
+NOTE_TYPE = 0x407C0C0A
+PT_LOAD, PT_NOTE, PT_PHDR, PT_GNU_PROPERTY = 1, 4, 6, 0x6474E553
+PF_W = 2
+SHT_NOTE, SHF_ALLOC, SHF_WRITE = 7, 2, 1
+
+
+def compact(entries):
+    return json.dumps(entries, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_payload(desc):
+    text = bytes(desc).split(b"\0", 1)[0].decode("utf-8")
+    return json.loads(text)
+
+
+class Elf:
+    """Just enough ELF parsing: headers, program headers, section headers."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            self.data = f.read()
+        d = self.data
+        if d[:4] != b"\x7fELF":
+            raise SystemExit(f"{path}: not ELF")
+        self.is64 = d[4] == 2
+        self.end = "<" if d[5] == 1 else ">"
+        e = self.end
+        if self.is64:
+            (self.type, self.machine, _, self.entry, self.phoff, self.shoff, self.flags, _,
+             self.phentsize, self.phnum, self.shentsize, self.shnum, self.shstrndx) = struct.unpack_from(e + "HHIQQQIHHHHHH", d, 16)
+        else:
+            (self.type, self.machine, _, self.entry, self.phoff, self.shoff, self.flags, _,
+             self.phentsize, self.phnum, self.shentsize, self.shnum, self.shstrndx) = struct.unpack_from(e + "HHIIIIIHHHHHH", d, 16)
+        self.sections = []
+        if self.shoff:
+            sh0 = self._shdr(0)
+            if self.shnum == 0:
+                self.shnum = sh0["size"]
+            if self.shstrndx == 0xFFFF:
+                self.shstrndx = sh0["link"]
+            if self.phnum == 0xFFFF:
+                self.phnum = sh0["info"]
+            self.sections = [self._shdr(i) for i in range(self.shnum)]
+            st = self.sections[self.shstrndx]
+            for s in self.sections:
+                raw = d[st["offset"] + s["name"]:]
+                s["sname"] = raw[:raw.index(b"\0")].decode()
+        self.phdrs = [self._phdr(i) for i in range(self.phnum)] if self.phoff else []
+
+    def _phdr(self, i):
+        off = self.phoff + i * self.phentsize
+        if self.is64:
+            t, fl, o, v, p, fs, ms, al = struct.unpack_from(self.end + "IIQQQQQQ", self.data, off)
+        else:
+            t, o, v, p, fs, ms, fl, al = struct.unpack_from(self.end + "IIIIIIII", self.data, off)
+        return dict(type=t, flags=fl, offset=o, vaddr=v, paddr=p, filesz=fs, memsz=ms, align=al)
+
+    def _shdr(self, i):
+        off = self.shoff + i * self.shentsize
+        if self.is64:
+            n, t, fl, a, o, sz, l, inf, al, es = struct.unpack_from(self.end + "IIQQQQIIQQ", self.data, off)
+        else:
+            n, t, fl, a, o, sz, l, inf, al, es = struct.unpack_from(self.end + "IIIIIIIIII", self.data, off)
+        return dict(name=n, type=t, flags=fl, addr=a, offset=o, size=sz, link=l, info=inf, align=al, entsize=es)
+
+    def notes(self, off, size, align):
+        """Walk a note area: (note_offset, note_size, type, owner, desc)."""
+        align = 8 if align == 8 else 4
+        pos, end = off, off + size
+        while pos + 12 <= end:
+            namesz, descsz, ntype = struct.unpack_from(self.end + "III", self.data, pos)
+            name_off = pos + 12
+            desc_off = (name_off + namesz + align - 1) // align * align
+            desc_end = desc_off + descsz
+            if desc_end > end:
+                raise ValueError(f"note at 0x{pos:x} runs past its area")
+            owner = self.data[name_off:name_off + namesz]
+            nxt = min((desc_end + align - 1) // align * align, end)
+            yield pos, nxt - pos, ntype, owner, self.data[desc_off:desc_end]
+            pos = nxt
+
+
+def is_dlopen(ntype, owner):
+    return ntype == NOTE_TYPE and owner == b"FDO\0"
+
+
+def read_sections(path):
+    from elftools.elf.elffile import ELFFile
+    entries = []
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        for sec in elf.iter_sections():
+            if sec.name != ".note.dlopen":
+                continue
+            for note in sec.iter_notes():
+                if note["n_type"] != NOTE_TYPE or note["n_name"] != "FDO":
+                    continue
+                desc = note["n_desc"]
+                if isinstance(desc, str):
+                    desc = desc.encode("latin-1")
+                entries += decode_payload(desc)
+    return entries
+
+
+def read_segments(path):
+    """Like libelf's gelf_getnote loop: a note that does not parse ends its segment's walk."""
+    elf = Elf(path)
+    entries = []
+    for p in elf.phdrs:
+        if p["type"] != PT_NOTE:
+            continue
+        try:
+            for _, _, ntype, owner, desc in elf.notes(p["offset"], p["filesz"], p["align"]):
+                if is_dlopen(ntype, owner):
+                    entries += decode_payload(desc)
+        except ValueError:
+            pass
+    return entries
+
+
+def hexbytes(lines):
+    return bytearray(bytes.fromhex("".join(re.findall(r"[0-9a-fA-F]+", " ".join(lines)))))
+
+
+def read_readelf(path):
+    """readelf 2.40 lists unknown notes with their size but no bytes (and exits 1 on them), so
+    the notes it lists are checked against the hex dump of .note.dlopen (when there is one) or
+    against the PT_NOTE walk."""
+    out = subprocess.run(["readelf", "-W", "-n", path], capture_output=True, text=True).stdout
+    sizes = [int(m.group(1), 16) for m in re.finditer(r"FDO\s+0x([0-9a-f]+)\s+Unknown note type: \(0x407c0c0a\)", out)]
+    dump = subprocess.run(["readelf", "-W", "-x", ".note.dlopen", path], capture_output=True, text=True).stdout
+    lines = [ln.split(None, 1)[1][:35] for ln in dump.splitlines() if re.match(r"\s+0x[0-9a-f]+ ", ln)]
+    if lines:
+        elf = Elf(path)
+        area = hexbytes(lines)
+        elf.data, found = bytes(area), []
+        for _, _, t, o, desc in elf.notes(0, len(area), 4):
+            if is_dlopen(t, o):
+                found.append(desc)
+    else:
+        elf = Elf(path)
+        found = [d for p in elf.phdrs if p["type"] == PT_NOTE for _, _, t, o, d in elf.notes(p["offset"], p["filesz"], p["align"]) if is_dlopen(t, o)]
+    if sorted(len(d) for d in found) != sorted(sizes):
+        raise SystemExit(f"readelf -n lists FDO notes of sizes {sizes}, the notes hold {[len(d) for d in found]}")
+    return [e for d in found for e in decode_payload(d)]
+
+
+def read_llvm(path):
+    out = subprocess.run(["llvm-readobj", "--notes", path], capture_output=True, text=True, check=True).stdout
+    entries, i, lines = [], 0, out.splitlines()
+    while i < len(lines):
+        if "Owner: FDO" in lines[i] and "0x407c0c0a" in lines[i + 2].lower():
+            j = i
+            while "Description data" not in lines[j]:
+                j += 1
+            data = []
+            j += 1
+            while j < len(lines) and re.match(r"\s+[0-9A-F]{4}:", lines[j]):
+                data.append(lines[j].split(":", 1)[1].split("|")[0].lower())
+                j += 1
+            entries += decode_payload(hexbytes(data))
+            i = j
+        else:
+            i += 1
+    return entries
+
+
+def covered(ranges, off, size):
+    return any(a <= off and off + size <= a + n for a, n in ranges)
+
+
+def validate(inp, outp):
+    """The layout invariants of REFERENCE §4, comparing the output with its input."""
+    a, b = Elf(inp), Elf(outp)
+    errors = []
+    loads = [p for p in b.phdrs if p["type"] == PT_LOAD]
+    for p in loads:
+        if p["align"] > 1 and (p["offset"] - p["vaddr"]) % p["align"]:
+            errors.append(f"PT_LOAD at 0x{p['offset']:x} breaks p_offset = p_vaddr (mod p_align)")
+    if [p["vaddr"] for p in loads] != sorted(p["vaddr"] for p in loads):
+        errors.append("PT_LOAD entries not sorted by address")
+    # Our PT_NOTEs: 4-aligned, exactly dlopen notes, inside a non-writable PT_LOAD.
+    dl_ranges = []
+    for p in b.phdrs:
+        if p["type"] != PT_NOTE:
+            continue
+        if p["filesz"] == 0:
+            errors.append("empty PT_NOTE")
+            continue
+        try:
+            notes = list(b.notes(p["offset"], p["filesz"], p["align"]))
+        except ValueError:
+            notes = []      # an area no walker can parse (mold merges 4- into 8-aligned notes)
+        kinds = {is_dlopen(t, o) for _, _, t, o, _ in notes}
+        if True in kinds:
+            if kinds != {True}:
+                errors.append("a dlopen note shares its PT_NOTE with other notes")
+            if p["align"] != 4:
+                errors.append(f"dlopen PT_NOTE has p_align {p['align']}")
+            ld = [l for l in loads if l["offset"] <= p["offset"] and p["offset"] + p["filesz"] <= l["offset"] + l["filesz"]]
+            if not ld or ld[0]["flags"] & PF_W:
+                errors.append("dlopen PT_NOTE not inside a read-only PT_LOAD")
+            elif p["vaddr"] - ld[0]["vaddr"] != p["offset"] - ld[0]["offset"]:
+                errors.append("dlopen PT_NOTE address and offset disagree with its PT_LOAD")
+            dl_ranges.append((p["offset"], p["filesz"], p["vaddr"]))
+    sec = [s for s in b.sections if s.get("sname") == ".note.dlopen" and s["size"]]
+    if b.sections:
+        if len(sec) != len(dl_ranges):
+            errors.append(f"{len(sec)} non-empty .note.dlopen sections for {len(dl_ranges)} dlopen PT_NOTEs")
+        for s in sec:
+            if s["type"] != SHT_NOTE or not s["flags"] & SHF_ALLOC or s["flags"] & SHF_WRITE or s["align"] != 4:
+                errors.append(".note.dlopen is not SHT_NOTE, SHF_ALLOC, read-only, align 4")
+            if not any(o == s["offset"] and n == s["size"] and v == s["addr"] for o, n, v in dl_ranges):
+                errors.append(".note.dlopen section disagrees with its PT_NOTE (offset/address/size)")
+    # PT_PHDR covers the table and lies in a PT_LOAD.
+    for p in b.phdrs:
+        if p["type"] == PT_PHDR:
+            if p["offset"] != b.phoff or p["filesz"] != b.phnum * b.phentsize:
+                errors.append("PT_PHDR does not describe the program header table")
+            if not covered([(l["offset"], l["filesz"]) for l in loads], p["offset"], p["filesz"]):
+                errors.append("PT_PHDR not inside a PT_LOAD")
+    # Allocated content of the input stays byte for byte, except the old dlopen notes and the
+    # old program header table.
+    def safe_notes(elf, p):
+        try:
+            return list(elf.notes(p["offset"], p["filesz"], p["align"]))
+        except ValueError:
+            return []
+    old_dl = []
+    for p in a.phdrs:
+        if p["type"] == PT_NOTE:
+            old_dl += [(o, n) for o, n, t, ow, _ in safe_notes(a, p) if is_dlopen(t, ow)]
+    for s in a.sections:
+        if s.get("sname") == ".note.dlopen":
+            old_dl.append((s["offset"], s["size"]))
+    old_dl.append((a.phoff, a.phnum * a.phentsize))
+    old_dl.append((0, 64 if a.is64 else 52))          # the ELF header: e_phoff, e_shoff, counts
+    for p in a.phdrs:
+        if p["type"] != PT_LOAD:
+            continue
+        for off in range(p["offset"], p["offset"] + p["filesz"]):
+            if a.data[off] != b.data[off] and not covered(old_dl, off, 1):
+                errors.append(f"allocated byte at offset 0x{off:x} changed")
+                break
+    # .note.gnu.property, PT_GNU_PROPERTY and other notes are untouched.
+    for p in a.phdrs:
+        if p["type"] == PT_GNU_PROPERTY:
+            q = [x for x in b.phdrs if x["type"] == PT_GNU_PROPERTY]
+            if not q or {k: q[0][k] for k in ("offset", "vaddr", "filesz")} != {k: p[k] for k in ("offset", "vaddr", "filesz")}:
+                errors.append("PT_GNU_PROPERTY changed")
+        if p["type"] == PT_NOTE:
+            for o, n, t, ow, desc in safe_notes(a, p):
+                if is_dlopen(t, ow):
+                    continue
+                if b.data[o:o + n] != a.data[o:o + n]:
+                    errors.append(f"note at 0x{o:x} changed")
+                if not any(x["type"] == PT_NOTE and x["offset"] <= o and o + n <= x["offset"] + x["filesz"] for x in b.phdrs):
+                    errors.append(f"note at 0x{o:x} lost its PT_NOTE")
+    for s in a.sections:
+        if s.get("sname") == ".note.gnu.property":
+            t = [x for x in b.sections if x.get("sname") == ".note.gnu.property"]
+            if not t or (t[0]["offset"], t[0]["addr"], t[0]["size"]) != (s["offset"], s["addr"], s["size"]):
+                errors.append(".note.gnu.property section changed")
+    print("\n".join(errors) if errors else "OK")
+    return 1 if errors else 0
+
+
+def pht_placement(path):
+    """Where the program header table lives: "original" (a linker's segment), "padding" (a
+    segment of ours inside the file's page padding) or "end" (a segment after all others)."""
+    elf = Elf(path)
+    loads = [p for p in elf.phdrs if p["type"] == PT_LOAD]
+    mine = [p for p in loads if p["offset"] <= elf.phoff < p["offset"] + p["filesz"]]
+    if not mine or mine[0]["offset"] == 0:
+        return "original"
+    others_end = max(p["offset"] + p["filesz"] for p in loads if p is not mine[0])
+    return "end" if mine[0]["offset"] >= others_end else "padding"
+
+
+def main():
+    cmd, path = sys.argv[1], sys.argv[2]
+    if cmd == "pht-placement":
+        print(pht_placement(path))
+        return
+    if cmd == "validate":
+        sys.exit(validate(path, sys.argv[3]))
+    reader = {"sections": read_sections, "segments": read_segments, "readelf": read_readelf, "llvm": read_llvm}[cmd]
+    print(compact(reader(path)))
+
+
+if __name__ == "__main__":
+    main()
