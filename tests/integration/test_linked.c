@@ -83,6 +83,8 @@ static struct lcase cases[] = {
 	{ "musl dynamic", "musl-gcc -O1 -o in prog.c", "musl-gcc", "", "strip", 0 },
 	{ "musl static", "musl-gcc -O1 -static -o in prog.c", "musl-gcc", "", "strip", 0 },
 	{ "macro note in shared PT_NOTE", "gcc -O1 -o in macro.c", "gcc", "", "strip", 0 },
+	{ "free program header slots", "musl-gcc -O1 -static -o in prog.c && /usr/bin/python3 $DLNOTE_SRC/tests/tools/phdr_room.py in 4",
+	  "musl-gcc", "", "strip", 0 },
 	{ "no section headers", "gcc -O1 -o in prog.c && /usr/bin/python3 $DLNOTE_SRC/tests/tools/noshdr.py in", "gcc", "", "", 0 },
 	{ "bfd shared library", "gcc -O1 -shared -fPIC -o in lib.c", "gcc", "", "strip", 1 },
 	{ "lld shared library", "clang -O1 -shared -fPIC -fuse-ld=lld -o in lib.c", "ld.lld", "", "strip", 1 },
@@ -262,4 +264,128 @@ ParameterizedTest(struct lcase *c, linked, every_mode, .timeout = 300)
 	free(x.expect_run);
 	free(x.lint);
 	free(x.problems);
+}
+
+/* The C macro of shared/seeds puts .note.dlopen inside the linker's shared PT_NOTE. */
+Test(linked, macro_note_replace_merge_grow_remove, .timeout = 120)
+{
+	static const char macro_entry[] = "{\"feature\":\"macro\",\"soname\":[\"libmacro.so.1\"]}";
+	char *v, *lint_in;
+
+	need("eu-elflint");
+	put_file("macro.c", macro_c);
+	free(sh("gcc -O1 -o in macro.c"));
+	lint_in = elflint("in");
+	/* The input: the note shares a PT_NOTE with build-id and ABI tag. */
+	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in in; true", srcdir());
+	cr_expect(strstr(v, "shares its PT_NOTE"), "the macro input should share its PT_NOTE: %s", v);
+	free(v);
+
+	/* Replace with a note that fits where the old one was: rewritten in place, own PT_NOTE. */
+	free(sh("cp in out"));
+	v = sh("'%s' -v --soname libz.so.1 out 2>&1", tool());
+	cr_expect(strstr(v, "in place"), "a smaller note is rewritten in place: %s", v);
+	free(v);
+	expect_entries("out", "[{\"soname\":[\"libz.so.1\"]}]", 1);
+	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in out", srcdir());
+	cr_expect_str_eq(v, "OK");
+	free(v);
+	v = sh("./out; echo $?");
+	cr_expect_str_eq(v, "macro\n3");
+	free(v);
+	v = elflint("out");
+	cr_expect_str_eq(v, lint_in);
+	free(v);
+
+	/* Merge keeps the macro's entry first. */
+	free(sh("cp in merged && '%s' --merge --feature kmod --soname libkmod.so.2 merged", tool()));
+	expect_entries("merged", "[{\"feature\":\"macro\",\"soname\":[\"libmacro.so.1\"]},{\"soname\":[\"libkmod.so.2\"],\"feature\":\"kmod\"}]", 1);
+	v = sh("./merged; echo $?");
+	cr_expect_str_eq(v, "macro\n3");
+	free(v);
+
+	/* Merging an entry that is already there changes nothing. */
+	free(sh("cp in same && cp in same.orig && printf '[%s]' > m.json && '%s' --merge -m m.json same", macro_entry, tool()));
+	v = sh("'%s' --list --json same", tool());
+	cr_expect_str_eq(v, "[{\"feature\":\"macro\",\"soname\":[\"libmacro.so.1\"]}]");
+	free(v);
+
+	/* Remove: no dlopen note left anywhere, the other notes keep their PT_NOTE. */
+	free(sh("cp in removed && '%s' --remove removed", tool()));
+	expect_entries("removed", "[]", 1);
+	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in removed", srcdir());
+	cr_expect_str_eq(v, "OK");
+	free(v);
+	v = sh("readelf -nW removed | grep -c 'NT_GNU_BUILD_ID\\|NT_GNU_ABI_TAG'");
+	cr_expect_str_eq(v, "2", "build-id and ABI tag notes must stay");
+	free(v);
+	v = sh("./removed; echo $?");
+	cr_expect_str_eq(v, "macro\n3");
+	free(v);
+	v = elflint("removed");
+	cr_expect_str_eq(v, lint_in);
+	free(v);
+	free(lint_in);
+}
+
+struct realfile {
+	char name[64];
+	char path[160];      /* shell glob, first match */
+	char run[200];       /* how to exercise the copy ($F is the file) */
+};
+
+static struct realfile realfiles[] = {
+	{ "python3.11", "/usr/bin/python3.11", "$F -c 'import sys; print(sys.version_info[:2])'" },
+	{ "ls", "/usr/bin/ls", "$F --version | head -1" },
+	{ "libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1", "./dl $F" },
+	{ "libsystemd.so.0 (has an FDO package note)", "/lib/x86_64-linux-gnu/libsystemd.so.0", "./dl $F" },
+	{ "libLLVM-15.so.1 (over 100 MB)", "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1", "./dl $F" },
+};
+
+ParameterizedTestParameters(linked, real_distribution_files)
+{
+	return cr_make_param_array(struct realfile, realfiles, sizeof realfiles / sizeof realfiles[0]);
+}
+
+/* Copied first, never modified in place. */
+ParameterizedTest(struct realfile *r, linked, real_distribution_files, .timeout = 300)
+{
+	static const char dl_any[] =
+		"#include <dlfcn.h>\n#include <stdio.h>\n"
+		"int main(int argc, char **argv) { void *h = dlopen(argv[1], RTLD_NOW); puts(h ? \"loaded\" : dlerror()); return h ? 0 : 1; }\n";
+	char *before, *after, *sum, *sum2, *lint_in, *lint, *val;
+
+	cr_log_info("file: %s", r->path);
+	put_file("dl.c", dl_any);
+	put_file("big.json", M_BIG);
+	free(sh("gcc -o dl dl.c -ldl"));
+	sum = sh("sha256sum < '%s'", r->path);
+	free(sh("cp '%s' in && cp in out", r->path));
+	before = sh("F=./in; %s", r->run);
+	lint_in = elflint("in");
+	free(sh("'%s' -v -m big.json out", tool()));
+	expect_entries("out", M_BIG, 1);
+	val = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in out; true", srcdir());
+	cr_expect_str_eq(val, "OK", "%s: %s", r->name, val);
+	after = sh("F=./out; %s", r->run);
+	cr_expect_str_eq(after, before, "%s: prints %s instead of %s", r->name, after, before);
+	lint = elflint("out");
+	cr_expect_str_eq(lint, lint_in, "%s: eu-elflint now says\n%s\ninstead of\n%s", r->name, lint, lint_in);
+	free(after);
+	/* Survives strip, and the file we copied from is untouched. */
+	free(sh("cp out st && strip --strip-all st"));
+	after = sh("F=./st; %s", r->run);
+	cr_expect_str_eq(after, before, "%s after strip: %s", r->name, after);
+	free(after);
+	after = entries_by("tool", "st");
+	cr_expect_str_eq(after, M_BIG);
+	sum2 = sh("sha256sum < '%s'", r->path);
+	cr_expect_str_eq(sum, sum2, "%s was modified", r->path);
+	free(after);
+	free(before);
+	free(sum);
+	free(sum2);
+	free(lint);
+	free(lint_in);
+	free(val);
 }
