@@ -75,3 +75,33 @@ install: $(BIN)
 
 clean:
 	rm -rf build build-san
+
+# ---- build-system helpers: CMake package, pkg-config file, Meson template (docs/build-systems.md) ----
+CMAKEDIR     ?= $(LIBDIR)/cmake/dlnote
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The CMake package finds the tool relative to itself; dlnote.pc uses ${prefix} where it can.
+BUILDSYS_SED  = -e 's|@VERSION@|$(VERSION)|g' \
+                -e "s|@BINDIR_FROM_CMAKEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(BINDIR))|g" \
+                -e 's|@PREFIX@|$(PREFIX)|g' \
+                -e 's|@BINDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(BINDIR))|g' \
+                -e 's|@DATADIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(DATADIR))|g'
+BUILDSYS_TEST = $(BUILD)/buildsys-tests
+
+.PHONY: install-buildsys buildsys
+install: install-buildsys
+
+install-buildsys:
+	install -d $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/dlnote
+	sed $(BUILDSYS_SED) cmake/dlnoteConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/dlnoteConfig.cmake
+	sed $(BUILDSYS_SED) cmake/dlnoteConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/dlnoteConfigVersion.cmake
+	sed $(BUILDSYS_SED) meson/dlnote.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/dlnote.pc
+	chmod 644 $(DESTDIR)$(CMAKEDIR)/dlnoteConfig*.cmake $(DESTDIR)$(PKGCONFIGDIR)/dlnote.pc
+	install -m 644 cmake/dlnoteFunctions.cmake $(DESTDIR)$(CMAKEDIR)/dlnoteFunctions.cmake
+	install -m 644 meson/dlnote-template.c $(DESTDIR)$(DATADIR)/dlnote/dlnote-template.c
+
+$(BUILDSYS_TEST): tests/buildsys/test_buildsys.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) -lcriterion
+
+# Builds sample CMake and Meson projects (native, clang/lld/LTO, aarch64 cross); about 2 minutes.
+buildsys: $(BIN) $(BUILDSYS_TEST)
+	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(BUILDSYS_TEST)

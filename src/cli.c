@@ -363,7 +363,8 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 	struct flag_entry cur = { 0 };
 	int c, bad = 0;
 
-	while ((c = getopt_long(argc, argv, "m:o:vqh", longopts, NULL)) != -1 && !bad) {
+	opterr = 0;               /* our own one-line messages */
+	while ((c = getopt_long(argc, argv, ":m:o:vqh", longopts, NULL)) != -1 && !bad) {
 		switch (c) {
 		case 'm':
 			if (load_manifest(optarg, &o->add))
@@ -400,8 +401,10 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
+		case ':':
+			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return usage_error("%s", "invalid option");
+			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
 	if (bad || flush_flag_entry(&cur, flagged))

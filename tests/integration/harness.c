@@ -176,7 +176,7 @@ char *entries_by(const char *reader, const char *file)
 
 int has_sections(const char *file)
 {
-	char *n = sh("readelf -hW '%s' | sed -n 's/.*Number of section headers: *//p'", file);
+	char *n = sh("readelf -hW '%s' | sed -n 's/.*Start of section headers: *\\([0-9]*\\).*/\\1/p'", file);
 	int yes = atoi(n) > 0;
 
 	free(n);

@@ -1,0 +1,2 @@
+int util_value(void);
+int util_value(void) { return 42; }

@@ -1,0 +1,2 @@
+int plug_value(void);
+int plug_value(void) { return 7; }

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Install everything the test suite needs on Debian 12 (run as root, or with sudo available).
+# The suite fails, never skips, when one of these is missing.
+set -eu
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends \
+	build-essential make gcc g++ clang lld llvm binutils mold elfutils \
+	libcriterion-dev python3 python3-pyelftools \
+	qemu-user \
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-i686-linux-gnu gcc-powerpc64-linux-gnu \
+	gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-riscv64-linux-gnu \
+	libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-i386-cross libc6-dev-ppc64-cross \
+	libc6-dev-s390x-cross libc6-dev-mips-cross libc6-dev-riscv64-cross \
+	musl-tools rustc libllvm15 libsystemd0 zlib1g \
+	cmake ninja-build meson pkg-config \
+	groff-base man-db util-linux coreutils time
