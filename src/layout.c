@@ -559,7 +559,8 @@ static void log_note(struct lay *L)
 	buf_printf(b, "note: %llu bytes at offset 0x%llx", (unsigned long long)L->notesz, (unsigned long long)L->note_off);
 	if (L->linked)
 		buf_printf(b, ", address 0x%llx", (unsigned long long)L->note_vaddr);
-	buf_printf(b, " (%s)\n", L->where == NOTE_INPLACE ? "in place" : "appended");
+	buf_printf(b, " (%s)\n", L->where == NOTE_INPLACE ? "where the old note was" :
+		   L->where == NOTE_TAIL ? "after the end of the input" : "in our segment");
 }
 
 static int plan_rel(struct lay *L)

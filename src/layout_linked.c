@@ -288,7 +288,7 @@ int lay_plan_linked(struct lay *L)
 			return -1;
 	}
 	L->pl->strategy = L->where == NOTE_NONE ? "removed" :
-			  L->where == NOTE_INPLACE ? (L->pht_in_seg ? "in place, PHT moved" : "in place") :
+			  L->where == NOTE_INPLACE ? (L->nown ? "in place, own segment rebuilt" : L->pht_in_seg ? "in place, PHT moved" : "in place") :
 			  L->nown ? "own segment grown" :
 			  L->pht_in_seg ? "PHT moved" : "new PT_LOAD with the PHT in a free slot";
 	return 0;
