@@ -21,11 +21,11 @@ LDFLAGS    += -fsanitize=address,undefined
 BUILD      := build-san
 endif
 
-CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.c src/layout.c src/layout_linked.c src/output.c src/report.c
+CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.c src/layout.c src/layout_linked.c src/output.c src/report.c src/discover.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install check unit integration demo
+.PHONY: all clean install check unit integration demo fuzz
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
@@ -68,13 +68,36 @@ check: unit integration
 demo: $(BIN)
 	DLNOTE=$(abspath $(BIN)) ./demo.sh
 
+# ---- fuzzing (clang's libFuzzer with ASan + UBSan) ----
+FUZZ_TIME ?= 60
+FUZZ_DIR  := build-fuzz
+FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_TARGETS := manifest note elf
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) src/*.h | $(FUZZ_DIR)
+	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC)
+
+$(FUZZ_DIR):
+	mkdir -p $@
+
+$(FUZZ_DIR)/seeds/.done: tests/fuzz/seeds.sh $(BIN) | $(FUZZ_DIR)
+	tests/fuzz/seeds.sh $(abspath $(BIN)) $(abspath $(FUZZ_DIR))/seeds && touch $@
+
+# Each target runs FUZZ_TIME seconds; findings go to build-fuzz/crash-*.
+fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds/.done
+	for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+		$(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
+			$(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t || exit 1; \
+	done
+
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/dlnote-inject
 	install -m 644 docs/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-clang build-fuzz
 
 # ---- build-system helpers: CMake package, pkg-config file, Meson template (docs/build-systems.md) ----
 CMAKEDIR     ?= $(LIBDIR)/cmake/dlnote

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "discover.h"
 #include "elf.h"
 #include "layout.h"
 #include "manifest.h"
@@ -24,15 +25,21 @@
 #define VERSION "0.1.0"
 #endif
 
-enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK };
+enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER };
 
 struct opts {
 	enum mode mode;
-	int mode_set, json, verbose, quiet;
+	int mode_set, verbose, quiet, skip_non_elf;
+	const char *format_opt;    /* the first of --json, --format, --rpm-*: for usage errors */
+	int format_set, list_only; /* list_only: an option that only --list takes was given */
 	const char *output;
 	struct output_opts out;
 	struct entries add;        /* manifest entries, then flag entries, in order */
-	struct entries listed;     /* --list --json: all files' entries, merged */
+	struct report_opts rep;    /* --list formats and filters */
+	struct listing listed;     /* --list (but the table) and --check --expect: all files' entries */
+	const char *expect_path;   /* --check --expect */
+	struct entries expect;
+	struct discovery found;    /* --discover */
 };
 
 static const char usage_text[] =
@@ -50,8 +57,20 @@ static const char usage_text[] =
 	"Modes (default: replace the file's dlopen notes with the given entries):\n"
 	"      --merge             keep the file's entries and append new ones\n"
 	"      --remove            remove every dlopen note\n"
-	"      --list              print the entries of each FILE (--json: as one JSON array)\n"
+	"      --list              print the entries of each FILE (a table; see --format)\n"
 	"      --check             validate the notes in each FILE; exit 1 if any is invalid\n"
+	"      --discover          print a draft manifest of soname-like strings in read-only data\n"
+	"                          that are neither DT_NEEDED nor declared (a heuristic: review it)\n"
+	"Packaging (FILEs together; several notes and files merge):\n"
+	"      --format F          with --list: table, json (or --json), sonames, features, rpm, deb\n"
+	"      --only-feature LIST with --list: entries of these features ('' = none), comma-separated\n"
+	"      --only-priority LIST  with --list: entries of these priorities\n"
+	"      --rpm-requires[=LIST]  rpm lines for these features (all without LIST), all as\n"
+	"                          Requires; also --rpm-recommends, --rpm-suggests; imply --list\n"
+	"      --deb-map PATH      for --format=deb: soname to package lines, as dpkg-query --search\n"
+	"      --expect MANIFEST   with --check: exit 1 and print the differences when the FILEs'\n"
+	"                          entries are not those declared (missing, new, priority)\n"
+	"      --skip-non-elf      skip files that are not ELF, quietly\n"
 	"Output:\n"
 	"  -o, --output PATH       write to PATH instead of rewriting FILE in place\n"
 	"      --fsync             flush the result to disk before replacing the file\n"
@@ -102,30 +121,54 @@ static int read_bounded(int fd, struct buf *b, struct err *e)
 	}
 }
 
-static int load_manifest(const char *path, struct entries *out)
+/* A text input given on the command line ('-' is standard input), bounded, without NUL bytes. */
+static int read_text(const char *path, const char *what, struct buf *text, struct err *e)
 {
-	struct buf text = { 0 };
-	struct err e = { 0 };
 	struct stat st;
 	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	int r = -1;
 
 	if (fd < 0) {
-		err_set(&e, EXIT_BAD_INPUT, "%s", strerror(errno));
+		err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
 	} else if (fstat(fd, &st) || S_ISDIR(st.st_mode)) {
-		err_set(&e, EXIT_BAD_INPUT, "is a directory");
+		err_set(e, EXIT_BAD_INPUT, "is a directory");
 	} else {
 		if (fd) {
 			int fl = fcntl(fd, F_GETFL);
 			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 		}
-		if (read_bounded(fd, &text, &e) == 0 && memchr(text.p ? text.p : "", 0, text.len))
-			err_set(&e, EXIT_BAD_INPUT, "NUL byte in manifest");
-		else if (!e.msg[0])
-			r = manifest_parse(text.p ? text.p : "", text.len, out, &e);
+		if (read_bounded(fd, text, e) == 0 && memchr(text->p ? text->p : "", 0, text->len))
+			err_set(e, EXIT_BAD_INPUT, "NUL byte in %s", what);
+		else if (!e->msg[0])
+			r = 0;
 	}
 	if (fd > 0)
 		close(fd);
+	return r;
+}
+
+static int load_manifest(const char *path, struct entries *out)
+{
+	struct buf text = { 0 };
+	struct err e = { 0 };
+	int r = read_text(path, "manifest", &text, &e);
+
+	if (r == 0)
+		r = manifest_parse(text.p ? text.p : "", text.len, out, &e);
+	buf_free(&text);
+	if (r)
+		report_err(strcmp(path, "-") == 0 ? "<stdin>" : path, &e);
+	return r;
+}
+
+static int load_deb_map(const char *path, struct debmap *map)
+{
+	struct buf text = { 0 };
+	struct err e = { 0 };
+	int r = read_text(path, "map", &text, &e);
+
+	if (r == 0)
+		r = report_debmap_parse(text.p ? text.p : "", text.len, map, &e);
 	buf_free(&text);
 	if (r)
 		report_err(strcmp(path, "-") == 0 ? "<stdin>" : path, &e);
@@ -180,24 +223,28 @@ static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
 	return 0;
 }
 
+/* The table is printed file by file; every other format gathers all files and prints once. */
 static int do_list(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int nfiles, struct err *e)
 {
 	struct entries es = { 0 };
+	struct listing one = { 0 };
+	const char *marker = report_rpm_marker(ef->is64, ef->machine);
+	int r = scan_entries(ef, sc, &es, e);
 
-	if (scan_entries(ef, sc, &es, e)) {
-		manifest_free(&es);
-		return -1;
+	if (r == 0 && o->rep.format != FORMAT_TABLE && listing_add(&o->listed, &es, path, marker, &o->rep))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (r == 0 && o->rep.format == FORMAT_TABLE) {
+		if (listing_add(&one, &es, path, marker, &o->rep))
+			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+		else if (one.es.n) {
+			if (nfiles > 1)
+				printf("%s:\n", path);
+			report_table(&one.es, stdout);
+		}
 	}
-	if (o->json) {
-		if (manifest_merge(&o->listed, &es))
-			return manifest_free(&es), err_set(e, EXIT_BAD_INPUT, "out of memory");
-	} else if (es.n) {
-		if (nfiles > 1)
-			printf("%s:\n", path);
-		report_table(&es, stdout);
-	}
+	listing_free(&one);
 	manifest_free(&es);
-	return 0;
+	return r;
 }
 
 static int do_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
@@ -213,14 +260,31 @@ static int do_check(struct opts *o, const char *path, const struct elf *ef, cons
 			printf("%s: %.*s\n", path, (int)(i - start), report.p + start);
 		start = i + 1;
 	}
-	if (!errors && !o->quiet) {
+	if (!errors) {
 		struct err ignore;
 		scan_entries(ef, sc, &es, &ignore);
-		printf("%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
+		if (!o->quiet)
+			printf("%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
+		if (o->expect_path && listing_add(&o->listed, &es, path, "", NULL)) {
+			manifest_free(&es);
+			buf_free(&report);
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		}
 	}
 	manifest_free(&es);
 	buf_free(&report);
 	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes", errors, errors == 1 ? "" : "s") : 0;
+}
+
+static int do_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
+{
+	struct entries es = { 0 };
+	int r = scan_entries(ef, sc, &es, e);
+
+	if (r == 0)
+		r = discover_file(ef, &es, path, &o->found, e);
+	manifest_free(&es);
+	return r;
 }
 
 static int do_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
@@ -267,6 +331,14 @@ out:
 	return r;
 }
 
+/* --skip-non-elf: what cannot be an ELF file (no magic) is skipped; a broken ELF file is not. */
+static int is_elf(int fd)
+{
+	unsigned char m[4];
+
+	return pread(fd, m, 4, 0) == 4 && memcmp(m, "\177ELF", 4) == 0;
+}
+
 static int process(struct opts *o, const char *path, int nfiles)
 {
 	struct err e = { 0 };
@@ -277,6 +349,10 @@ static int process(struct opts *o, const char *path, int nfiles)
 
 	if (open_input(path, &fd, &st, &e))
 		goto fail;
+	if (o->skip_non_elf && !is_elf(fd)) {
+		close(fd);
+		return 0;
+	}
 	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e)) {
 		close(fd);
 		goto fail;
@@ -288,6 +364,9 @@ static int process(struct opts *o, const char *path, int nfiles)
 			break;
 		case MODE_CHECK:
 			r = do_check(o, path, &ef, &sc, &e);
+			break;
+		case MODE_DISCOVER:
+			r = do_discover(o, path, &ef, &sc, &e);
 			break;
 		default:
 			r = do_edit(o, path, fd, &st, &ef, &sc, &e);
@@ -307,7 +386,8 @@ fail:
 
 enum {
 	OPT_FEATURE = 256, OPT_SONAME, OPT_DESCRIPTION, OPT_PRIORITY, OPT_MERGE, OPT_REMOVE, OPT_LIST, OPT_JSON,
-	OPT_CHECK, OPT_VERSION, OPT_FSYNC,
+	OPT_CHECK, OPT_VERSION, OPT_FSYNC, OPT_DISCOVER, OPT_FORMAT, OPT_ONLY_FEATURE, OPT_ONLY_PRIORITY,
+	OPT_RPM_SUGGESTS, OPT_RPM_RECOMMENDS, OPT_RPM_REQUIRES, OPT_DEB_MAP, OPT_EXPECT, OPT_SKIP_NON_ELF,
 };
 
 static const struct option longopts[] = {
@@ -321,6 +401,16 @@ static const struct option longopts[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "discover", no_argument, NULL, OPT_DISCOVER },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "only-feature", required_argument, NULL, OPT_ONLY_FEATURE },
+	{ "only-priority", required_argument, NULL, OPT_ONLY_PRIORITY },
+	{ "rpm-suggests", optional_argument, NULL, OPT_RPM_SUGGESTS },
+	{ "rpm-recommends", optional_argument, NULL, OPT_RPM_RECOMMENDS },
+	{ "rpm-requires", optional_argument, NULL, OPT_RPM_REQUIRES },
+	{ "deb-map", required_argument, NULL, OPT_DEB_MAP },
+	{ "expect", required_argument, NULL, OPT_EXPECT },
+	{ "skip-non-elf", no_argument, NULL, OPT_SKIP_NON_ELF },
 	{ "output", required_argument, NULL, 'o' },
 	{ "fsync", no_argument, NULL, OPT_FSYNC },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -332,7 +422,7 @@ static const struct option longopts[] = {
 
 static const char *mode_name(enum mode m)
 {
-	static const char *const names[] = { "replace", "--merge", "--remove", "--list", "--check" };
+	static const char *const names[] = { "replace", "--merge", "--remove", "--list", "--check", "--discover" };
 	return names[m];
 }
 
@@ -342,6 +432,48 @@ static int set_mode(struct opts *o, enum mode m)
 		return usage_error("%s cannot be combined with another mode", mode_name(m));
 	o->mode = m;
 	o->mode_set = 1;
+	return 0;
+}
+
+/* --json, --format and --rpm-*: one format per run. */
+static int set_format(struct opts *o, enum report_format format, const char *opt)
+{
+	if (o->format_set && o->rep.format != format)
+		return usage_error("%s cannot be combined with %s", opt, o->format_opt);
+	if (!o->format_set)
+		o->format_opt = opt;
+	o->rep.format = format;
+	o->format_set = 1;
+	o->list_only = 1;
+	return 0;
+}
+
+static int add_ranks(struct opts *o, const char *list)
+{
+	const char *p = list, *end;
+	int k;
+
+	for (;;) {
+		end = strchr(p, ',');
+		end = end ? end : p + strlen(p);
+		k = report_rank_parse(p, (size_t)(end - p));
+		if (k < 0)
+			return usage_error("--only-priority: '%.*s' is not required, recommended or suggested", (int)(end - p), p);
+		o->rep.only_rank |= 1u << k;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* --rpm-requires[=FEATURES] and its kin, as in dlopen-notes.py: rpm lines with that tag for the
+ * entries of these features, whatever their own priority.  They imply --list. */
+static int add_rpm_tag(struct opts *o, int rank, const char *opt, const char *list)
+{
+	if (set_format(o, FORMAT_RPM, opt) || set_mode(o, MODE_LIST))
+		return -1;
+	if (namelist_add(&o->rep.rpm_tag[rank], list))
+		return usage_error("%s", "out of memory");
 	return 0;
 }
 
@@ -390,7 +522,33 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 		case OPT_REMOVE: bad = set_mode(o, MODE_REMOVE); break;
 		case OPT_LIST: bad = set_mode(o, MODE_LIST); break;
 		case OPT_CHECK: bad = set_mode(o, MODE_CHECK); break;
-		case OPT_JSON: o->json = 1; break;
+		case OPT_DISCOVER: bad = set_mode(o, MODE_DISCOVER); break;
+		case OPT_JSON: bad = set_format(o, FORMAT_JSON, "--json"); break;
+		case OPT_FORMAT:
+			if (report_format_parse(optarg) < 0)
+				return usage_error("--format: unknown format '%s' (table, json, sonames, features, rpm or deb)", optarg);
+			bad = set_format(o, (enum report_format)report_format_parse(optarg), "--format");
+			break;
+		case OPT_ONLY_FEATURE:
+			o->list_only = 1;
+			if (namelist_add(&o->rep.only_feature, optarg))
+				bad = usage_error("%s", "out of memory");
+			break;
+		case OPT_ONLY_PRIORITY: o->list_only = 1; bad = add_ranks(o, optarg); break;
+		case OPT_RPM_SUGGESTS: bad = add_rpm_tag(o, RANK_SUGGESTED, "--rpm-suggests", optarg); break;
+		case OPT_RPM_RECOMMENDS: bad = add_rpm_tag(o, RANK_RECOMMENDED, "--rpm-recommends", optarg); break;
+		case OPT_RPM_REQUIRES: bad = add_rpm_tag(o, RANK_REQUIRED, "--rpm-requires", optarg); break;
+		case OPT_DEB_MAP:
+			o->rep.deb_map_path = optarg;
+			if (load_deb_map(optarg, &o->rep.deb_map))
+				return EXIT_BAD_INPUT;
+			break;
+		case OPT_EXPECT:
+			o->expect_path = optarg;
+			if (load_manifest(optarg, &o->expect))
+				return EXIT_BAD_INPUT;
+			break;
+		case OPT_SKIP_NON_ELF: o->skip_non_elf = 1; break;
 		case 'o': o->output = optarg; break;
 		case OPT_FSYNC: o->out.fsync = 1; break;
 		case 'v': o->verbose = 1; break;
@@ -422,13 +580,45 @@ static int check_usage(const struct opts *o, int nfiles)
 		return usage_error("%s", "-o/--output takes exactly one FILE");
 	if (o->output && !edits && o->mode != MODE_REMOVE)
 		return usage_error("-o/--output cannot be used with %s", mode_name(o->mode));
-	if (o->json && o->mode != MODE_LIST)
-		return usage_error("%s", "--json is only for --list");
+	if (o->list_only && o->mode != MODE_LIST)
+		return usage_error("%s is only for --list", o->format_opt ? o->format_opt
+				   : o->rep.only_feature.given ? "--only-feature" : "--only-priority");
+	if (o->rep.deb_map_path && (o->mode != MODE_LIST || o->rep.format != FORMAT_DEB))
+		return usage_error("%s", "--deb-map is only for --list --format=deb");
+	if (o->mode == MODE_LIST && o->rep.format == FORMAT_DEB && !o->rep.deb_map_path)
+		return usage_error("%s", "--format=deb needs --deb-map (a soname to package map: see dlnote-inject(1))");
+	if (o->expect_path && o->mode != MODE_CHECK)
+		return usage_error("%s", "--expect is only for --check");
 	if (edits && o->add.n == 0)
 		return usage_error("%s", "no entries: give --manifest or --soname (or --remove, --list, --check)");
 	if (!edits && o->add.n)
 		return usage_error("entries cannot be given with %s", mode_name(o->mode));
 	return -1;
+}
+
+/* What is printed once for all files: the gathered formats, the lint, the discovery draft. */
+static int finish(struct opts *o)
+{
+	size_t diffs;
+
+	if (o->mode == MODE_LIST && o->rep.format != FORMAT_TABLE)
+		return report_list(&o->listed, &o->rep, o->quiet, stdout);
+	if (o->mode == MODE_CHECK && o->expect_path) {
+		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
+		if (!diffs)
+			return EXIT_OK;
+		fprintf(stderr, PROGRAM_NAME ": %s: %zu difference%s between the declared and the found dlopen entries\n",
+			o->expect_path, diffs, diffs == 1 ? "" : "s");
+		return EXIT_BAD_INPUT;
+	}
+	if (o->mode == MODE_DISCOVER) {
+		report_draft(&o->found, stdout);
+		if (!o->quiet)
+			fprintf(stderr, PROGRAM_NAME ": --discover is a heuristic: %zu soname-like string%s in read-only data, "
+				"neither DT_NEEDED nor declared; review the draft before using it\n",
+				o->found.n, o->found.n == 1 ? "" : "s");
+	}
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -454,8 +644,9 @@ int main(int argc, char **argv)
 			if (s > status)
 				status = s;
 		}
-		if (o.mode == MODE_LIST && o.json)
-			report_json(&o.listed, stdout);
+		r = finish(&o);
+		if (r > status)
+			status = r;
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, PROGRAM_NAME ": standard output: %s\n", strerror(errno));
 			status = EXIT_BAD_INPUT;
@@ -464,6 +655,9 @@ int main(int argc, char **argv)
 	}
 	manifest_free(&flagged);
 	manifest_free(&o.add);
-	manifest_free(&o.listed);
+	manifest_free(&o.expect);
+	listing_free(&o.listed);
+	report_opts_free(&o.rep);
+	discover_free(&o.found);
 	return r;
 }

@@ -240,7 +240,7 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	if (shentsize != es)
 		return err_set(e, EXIT_BAD_INPUT, "bad e_shentsize %u (expected %zu)", shentsize, es);
 	/* Extended numbering: the real counts live in section header 0. */
-	if (table_ok(ef, ef->shoff, 1, es, "section header", e) || elf_read(ef, ef->shoff, es, first, e))
+	if (table_ok(ef, ef->shoff, e_shnum ? e_shnum : 1, es, "section header", e) || elf_read(ef, ef->shoff, es, first, e))
 		return -1;
 	decode_shdr(ef, first, &sh0);
 	if (e_shnum == 0)

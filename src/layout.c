@@ -326,8 +326,15 @@ static int find_name(struct lay *L, const char *want, uint32_t *name)
 			break;
 		base += n - wlen;
 	}
-	if (st->size + L->newnames.len + wlen > UINT32_MAX)
+	if (st->size + L->newnames.len + wlen + 1 > UINT32_MAX)
 		return err_set(L->e, EXIT_BAD_INPUT, "section name table too large");
+	/* Appending would give a name to sections whose name points past the table. */
+	for (k = 1; k < ef->shnum; k++)
+		if (ef->sh[k].name >= st->size && ef->sh[k].name)
+			return err_set(L->e, EXIT_BAD_INPUT, "section %llu has a name outside the section-name table",
+				       (unsigned long long)k);
+	if (st->size + L->newnames.len == 0)
+		buf_putc(&L->newnames, '\0');    /* offset 0 is the empty name of unnamed sections */
 	*name = (uint32_t)(st->size + L->newnames.len);
 	buf_put(&L->newnames, want, wlen);
 	L->move_shstr = 1;
@@ -631,6 +638,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		goto out;
 	if (already_done(&L)) {
 		pl->unchanged = 1;
+		pl->keep = pl->out_size = ef->size;      /* with -o, the output is a copy */
 		pl->strategy = "unchanged";
 		buf_printf(&pl->log, "note: already present as requested; nothing to write\n");
 		r = 0;

@@ -321,18 +321,21 @@ void manifest_serialize(const struct entries *es, struct buf *out)
 	buf_putc(out, ']');
 }
 
-/* Canonical forms make byte equality semantic equality (same keys, same order, same values). */
+/* Same keys with the same values, in any order: JSON objects are unordered (RFC 8259 §4), and
+ * the C macro writes "feature" first while flag entries start with "soname".  Values are in
+ * canonical form, so byte equality is value equality (nested objects keep their order). */
 int manifest_entry_equal(const struct entry *a, const struct entry *b)
 {
+	const struct member *m;
 	size_t i;
 
 	if (a->n != b->n)
 		return 0;
-	for (i = 0; i < a->n; i++)
-		if (a->m[i].keylen != b->m[i].keylen || a->m[i].vallen != b->m[i].vallen ||
-		    memcmp(a->m[i].key, b->m[i].key, a->m[i].keylen) ||
-		    memcmp(a->m[i].val, b->m[i].val, a->m[i].vallen))
+	for (i = 0; i < a->n; i++) {
+		m = entry_find(b, a->m[i].key);
+		if (!m || m->vallen != a->m[i].vallen || memcmp(m->val, a->m[i].val, m->vallen))
 			return 0;
+	}
 	return 1;
 }
 

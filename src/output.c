@@ -46,7 +46,7 @@ static int copy_slow(int in, uint64_t src, int out, uint64_t dst, uint64_t len, 
 	return 0;
 }
 
-int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e)
+static int copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e)
 {
 	loff_t si = (loff_t)src, di = (loff_t)dst;
 	ssize_t n;
@@ -66,6 +66,32 @@ int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struc
 	return 0;
 }
 
+/* Copy only the data extents: holes (sparse files, the gap our segment may need) stay holes
+ * in the output, which is extended by ftruncate at the end.  Filesystems without SEEK_DATA
+ * give one extent. */
+int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e)
+{
+	uint64_t pos = src, end = src + len;
+	off_t data, hole;
+
+	while (pos < end) {
+		data = lseek(in, (off_t)pos, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			return 0;                      /* only a hole is left */
+		if (data < 0)
+			return copy_range(in, pos, out, dst + (pos - src), end - pos, e);
+		if ((uint64_t)data >= end)
+			return 0;
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > end)
+			hole = (off_t)end;
+		if (copy_range(in, (uint64_t)data, out, dst + ((uint64_t)data - src), (uint64_t)(hole - data), e))
+			return -1;
+		pos = (uint64_t)hole;
+	}
+	return 0;
+}
+
 static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 {
 	static const unsigned char zeros[4096];
@@ -80,7 +106,7 @@ static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 	return 0;
 }
 
-static int apply_plan(int in, int out, const struct plan *pl, struct err *e)
+int output_apply(int in, int out, const struct plan *pl, struct err *e)
 {
 	size_t i;
 
@@ -244,7 +270,7 @@ int output_write(int infd, const struct stat *st, const struct plan *pl, const c
 	}
 	if (split_path(dest, &t, e) || open_tmp(&t, e))
 		goto out;
-	if (apply_plan(infd, t.fd, pl, e) || keep_metadata(infd, t.fd, st, in_place, e))
+	if (output_apply(infd, t.fd, pl, e) || keep_metadata(infd, t.fd, st, in_place, e))
 		goto out;
 	if (o->fsync && fsync(t.fd)) {
 		err_set(e, EXIT_BAD_INPUT, "fsync failed: %s", strerror(errno));

@@ -23,6 +23,9 @@ struct output_opts {
 int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
 		 const struct output_opts *o, struct err *e);
 
+/* Write the plan's result into an empty file `out` (the fuzzers use memory files). */
+int output_apply(int in, int out, const struct plan *pl, struct err *e);
+
 /* Copy len bytes from in@src to out@dst, in the kernel when possible. */
 int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e);
 

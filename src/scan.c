@@ -127,7 +127,7 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 		elf_section_name(ef, i, name, sizeof name);
 		memset(&a, 0, sizeof a);
 		a.named = strcmp(name, SECTION_NAME) == 0;
-		if ((sh->type != SHT_NOTE_ && !a.named) || sh->type == SHT_NOBITS_)
+		if ((sh->type != SHT_NOTE_ && !a.named) || sh->type == SHT_NOBITS_ || sh->type == SHT_NULL_)
 			continue;
 		a.kind = AREA_SECTION;
 		a.index = i;

@@ -216,6 +216,14 @@ Test(cli, output_option_leaves_the_input_alone)
 	free(got);
 }
 
+/* Found by the fuzzer: an unchanged file written with -o was an empty file. */
+Test(cli, output_of_an_unchanged_file_is_a_copy)
+{
+	object("a.o");
+	free(sh("'%s' --soname x a.o && '%s' --soname x -o copy.o a.o", tool(), tool()));
+	cr_expect(same_files("a.o", "copy.o"), "-o on a file that already holds the note must copy it");
+}
+
 Test(cli, hard_links_see_the_new_content)
 {
 	char *a, *n;

@@ -46,6 +46,17 @@ static inline void t_assert_bytes(const void *got, size_t gotlen, const void *wa
 	}
 }
 
+/* String equality that shows both strings next to the test's own context (Criterion prints
+ * only the custom message when one is given). */
+#define T_STR_EQ(got, want, ...)                                                                     \
+	do {                                                                                         \
+		const char *g_ = (got), *w_ = (want);                                                \
+		char ctx_[512];                                                                      \
+		snprintf(ctx_, sizeof ctx_, __VA_ARGS__);                                            \
+		cr_assert(g_ && strcmp(g_, w_) == 0, "%s\n  got:      [%s]\n  expected: [%s]", ctx_, \
+			  g_ ? g_ : "(null)", w_);                                                   \
+	} while (0)
+
 /* ---- an independent ELF writer (gABI "ELF Header", "Program Header", "Sections", "Symbol Table") ---- */
 
 /* A field of `width` bytes in little- or big-endian order. */
@@ -306,7 +317,8 @@ static inline void t_build(struct t_image *im, int is64, int big, uint16_t type,
 	t_write_ehdr(im->p, is64, big, &h);
 }
 
-/* Drop the section header table (as sstrip does): e_shoff, e_shnum, e_shstrndx = 0. */
+/* Drop the section header table (as sstrip does): e_shoff, e_shnum, e_shstrndx = 0, and the file
+ * ends where the table began. */
 static inline void t_strip_sections(struct t_image *im)
 {
 	t_put(im->p + EH_SHOFF(im->is64), T_WORD(im->is64), 0, im->big);
@@ -314,6 +326,14 @@ static inline void t_strip_sections(struct t_image *im)
 	t_put(im->p + EH_SHSTRNDX(im->is64), 2, 0, im->big);
 	t_put(im->p + EH_SHENTSIZE(im->is64), 2, 0, im->big);
 	im->len = im->shoff;
+	/* segments that covered the whole file now end with it */
+	for (size_t i = 0; i < im->phnum; i++) {
+		struct elf_phdr *ph = &im->ph[i];
+		if (ph->offset + ph->filesz > im->len) {
+			ph->filesz = ph->memsz = im->len - ph->offset;
+			t_write_phdr(im->p + im->phoff + i * (size_t)T_PHENT(im->is64), im->is64, im->big, ph);
+		}
+	}
 }
 
 static inline void t_image_free(struct t_image *im)

@@ -30,7 +30,7 @@ static void value_ok_at(const char *text, size_t len, int depth, const char *com
 	int r = run_value(text, len, depth, &out, &e);
 
 	cr_assert_eq(r, 0, "input [%.*s] refused: %s", (int)len, text, e.msg);
-	cr_assert_str_eq(out.p ? out.p : "", compact, "input [%.*s]", (int)len, text);
+	T_STR_EQ(out.p ? out.p : "", compact, "input [%.*s]", (int)len, text);
 	cr_assert_eq(out.len, strlen(compact));
 	buf_free(&out);
 }
@@ -43,7 +43,7 @@ static void value_err_at(const char *text, size_t len, int depth, const char *ms
 	int r = run_value(text, len, depth, &out, &e);
 
 	cr_assert_eq(r, -1, "input [%.*s] accepted as [%s]; expected: %s", (int)len, text, out.p ? out.p : "", msg);
-	cr_assert_str_eq(e.msg, msg, "input [%.*s]", (int)len, text);
+	T_STR_EQ(e.msg, msg, "input [%.*s]", (int)len, text);
 	cr_assert_eq(e.status, EXIT_BAD_INPUT);
 	buf_free(&out);
 }

@@ -30,7 +30,7 @@ static void parse_err_at(const char *text, size_t len, const char *msg)
 	int r = manifest_parse(text, len, &es, &e);
 
 	cr_assert_eq(r, -1, "manifest [%.*s] accepted; expected: %s", (int)len, text, msg);
-	cr_assert_str_eq(e.msg, msg, "manifest [%.*s]", (int)len, text);
+	T_STR_EQ(e.msg, msg, "manifest [%.*s]", (int)len, text);
 	cr_assert_eq(e.status, EXIT_BAD_INPUT);
 	manifest_free(&es);
 }
@@ -43,9 +43,9 @@ static void assert_member(const struct entry *en, size_t i, const char *key, con
 {
 	cr_assert_lt(i, en->n, "entry has %zu members, wanted member %zu (%s)", en->n, i, key);
 	cr_assert_eq(en->m[i].keylen, strlen(key));
-	cr_assert_str_eq(en->m[i].key, key, "member %zu", i);
+	T_STR_EQ(en->m[i].key, key, "member %zu", i);
 	cr_assert_eq(en->m[i].vallen, strlen(val), "member %zu (%s): value [%s], expected [%s]", i, key, en->m[i].val, val);
-	cr_assert_str_eq(en->m[i].val, val, "member %zu (%s)", i, key);
+	T_STR_EQ(en->m[i].val, val, "member %zu (%s)", i, key);
 }
 
 static struct entries parse_lit(const char *text)
@@ -638,7 +638,7 @@ Test(manifest, parse_of_serialize_gives_back_the_same_entries)
 	for (i = 0; i < x.n; i++)
 		cr_assert(manifest_entry_equal(&x.v[i], &y.v[i]), "entry %zu differs after the round trip", i);
 	s2 = serialize(&y);
-	cr_assert_str_eq(s2, s1, "serialization is a fixed point");
+	T_STR_EQ(s2, s1, "serialization is a fixed point");
 	free(s1);
 	free(s2);
 	manifest_free(&x);

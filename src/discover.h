@@ -1,0 +1,30 @@
+/* discover.h - a heuristic for finding undeclared dlopen() dependencies: strings shaped like
+ * sonames (lib*.so.N) in a file's read-only data that are neither in its DT_NEEDED list nor in
+ * its dlopen notes.  A program that calls dlopen("libz.so.1") carries that string in .rodata.
+ *
+ * It guesses: a string may be a log message, and a name built at run time is not seen.  The
+ * result is a draft for a human to finish, never something to inject as is. */
+#ifndef DLNOTE_DISCOVER_H
+#define DLNOTE_DISCOVER_H
+
+#include <stddef.h>
+
+#include "elf.h"
+#include "manifest.h"
+#include "util.h"
+
+/* Longest soname considered; longer runs of name characters are not sonames. */
+#define DISCOVER_MAX_NAME 255
+
+struct discovery {
+	struct found { char *soname; const char *path; } *v;   /* path: the first file it was seen in */
+	size_t n;
+};
+
+/* Scan one file and append the sonames it newly suggests.  `declared` holds the entries of its
+ * notes.  The file is read in fixed-size chunks; nothing is trusted. */
+int discover_file(const struct elf *ef, const struct entries *declared, const char *path, struct discovery *d,
+		  struct err *e);
+void discover_free(struct discovery *d);
+
+#endif

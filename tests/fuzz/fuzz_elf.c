@@ -1,0 +1,117 @@
+/* Fuzz the whole read-plan-write path on an ELF image in memory.  The input's first byte picks
+ * the mode; the rest is the file.  When planning succeeds, the written result must open and
+ * hold exactly the requested entries, and writing it again must change nothing. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "layout.h"
+#include "manifest.h"
+#include "note.h"
+#include "output.h"
+#include "scan.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int memfile(const void *data, size_t size)
+{
+	int fd = memfd_create("fuzz", MFD_CLOEXEC);
+
+	if (fd >= 0 && size && write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static const char *const payloads[] = {
+	"[{\"soname\":[\"libz.so.1\"]}]",
+	"[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"description\":\"Support zstd compression in journal and coredump files\",\"priority\":\"recommended\"},"
+	"{\"soname\":[\"liblz4.so.1\",\"liblz4.so.0\"],\"feature\":\"lz4\",\"priority\":\"suggested\"}]",
+	"[]",
+};
+
+/* Returns the result's fd, or -1 when the tool refused the input (fine) */
+static int edit(int in, uint64_t size, const struct entries *want, struct plan *pl)
+{
+	struct elf ef;
+	struct scan sc;
+	struct buf note = { 0 };
+	struct err e;
+	int out = -1;
+
+	if (elf_open(&ef, in, "fuzz", size, &e))
+		return -1;
+	if (scan_file(&ef, &sc, &e) == 0) {
+		struct entries es = { 0 };
+		struct buf report = { 0 };
+		scan_entries(&ef, &sc, &es, &e);
+		scan_check(&ef, &sc, &report);
+		manifest_free(&es);
+		buf_free(&report);
+		if (note_encode(want, ef.big, &note, &e) == 0 && layout_plan(&ef, &sc, &note, pl, &e) == 0) {
+			out = pl->unchanged ? dup(in) : memfd_create("out", MFD_CLOEXEC);
+			if (out >= 0 && !pl->unchanged && output_apply(in, out, pl, &e)) {
+				close(out);
+				out = -2;      /* a write error on a memory file: a bug */
+			}
+		}
+		scan_free(&sc);
+	}
+	buf_free(&note);
+	elf_close(&ef);
+	return out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct entries want = { 0 }, got = { 0 };
+	struct plan pl = { 0 }, pl2 = { 0 };
+	struct elf ef;
+	struct scan sc;
+	struct err e;
+	struct buf a = { 0 }, b = { 0 };
+	int in, out, out2;
+	off_t osize;
+
+	if (size < 1)
+		return 0;
+	if (manifest_parse(payloads[data[0] % 3], strlen(payloads[data[0] % 3]), &want, &e))
+		abort();
+	in = memfile(data + 1, size - 1);
+	if (in < 0)
+		return 0;
+	out = edit(in, size - 1, &want, &pl);
+	if (out == -2)
+		abort();
+	if (out >= 0) {
+		osize = lseek(out, 0, SEEK_END);
+		/* The result opens, carries exactly the entries, and is a fixed point. */
+		if (elf_open(&ef, out, "out", (uint64_t)osize, &e) || scan_file(&ef, &sc, &e))
+			abort();
+		if (scan_entries(&ef, &sc, &got, &e))
+			abort();
+		manifest_serialize(&want, &a);
+		manifest_serialize(&got, &b);
+		if (a.len != b.len || memcmp(a.p, b.p, a.len))
+			abort();
+		scan_free(&sc);
+		elf_close(&ef);
+		out2 = edit(out, (uint64_t)osize, &want, &pl2);
+		if (out2 < 0 || !pl2.unchanged)
+			abort();
+		close(out2);
+		close(out);
+	}
+	layout_free(&pl);
+	layout_free(&pl2);
+	manifest_free(&want);
+	manifest_free(&got);
+	buf_free(&a);
+	buf_free(&b);
+	close(in);
+	return 0;
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Seed corpora for the fuzzers: small valid manifests, and small ELF files of every class, byte
+# order and type (objects, programs, shared libraries; with and without notes; our own output).
+# Usage: seeds.sh TOOL OUTDIR
+set -eu
+tool=$1 out=$2
+mkdir -p "$out/manifest" "$out/note" "$out/elf"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+printf '[{"soname":["libz.so.1"]}]' > "$out/manifest/one"
+printf '[{"soname":["a.so.1","b.so.2"],"feature":"f","description":"d \\" \\\\ \\/ ✓","priority":"suggested","x":{"n":[1,-2.5e3,true,false,null]}}]' > "$out/manifest/full"
+printf '[\n  {"soname": ["libfoo.so.1"], "priority": "required"}\n]\n' > "$out/manifest/pretty"
+printf '[]' > "$out/manifest/empty"
+cat > s.c <<'SRC'
+void _start(void) { for (;;) ; }
+SRC
+cat > l.c <<'SRC'
+int f(int x) { return x + 1; }
+SRC
+cat > n.c <<'SRC'
+__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct { unsigned a, b, c; char n[4]; char j[28]; } v =
+  { 4, 28, 0x407c0c0a, "FDO", "[{\"soname\":[\"libx.so.1\"]}]" };
+int g(void) { return 0; }
+SRC
+i=0
+add() { i=$((i + 1)); { printf '\000'; cat "$1"; } > "$out/elf/$i-$(basename "$1")"; }
+for cc in gcc i686-linux-gnu-gcc aarch64-linux-gnu-gcc powerpc64-linux-gnu-gcc s390x-linux-gnu-gcc mips-linux-gnu-gcc arm-linux-gnueabihf-gcc riscv64-linux-gnu-gcc; do
+	command -v $cc >/dev/null || continue
+	$cc -Os -c l.c -o l.o && add l.o
+	$cc -Os -c n.c -o n.o && add n.o
+	$cc -Os -nostdlib -static -s -o s s.c 2>/dev/null && add s
+	$cc -Os -nostdlib -shared -fPIC -s -o l.so l.c 2>/dev/null && add l.so
+	$cc -Os -nostdlib -static -s -o sn s.c n.c 2>/dev/null && add sn
+	if [ -x "$tool" ]; then
+		cp s s2 && "$tool" --soname libz.so.1 s2 && add s2
+		cp l.o l2.o && "$tool" --soname libz.so.1 l2.o && add l2.o
+	fi
+done
+# Note areas for the note fuzzer: the raw .note.dlopen bytes of host objects (mode byte first).
+gcc -Os -c n.c -o n.o && gcc -Os -c l.c -o l2.o && "$tool" -m "$out/manifest/full" l2.o
+for f in n.o l2.o; do
+	objcopy -O binary --only-section=.note.dlopen "$f" raw && { printf '\000'; cat raw; } > "$out/note/$f"
+done
+printf '\000\004\000\000\000\010\000\000\000\005\000\000\000GNU\000abcdefgh' > "$out/note/gnu"
