@@ -9,6 +9,7 @@ BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
 LIBDIR    ?= $(PREFIX)/lib
 DATADIR   ?= $(PREFIX)/share
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 CC        ?= cc
 BUILD     ?= build
 
@@ -95,6 +96,8 @@ install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/dlnote-inject
 	install -m 644 docs/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 completion/dlnote-inject.bash $(DESTDIR)$(BASHCOMPDIR)/dlnote-inject
 
 clean:
 	rm -rf build build-san build-clang build-fuzz

@@ -538,16 +538,8 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 		case OPT_RPM_SUGGESTS: bad = add_rpm_tag(o, RANK_SUGGESTED, "--rpm-suggests", optarg); break;
 		case OPT_RPM_RECOMMENDS: bad = add_rpm_tag(o, RANK_RECOMMENDED, "--rpm-recommends", optarg); break;
 		case OPT_RPM_REQUIRES: bad = add_rpm_tag(o, RANK_REQUIRED, "--rpm-requires", optarg); break;
-		case OPT_DEB_MAP:
-			o->rep.deb_map_path = optarg;
-			if (load_deb_map(optarg, &o->rep.deb_map))
-				return EXIT_BAD_INPUT;
-			break;
-		case OPT_EXPECT:
-			o->expect_path = optarg;
-			if (load_manifest(optarg, &o->expect))
-				return EXIT_BAD_INPUT;
-			break;
+		case OPT_DEB_MAP: o->rep.deb_map_path = optarg; break;
+		case OPT_EXPECT: o->expect_path = optarg; break;
 		case OPT_SKIP_NON_ELF: o->skip_non_elf = 1; break;
 		case 'o': o->output = optarg; break;
 		case OPT_FSYNC: o->out.fsync = 1; break;
@@ -638,6 +630,10 @@ int main(int argc, char **argv)
 	}
 	if (r < 0)
 		r = check_usage(&o, argc - optind);
+	/* Read after the usage checks, so that a usage error is reported as one. */
+	if (r < 0 && ((o.expect_path && load_manifest(o.expect_path, &o.expect)) ||
+		      (o.rep.deb_map_path && load_deb_map(o.rep.deb_map_path, &o.rep.deb_map))))
+		r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
 			int s = process(&o, argv[i], argc - optind);

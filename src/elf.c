@@ -400,3 +400,64 @@ const char *elf_type_name(const struct elf *ef)
 	default: return "ELF file of unknown type";
 	}
 }
+
+struct span {
+	uint64_t off, end;
+	size_t index;
+};
+
+static int span_cmp(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Before rewriting: the parts a rewrite relies on must not overlap, or writing one would
+ * corrupt another (damaged files, not linker output). */
+int elf_check_layout(const struct elf *ef, struct err *e)
+{
+	struct span *v = xcalloc(ef->shnum + 1, sizeof *v);
+	size_t n = 0, i;
+	uint64_t prev_vend = 0;
+	int r = 0, seen = 0;
+
+	if (!v)
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	for (i = 1; i < ef->shnum; i++) {
+		const struct elf_shdr *s = &ef->sh[i];
+		if (s->type == SHT_NOBITS_ || s->type == SHT_NULL_ || s->size == 0)
+			continue;
+		if (s->offset < elf_ehdr_size(ef)) {
+			r = err_set(e, EXIT_BAD_INPUT, "section %zu overlaps the ELF header", i);
+			goto out;
+		}
+		v[n].off = s->offset;
+		v[n].end = s->offset + s->size;
+		v[n++].index = i;
+	}
+	qsort(v, n, sizeof *v, span_cmp);
+	for (i = 1; i < n; i++)
+		if (v[i].off < v[i - 1].end) {
+			r = err_set(e, EXIT_BAD_INPUT, "sections %zu and %zu overlap in the file", v[i - 1].index, v[i].index);
+			goto out;
+		}
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *p = &ef->ph[i];
+		if (p->type != PT_LOAD_)
+			continue;
+		if (p->filesz > p->memsz || p->memsz > UINT64_MAX - p->vaddr)
+			r = err_set(e, EXIT_BAD_INPUT, "PT_LOAD %zu: bad sizes", i);
+		else if (p->align > 1 && (p->vaddr - p->offset) % p->align)
+			r = err_set(e, EXIT_BAD_INPUT, "PT_LOAD %zu: p_offset and p_vaddr disagree modulo p_align", i);
+		else if (seen && p->vaddr < prev_vend)
+			r = err_set(e, EXIT_BAD_INPUT, "PT_LOAD %zu overlaps or precedes the one before it", i);
+		if (r)
+			goto out;
+		prev_vend = p->vaddr + p->memsz;
+		seen = 1;
+	}
+out:
+	free(v);
+	return r;
+}

@@ -59,6 +59,9 @@ struct elf {
 /* Read and check the headers.  Fails with a reason for anything malformed. */
 int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e);
 void elf_close(struct elf *ef);
+/* Before a rewrite: sections do not overlap each other or the ELF header, PT_LOAD segments are
+ * sorted, disjoint in memory and congruent. */
+int elf_check_layout(const struct elf *ef, struct err *e);
 
 /* Bounds-checked read of file bytes. */
 int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct err *e);

@@ -634,7 +634,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		return err_set(e, EXIT_BAD_INPUT, "linked file without program headers");
 	if (!L.linked && !ef->shnum)
 		return err_set(e, EXIT_BAD_INPUT, "relocatable object without section headers");
-	if (find_dlopen_sections(&L))
+	if (elf_check_layout(ef, e) || find_dlopen_sections(&L))
 		goto out;
 	if (already_done(&L)) {
 		pl->unchanged = 1;

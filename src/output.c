@@ -268,6 +268,10 @@ int output_write(int infd, const struct stat *st, const struct plan *pl, const c
 			return err_set(e, EXIT_BAD_INPUT, "cannot resolve symlink: %s", strerror(errno));
 		dest = real;
 	}
+	/* Replacing a file goes through its directory, which would bypass the file's own mode:
+	 * a user may only rewrite what they may write (root may write anything, as with cp). */
+	if (in_place && faccessat(AT_FDCWD, dest, W_OK, AT_EACCESS))
+		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
 	if (split_path(dest, &t, e) || open_tmp(&t, e))
 		goto out;
 	if (output_apply(infd, t.fd, pl, e) || keep_metadata(infd, t.fd, st, in_place, e))

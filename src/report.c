@@ -204,14 +204,15 @@ const char *report_rpm_marker(int is64, unsigned machine)
 	return is64 && machine != 0x9026 && machine != 41 ? "(64bit)" : "";
 }
 
+/* A feature name counts as used when an entry has it, even if --only-priority then drops the
+ * entry: the name itself is right. */
 static int entry_selected(const struct entry *en, struct report_opts *r, struct buf *tmp)
 {
-	const char *f;
+	const char *f = entry_string(en, "feature", tmp);
 
-	if (r->only_rank && !(r->only_rank & (1u << entry_rank(en, tmp))))
+	if (r->only_feature.given && !namelist_selects(&r->only_feature, f))
 		return 0;
-	f = entry_string(en, "feature", tmp);
-	return !r->only_feature.given || namelist_selects(&r->only_feature, f);
+	return !r->only_rank || (r->only_rank & (1u << entry_rank(en, tmp)));
 }
 
 int listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_marker,

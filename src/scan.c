@@ -83,20 +83,21 @@ static int segment_from_sections(struct scan *sc, struct scan_area *seg, size_t 
 {
 	uint64_t pos = seg->off, end = seg->off + seg->size;
 	size_t i, k;
-	int progress = 1;
+	int progress = 1, any = 0;
 
-	/* Covered: contiguous sections from start to end, with at most 7 bytes of padding between. */
+	/* Covered: contiguous sections from start to end, with at most 7 bytes of padding between.
+	 * A segment no section lies in is walked by itself (a damaged one then fails). */
 	while (progress) {
 		progress = 0;
 		for (i = 0; i < nsect; i++) {
 			const struct scan_area *s = &sc->areas[i];
 			if (s->size && s->off >= seg->off && s->off + s->size <= end && s->off <= pos + 7 && s->off + s->size > pos) {
 				pos = s->off + s->size;
-				progress = 1;
+				progress = any = 1;
 			}
 		}
 	}
-	if (pos + 8 <= end)
+	if (!any || pos + 8 <= end)
 		return 0;
 	for (i = 0; i < nsect; i++) {
 		const struct scan_area *s = &sc->areas[i];

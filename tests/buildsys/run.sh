@@ -131,8 +131,8 @@ fails_with() {   # fails_with TEXT COMMAND...: COMMAND fails and its output cont
 
 all_entries() { while [ $# -ge 2 ]; do entries "$1" "$2"; shift 2; done; }
 all_same_id() { while [ $# -ge 2 ]; do same_id "$1" "$2"; shift 2; done; }
-hardened() {     # hardened PLUG PLUG_PLAIN: same ABI markers, and PLUG_PROPERTY if the arch has one
-	same_abi "$1" "$2"
+hardened() {     # hardened FILE [TWIN]: PLUG_PROPERTY if the arch has one, same ABI markers as TWIN
+	[ $# -lt 2 ] || same_abi "$1" "$2"
 	[ -z "$PLUG_PROPERTY" ] || has_property "$1" "$PLUG_PROPERTY"
 }
 is_aarch64() { elf_id "$1" | tee /dev/stderr | grep -q 'machine=183 '; }
@@ -146,6 +146,22 @@ reconfigure_build() { cmake "$@" && cmake --build "$1"; }
 edit_manifest() { sed -i 's/Graphical front end/GUI, edited/' "$1/app-dlopen.json"; }
 break_manifest() { cp "$1/app-dlopen.json" "$1/app-dlopen.json.good"; printf '[{"soname": "libx.so"}]\n' >"$1/app-dlopen.json"; }
 fix_manifest() { mv "$1/app-dlopen.json.good" "$1/app-dlopen.json"; }
+
+manifest_checks() {  # manifest_checks NOTE_STEP LINK_STEP ERROR_PREFIX BUILD...: in configuration $C
+	local note_step=$1 link_step=$2 error_prefix=$3
+	shift 3
+	edit_manifest "$T/$C/src"
+	"$@" >"$T/$C/rebuild.log" 2>&1 || true
+	check "$L: editing app's manifest regenerates app's note and relinks app only" \
+		only_rebuilt "$T/$C/rebuild.log" "$note_step" "$link_step"
+	APP=$APP_EDITED
+	check "$L: app has the edited entry" entries "$T/$C/b/app" "$APP"
+	break_manifest "$T/$C/src"
+	check "$L: a bad manifest fails the build with the tool's message" \
+		fails_with "dlnote-inject: $error_prefix$MANIFEST_ERROR" "$@"
+	fix_manifest "$T/$C/src"
+	check "$L: the fixed manifest builds again" "$@"
+}
 
 # ---------------------------------------------------------------------------------------------
 # What the sample declares.
@@ -286,6 +302,8 @@ cmake_results() {  # cmake_results NAME LABEL [RUNNER...]: entries, ELF ids, ABI
 	check "$label: app and app_plain (no notes) have the same PT_GNU_STACK and GNU property note" same_abi "$d/b/app" "$d/b/app_plain"
 	check "$label: plug keeps '${PLUG_PROPERTY:-its GNU properties}', same as plug_plain" \
 		hardened "$d/b/libplug.so" "$d/b/libplug_plain.so"
+	check "$label: util keeps '${PLUG_PROPERTY:-its GNU properties}' (from lib/'s CMAKE_C_FLAGS)" \
+		hardened "$d/b/lib/libutil.so"
 	check "$label: app runs" runs "$d/b/app" "$@"
 }
 
@@ -302,7 +320,7 @@ cmake_install() {  # cmake_install NAME LABEL [RUNNER...]
 PLUG_PROPERTY=$NATIVE_PROPERTY
 BROKEN=
 C=cm-ninja
-APP=$APP_CMAKE
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja package gcc-lto"
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -310,16 +328,8 @@ check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/CMakeFiles
 cmake_results $C "$L"
 check "$L: a second build does nothing" no_work cmake --build "$T/$C/b"
 check "$L: reconfiguring unchanged rebuilds nothing" reconfigure_no_work "$T/$C/b"
-edit_manifest "$T/$C/src"
-cmake --build "$T/$C/b" >"$T/$C/rebuild.log" 2>&1 || true
-check "$L: editing app's manifest regenerates app's note and relinks app only" \
-	only_rebuilt "$T/$C/rebuild.log" "Generating dlopen note object for app" "Linking C executable app"
-APP=$APP_CMAKE_EDITED
-check "$L: app has the edited entry" entries "$T/$C/b/app" "$APP"
-break_manifest "$T/$C/src"
-check "$L: a bad manifest fails the build with the tool's message" \
-	fails_with "dlnote-inject: $T/$C/src/$MANIFEST_ERROR" cmake --build "$T/$C/b"
-fix_manifest "$T/$C/src"
+manifest_checks "Generating dlopen note object for app" "Linking C executable app" "$T/$C/src/" \
+	cmake --build "$T/$C/b"
 check "$L: a call without SONAME fails at configure time" \
 	fails_with "target_dlopen_notes(app): an entry needs at least one SONAME" cmake "$T/$C/b" -DBAD_CALL=ON
 bad_priority() {
@@ -333,23 +343,15 @@ cmake_install $C "$L"
 # 2. Unix Makefiles, add_subdirectory(<dlnote source>), install relinks.
 BROKEN=
 C=cm-make
-APP=$APP_CMAKE
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake make subdirectory relink"
 check "$L: configure + build" cmake_sample $C -G "Unix Makefiles" -DCMAKE_C_COMPILER=gcc \
 	-DDLNOTE_VIA=subdirectory -DDLNOTE_SOURCE_DIR="$SRC" -DCMAKE_NO_BUILTIN_CHRPATH=ON
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: the tool was built in the project (dlnote/dlnote-inject)" test -x "$T/$C/b/dlnote/dlnote-inject"
 cmake_results $C "$L"
-edit_manifest "$T/$C/src"
-cmake --build "$T/$C/b" >"$T/$C/rebuild.log" 2>&1 || true
-check "$L: editing app's manifest regenerates app's note and relinks app only" \
-	only_rebuilt "$T/$C/rebuild.log" "Generating dlopen note object for app" "Linking C executable app"
-APP=$APP_CMAKE_EDITED
-check "$L: app has the edited entry" entries "$T/$C/b/app" "$APP"
-break_manifest "$T/$C/src"
-check "$L: a bad manifest fails the build with the tool's message" \
-	fails_with "dlnote-inject: $T/$C/src/$MANIFEST_ERROR" cmake --build "$T/$C/b"
-fix_manifest "$T/$C/src"
+manifest_checks "Generating dlopen note object for app" "Linking C executable app" "$T/$C/src/" \
+	cmake --build "$T/$C/b"
 relinks() { cmake --build "$1" --target preinstall | tee /dev/stderr | grep -qF "Linking C executable CMakeFiles/CMakeRelink.dir/app"; }
 check "$L: install relinks app (make preinstall: CMakeRelink.dir/app)" relinks "$T/$C/b"
 cmake_install $C "$L"
@@ -357,7 +359,7 @@ cmake_install $C "$L"
 # 3. clang -flto, lld, --gc-sections.
 BROKEN=
 C=cm-clang
-APP=$APP_CMAKE
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja package clang-lto-lld"
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_C_FLAGS=-flto \
 	-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld
@@ -370,7 +372,7 @@ PLUG_PROPERTY='AArch64 feature: BTI, PAC'
 TOOLCHAIN=$SRC/tests/buildsys/aarch64-toolchain.cmake
 BROKEN=
 C=cm-cross-fetch
-APP=$APP_CMAKE
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja aarch64 fetchcontent"
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
 	-DDLNOTE_VIA=fetchcontent -DFETCHCONTENT_SOURCE_DIR_DLNOTE="$SRC"
@@ -383,7 +385,7 @@ cmake_install $C "$L" "${QEMU[@]}"
 # 5. aarch64 cross, find_package of the build machine's installed package.
 BROKEN=
 C=cm-cross-package
-APP=$APP_CMAKE
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja aarch64 package"
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -415,6 +417,7 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 	check "$label: app and app_plain (no notes) have the same PT_GNU_STACK and GNU property note" same_abi "$d/b/app" "$d/b/app_plain"
 	check "$label: plug keeps '${PLUG_PROPERTY:-its GNU properties}', same as plug_plain" \
 		hardened "$d/b/libplug.so" "$d/b/libplug_plain.so"
+	check "$label: util keeps '${PLUG_PROPERTY:-its GNU properties}'" hardened "$d/b/libutil.so"
 	check "$label: app runs" runs "$d/b/app" "$@"
 }
 
@@ -441,7 +444,7 @@ if command -v dlnote-inject >/dev/null; then PROVIDED="Program dlnote-inject fou
 PLUG_PROPERTY=$NATIVE_PROPERTY
 BROKEN=
 C=me-gcc
-APP=$APP_MESON
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson gcc-lto wrap"
 check "$L: setup + build" meson_sample $C -Db_lto=true ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -449,25 +452,16 @@ check "$L: find_program('dlnote-inject') is provided by the wrap" grep -qF "$PRO
 check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/app.p/app.c.o"
 meson_results $C "$L"
 check "$L: a second build does nothing" no_work ninja -C "$T/$C/b"
-edit_manifest "$T/$C/src"
-ninja -C "$T/$C/b" >"$T/$C/rebuild.log" 2>&1 || true
-check "$L: editing app's manifest regenerates app's note and relinks app only" \
-	only_rebuilt "$T/$C/rebuild.log" "Generating 'app.p/app-dlopen-dlopen-note.o'" "Linking target app"
-APP=$APP_MESON_EDITED
-check "$L: app has the edited entry" entries "$T/$C/b/app" "$APP"
-break_manifest "$T/$C/src"
-check "$L: a bad manifest fails the build with the tool's message" \
-	fails_with "dlnote-inject: ../src/$MANIFEST_ERROR" ninja -C "$T/$C/b"
-fix_manifest "$T/$C/src"
-check "$L: back to good: build" ninja -C "$T/$C/b"
+manifest_checks "Generating 'app.p/app-dlopen-dlopen-note.o'" "Linking target app" "../src/" ninja -C "$T/$C/b"
 meson_install $C "$L"
 
-# 2. clang -flto, lld.
+# 2. clang -flto, lld; the ABI flag from add_project_arguments, so passed on as template_args.
 BROKEN=
 C=me-clang
-APP=$APP_MESON
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson clang-lto-lld"
-check "$L: setup + build" with_env CC=clang CC_LD=lld meson_sample $C -Db_lto=true ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
+check "$L: setup + build" with_env CC=clang CC_LD=lld meson_sample $C -Db_lto=true \
+	${NATIVE_HARDENING:+-Dproject_args=$NATIVE_HARDENING -Ddlnote:template_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: app's own objects are LLVM bitcode, linked by lld" bitcode_and_lld "$T/$C/b/app.p/app.c.o" "$T/$C/b/app"
 meson_results $C "$L"
@@ -476,7 +470,7 @@ meson_results $C "$L"
 PLUG_PROPERTY='AArch64 feature: BTI, PAC'
 BROKEN=
 C=me-cross
-APP=$APP_MESON
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson aarch64"
 check "$L: setup + build" meson_sample $C --cross-file "$SRC/tests/buildsys/aarch64-cross.ini"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -489,7 +483,7 @@ meson_install $C "$L" "${QEMU[@]}"
 PLUG_PROPERTY=$NATIVE_PROPERTY
 BROKEN=
 C=me-system
-APP=$APP_MESON
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson installed tool"
 check "$L: setup + build" with_env PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
 	meson_sample $C -Dtool=system ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}

@@ -1,0 +1,55 @@
+# bash completion for dlnote-inject(1).  Installed by `make install` as
+# $(DATADIR)/bash-completion/completions/dlnote-inject; needs nothing from bash-completion.
+
+_dlnote_inject()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	local opts="--manifest --feature --soname --description --priority --merge --remove --list
+		--json --check --discover --format --only-feature --only-priority --rpm-requires
+		--rpm-recommends --rpm-suggests --deb-map --expect --skip-non-elf --output --fsync
+		--verbose --quiet --version --help"
+
+	# readline splits "--format=rpm" at '=': complete the value of the option before it.
+	local eq=
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]] && ((COMP_CWORD >= 2)); then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+
+	case $prev in
+	-m | --manifest | --expect | --deb-map | -o | --output)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	--priority)
+		COMPREPLY=($(compgen -W "required recommended suggested" -- "$cur"))
+		return
+		;;
+	--only-priority)
+		# A comma-separated list: complete its last element.
+		local head=
+		[[ $cur == *,* ]] && head=${cur%,*},
+		COMPREPLY=($(compgen -P "$head" -W "required recommended suggested" -- "${cur##*,}"))
+		return
+		;;
+	--format)
+		COMPREPLY=($(compgen -W "table json sonames features rpm deb" -- "$cur"))
+		return
+		;;
+	--feature | --soname | --description | --only-feature)
+		return # free text
+		;;
+	--rpm-requires | --rpm-recommends | --rpm-suggests)
+		[[ $eq ]] && return # feature names; without '=' the next word is a FILE
+		;;
+	esac
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+
+complete -o filenames -o bashdefault -F _dlnote_inject dlnote-inject
