@@ -26,7 +26,7 @@ CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install check unit integration demo fuzz
+.PHONY: all clean install check check-all unit integration demo fuzz
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
@@ -61,10 +61,15 @@ $(INTEG_BIN): $(INTEG_SRC) tests/integration/harness.h
 # The integration tests build real inputs (compilers, linkers, cross toolchains), edit them
 # with the tool and check them with independent readers, the loader and qemu-user.
 integration: $(BIN) $(INTEG_BIN)
-	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) DLNOTE_STRATEGY_REPORT=$(abspath $(BUILD))/strategies.txt \
+	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) DLNOTE_STRATEGY_REPORT=$(abspath $(BUILD))/strategies.txt $(if $(SANITIZE),DLNOTE_SANITIZED=1) \
 		$(INTEG_BIN) --jobs $(JOBS) $(CRITERION_ARGS)
 
-check: unit integration
+check: unit integration buildsys
+
+# What CI runs: the suite, then the suite again with ASan + UBSan.
+check-all:
+	$(MAKE) check
+	$(MAKE) check SANITIZE=1
 
 demo: $(BIN)
 	DLNOTE=$(abspath $(BIN)) ./demo.sh
@@ -128,6 +133,6 @@ install-buildsys:
 $(BUILDSYS_TEST): tests/buildsys/test_buildsys.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) -lcriterion
 
-# Builds sample CMake and Meson projects (native, clang/lld/LTO, aarch64 cross); about 2 minutes.
+# Builds sample CMake and Meson projects (native, clang/lld/LTO, aarch64 cross); about a minute.
 buildsys: $(BIN) $(BUILDSYS_TEST)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(BUILDSYS_TEST)

@@ -57,19 +57,18 @@ static const char usage_text[] =
 	"Modes (default: replace the file's dlopen notes with the given entries):\n"
 	"      --merge             keep the file's entries and append new ones\n"
 	"      --remove            remove every dlopen note\n"
-	"      --list              print the entries of each FILE (a table; see --format)\n"
+	"      --list              print the entries of each FILE as a table (--json: as JSON)\n"
 	"      --check             validate the notes in each FILE; exit 1 if any is invalid\n"
-	"      --discover          print a draft manifest of soname-like strings in read-only data\n"
-	"                          that are neither DT_NEEDED nor declared (a heuristic: review it)\n"
-	"Packaging (FILEs together; several notes and files merge):\n"
-	"      --format F          with --list: table, json (or --json), sonames, features, rpm, deb\n"
-	"      --only-feature LIST with --list: entries of these features ('' = none), comma-separated\n"
-	"      --only-priority LIST  with --list: entries of these priorities\n"
-	"      --rpm-requires[=LIST]  rpm lines for these features (all without LIST), all as\n"
-	"                          Requires; also --rpm-recommends, --rpm-suggests; imply --list\n"
-	"      --deb-map PATH      for --format=deb: soname to package lines, as dpkg-query --search\n"
-	"      --expect MANIFEST   with --check: exit 1 and print the differences when the FILEs'\n"
-	"                          entries are not those declared (missing, new, priority)\n"
+	"      --discover          draft a manifest from soname-like strings in read-only data\n"
+	"                          that are neither DT_NEEDED nor declared (a heuristic)\n"
+	"Packaging (the entries of all FILEs together):\n"
+	"      --format F          for --list: table, json, sonames, features, rpm or deb\n"
+	"      --only-feature L    for --list: only these features (comma-separated; '' = none)\n"
+	"      --only-priority L   for --list: only these priorities (comma-separated)\n"
+	"      --rpm-requires[=L]  rpm Requires: for the entries of these features (all without\n"
+	"                          L); also --rpm-recommends, --rpm-suggests; they imply --list\n"
+	"      --deb-map PATH      for --format=deb: soname-to-package lines (dpkg-query --search)\n"
+	"      --expect MANIFEST   for --check: print the differences from MANIFEST, exit 1 if any\n"
 	"      --skip-non-elf      skip files that are not ELF, quietly\n"
 	"Output:\n"
 	"  -o, --output PATH       write to PATH instead of rewriting FILE in place\n"
@@ -147,28 +146,25 @@ static int read_text(const char *path, const char *what, struct buf *text, struc
 	return r;
 }
 
-static int load_manifest(const char *path, struct entries *out)
+static int parse_manifest(const char *text, size_t len, void *out, struct err *e)
 {
-	struct buf text = { 0 };
-	struct err e = { 0 };
-	int r = read_text(path, "manifest", &text, &e);
-
-	if (r == 0)
-		r = manifest_parse(text.p ? text.p : "", text.len, out, &e);
-	buf_free(&text);
-	if (r)
-		report_err(strcmp(path, "-") == 0 ? "<stdin>" : path, &e);
-	return r;
+	return manifest_parse(text, len, out, e);
 }
 
-static int load_deb_map(const char *path, struct debmap *map)
+static int parse_deb_map(const char *text, size_t len, void *out, struct err *e)
+{
+	return report_debmap_parse(text, len, out, e);
+}
+
+/* Read a manifest or a map and parse it into *out; errors name the file. */
+static int load(const char *path, const char *what, int (*parse)(const char *, size_t, void *, struct err *), void *out)
 {
 	struct buf text = { 0 };
 	struct err e = { 0 };
-	int r = read_text(path, "map", &text, &e);
+	int r = read_text(path, what, &text, &e);
 
 	if (r == 0)
-		r = report_debmap_parse(text.p ? text.p : "", text.len, map, &e);
+		r = parse(text.p ? text.p : "", text.len, out, &e);
 	buf_free(&text);
 	if (r)
 		report_err(strcmp(path, "-") == 0 ? "<stdin>" : path, &e);
@@ -187,7 +183,7 @@ static int flush_flag_entry(struct flag_entry *f, struct entries *out)
 	struct err e = { 0 };
 	int r = 0;
 
-	if (f->open && manifest_entry_from_spec(&f->spec, out, &e)) {
+	if (f->open && out && manifest_entry_from_spec(&f->spec, out, &e)) {
 		fprintf(stderr, PROGRAM_NAME ": %s\n", e.msg);
 		r = -1;
 	}
@@ -228,13 +224,13 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 {
 	struct entries es = { 0 };
 	struct listing one = { 0 };
-	const char *marker = report_rpm_marker(ef->is64, ef->machine);
+	const char *suffix = report_rpm_suffix(ef->is64, ef->machine);
 	int r = scan_entries(ef, sc, &es, e);
 
-	if (r == 0 && o->rep.format != FORMAT_TABLE && listing_add(&o->listed, &es, path, marker, &o->rep))
+	if (r == 0 && o->rep.format != FORMAT_TABLE && report_listing_add(&o->listed, &es, path, suffix, &o->rep))
 		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 	if (r == 0 && o->rep.format == FORMAT_TABLE) {
-		if (listing_add(&one, &es, path, marker, &o->rep))
+		if (report_listing_add(&one, &es, path, suffix, &o->rep))
 			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 		else if (one.es.n) {
 			if (nfiles > 1)
@@ -242,7 +238,7 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 			report_table(&one.es, stdout);
 		}
 	}
-	listing_free(&one);
+	report_listing_free(&one);
 	manifest_free(&es);
 	return r;
 }
@@ -265,7 +261,7 @@ static int do_check(struct opts *o, const char *path, const struct elf *ef, cons
 		scan_entries(ef, sc, &es, &ignore);
 		if (!o->quiet)
 			printf("%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
-		if (o->expect_path && listing_add(&o->listed, &es, path, "", NULL)) {
+		if (o->expect_path && report_listing_add(&o->listed, &es, path, "", NULL)) {
 			manifest_free(&es);
 			buf_free(&report);
 			return err_set(e, EXIT_BAD_INPUT, "out of memory");
@@ -472,7 +468,7 @@ static int add_rpm_tag(struct opts *o, int rank, const char *opt, const char *li
 {
 	if (set_format(o, FORMAT_RPM, opt) || set_mode(o, MODE_LIST))
 		return -1;
-	if (namelist_add(&o->rep.rpm_tag[rank], list))
+	if (report_namelist_add(&o->rep.rpm_tag[rank], list))
 		return usage_error("%s", "out of memory");
 	return 0;
 }
@@ -499,7 +495,7 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 	while ((c = getopt_long(argc, argv, ":m:o:vqh", longopts, NULL)) != -1 && !bad) {
 		switch (c) {
 		case 'm':
-			if (load_manifest(optarg, &o->add))
+			if (load(optarg, "manifest", parse_manifest, &o->add))
 				return EXIT_BAD_INPUT;
 			break;
 		case OPT_FEATURE:
@@ -531,7 +527,7 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 			break;
 		case OPT_ONLY_FEATURE:
 			o->list_only = 1;
-			if (namelist_add(&o->rep.only_feature, optarg))
+			if (report_namelist_add(&o->rep.only_feature, optarg))
 				bad = usage_error("%s", "out of memory");
 			break;
 		case OPT_ONLY_PRIORITY: o->list_only = 1; bad = add_ranks(o, optarg); break;
@@ -557,7 +553,7 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
-	if (bad || flush_flag_entry(&cur, flagged))
+	if (flush_flag_entry(&cur, bad ? NULL : flagged) || bad)
 		return EXIT_USAGE;
 	return -1;
 }
@@ -593,7 +589,7 @@ static int finish(struct opts *o)
 {
 	size_t diffs;
 
-	if (o->mode == MODE_LIST && o->rep.format != FORMAT_TABLE)
+	if (o->mode == MODE_LIST)
 		return report_list(&o->listed, &o->rep, o->quiet, stdout);
 	if (o->mode == MODE_CHECK && o->expect_path) {
 		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
@@ -631,8 +627,8 @@ int main(int argc, char **argv)
 	if (r < 0)
 		r = check_usage(&o, argc - optind);
 	/* Read after the usage checks, so that a usage error is reported as one. */
-	if (r < 0 && ((o.expect_path && load_manifest(o.expect_path, &o.expect)) ||
-		      (o.rep.deb_map_path && load_deb_map(o.rep.deb_map_path, &o.rep.deb_map))))
+	if (r < 0 && ((o.expect_path && load(o.expect_path, "manifest", parse_manifest, &o.expect)) ||
+		      (o.rep.deb_map_path && load(o.rep.deb_map_path, "map", parse_deb_map, &o.rep.deb_map))))
 		r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
@@ -652,7 +648,7 @@ int main(int argc, char **argv)
 	manifest_free(&flagged);
 	manifest_free(&o.add);
 	manifest_free(&o.expect);
-	listing_free(&o.listed);
+	report_listing_free(&o.listed);
 	report_opts_free(&o.rep);
 	discover_free(&o.found);
 	return r;

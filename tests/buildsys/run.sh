@@ -185,15 +185,15 @@ esac
 echo "buildsys: source $SRC, tool $DLNOTE, work $T"
 
 have_tools() { local p; for p in "$@"; do command -v "$p" || { echo "missing $p"; return 1; }; done; }
-check "tools: cmake ninja meson gcc clang ld.lld aarch64-linux-gnu-gcc qemu-aarch64 pkg-config python3 readelf objcopy" \
+check "tools are there: cmake ninja meson gcc clang ld.lld aarch64-linux-gnu-gcc qemu-aarch64 pkg-config ..." \
 	have_tools cmake ninja meson gcc clang ld.lld aarch64-linux-gnu-gcc qemu-aarch64 pkg-config python3 readelf objcopy make file
 check "tool under test runs: $DLNOTE --version" "$DLNOTE" --version
 
 # ---------------------------------------------------------------------------------------------
 # The source tree: CMakeLists.txt and meson.build read the sources from the Makefile; Meson
 # cannot read the version before project(), so meson.build repeats it.
-check "meson.build has the Makefile's version" \
-	grep -q "version: '$(sed -n 's/^VERSION *:= *//p' "$SRC/Makefile")'" "$SRC/meson.build"
+VERSION=$(sed -n 's/^VERSION *:= *//p' "$SRC/Makefile")
+check "meson.build has the Makefile's version ($VERSION)" grep -q "version: '$VERSION'" "$SRC/meson.build"
 
 # ---------------------------------------------------------------------------------------------
 # make install: the tool, the CMake package, dlnote.pc, the Meson template.
@@ -217,9 +217,9 @@ pc_names_tool() {
 	tool=$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --variable=dlnote_inject dlnote)
 	echo "$tool"
 	[ "$tool" = "$PREFIX/bin/dlnote-inject" ] && "$tool" --version &&
-		[ "$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --modversion dlnote)" = 0.1.0 ]
+		[ "$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --modversion dlnote)" = "$VERSION" ]
 }
-check "dlnote.pc: variable dlnote_inject names the installed program, version 0.1.0" pc_names_tool
+check "dlnote.pc: variable dlnote_inject names the installed program; version $VERSION" pc_names_tool
 
 # find_package(dlnote <REQ>) in a project without languages; prints the tool it found.
 find_dlnote() {  # find_dlnote PREFIX REQUEST
@@ -237,11 +237,12 @@ find_dlnote() {  # find_dlnote PREFIX REQUEST
 	EOF
 	cmake -S "$dir" -B "$dir/b" -DCMAKE_PREFIX_PATH="$1" "-DREQ=$2"
 }
-finds_tool() { find_dlnote "$1" "$2" | tee /dev/stderr | grep -qF "found 0.1.0 at $1/bin/dlnote-inject"; }
+finds_tool() { find_dlnote "$1" "$2" | tee /dev/stderr | grep -qF "found $VERSION at $1/bin/dlnote-inject"; }
 check "find_package(dlnote 0.1): imported dlnote::dlnote-inject + target_dlopen_notes" finds_tool "$PREFIX" 0.1
-check "find_package(dlnote 0.1...<1.0) accepts 0.1.0" find_dlnote "$PREFIX" "0.1...<1.0"
-check "find_package(dlnote 0.2) refuses 0.1.0" fails_with "Could not find a configuration file" find_dlnote "$PREFIX" 0.2
-check "find_package(dlnote 1) refuses 0.1.0" fails_with "Could not find a configuration file" find_dlnote "$PREFIX" 1
+# (The sample versions assume 0.1.x.)
+check "find_package(dlnote 0.1...<1.0) accepts $VERSION" find_dlnote "$PREFIX" "0.1...<1.0"
+check "find_package(dlnote 0.2) rejects the $VERSION it finds" fails_with "dlnoteConfig.cmake, version: $VERSION" find_dlnote "$PREFIX" 0.2
+check "find_package(dlnote 1) rejects the $VERSION it finds" fails_with "dlnoteConfig.cmake, version: $VERSION" find_dlnote "$PREFIX" 1
 cp -a "$PREFIX" "$T/moved-prefix"
 check "the installed package is relocatable (found through a moved prefix)" finds_tool "$T/moved-prefix" 0.1
 

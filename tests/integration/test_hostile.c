@@ -167,7 +167,10 @@ Test(hostile, a_claim_of_2_32_sections_costs_nothing)
 	put_file("o.c", obj_c);
 	free(sh("gcc -c o.c -o obj && /usr/bin/python3 '%s/tests/tools/damage.py' sections-claim-2^32 obj big", srcdir()));
 	rss = sh("/usr/bin/time -f %%M '%s' --soname x big 2>&1 >/dev/null | tail -1", tool());
-	cr_expect(atoi(rss) < 4096, "peak RSS %s KiB", rss);
+	if (getenv("DLNOTE_SANITIZED"))       /* ASan's shadow memory alone is bigger */
+		cr_log_info("sanitized build: peak RSS %s KiB not compared with the 4 MiB bound", rss);
+	else
+		cr_expect(atoi(rss) < 4096, "peak RSS %s KiB", rss);
 	free(rss);
 }
 

@@ -254,6 +254,7 @@ def validate(inp, outp):
         if s.get("sname") == ".note.dlopen":
             old_dl.append((s["offset"], s["size"]))
     old_dl.append((a.phoff, a.phnum * a.phentsize))
+    old_dl.append((b.phoff, b.phnum * b.phentsize))   # the table may grow into free slots
     old_dl.append((0, 64 if a.is64 else 52))          # the ELF header: e_phoff, e_shoff, counts
     for p in a.phdrs:
         if p["type"] != PT_LOAD:
