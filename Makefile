@@ -26,7 +26,7 @@ CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install check check-all unit integration demo fuzz
+.PHONY: all clean install check check-all unit integration demo fuzz bench
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
@@ -73,6 +73,10 @@ check-all:
 
 demo: $(BIN)
 	DLNOTE=$(abspath $(BIN)) ./demo.sh
+
+# Timings against cp and objcopy (not part of check: timings are noisy).
+bench: $(BIN)
+	/usr/bin/python3 tests/bench/bench.py $(abspath $(BIN)) $(or $(RUNS),7)
 
 # ---- fuzzing (clang's libFuzzer with ASan + UBSan) ----
 FUZZ_TIME ?= 60

@@ -4,6 +4,7 @@
 _dlnote_inject()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	COMPREPLY=()
 	local opts="--manifest --feature --soname --description --priority --merge --remove --list
 		--json --check --discover --format --only-feature --only-priority --rpm-requires
 		--rpm-recommends --rpm-suggests --deb-map --expect --skip-non-elf --output --fsync

@@ -298,6 +298,24 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 	return 0;
 }
 
+/* Section names are looked up for every section: read a small name table once (the bound
+ * keeps memory flat; a bigger one, such as clang's merged .strtab, is read name by name). */
+static void load_names(struct elf *ef)
+{
+	const struct elf_shdr *st = ef->shstrndx && ef->shstrndx < ef->shnum ? &ef->sh[ef->shstrndx] : NULL;
+	struct err ignore;
+
+	if (!st || st->type == SHT_NOBITS_ || st->size == 0 || st->size > (1u << 20))
+		return;
+	ef->names = malloc(st->size);
+	if (ef->names && elf_read(ef, st->offset, st->size, ef->names, &ignore)) {
+		free(ef->names);
+		ef->names = NULL;
+	}
+	if (ef->names)
+		ef->namesz = st->size;
+}
+
 int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e)
 {
 	unsigned char h[64];
@@ -336,6 +354,7 @@ int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err
 		elf_close(ef);
 		return -1;
 	}
+	load_names(ef);
 	return 0;
 }
 
@@ -343,8 +362,10 @@ void elf_close(struct elf *ef)
 {
 	free(ef->ph);
 	free(ef->sh);
+	free(ef->names);
 	ef->ph = NULL;
 	ef->sh = NULL;
+	ef->names = NULL;
 }
 
 void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufsz)
@@ -362,7 +383,9 @@ void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufs
 		return;
 	len = st->size - ef->sh[index].name;
 	n = len < bufsz - 1 ? (size_t)len : bufsz - 1;
-	if (elf_read(ef, st->offset + ef->sh[index].name, n, buf, &ignore)) {
+	if (ef->names) {
+		memcpy(buf, ef->names + ef->sh[index].name, n);
+	} else if (elf_read(ef, st->offset + ef->sh[index].name, n, buf, &ignore)) {
 		buf[0] = '\0';
 		return;
 	}

@@ -54,6 +54,8 @@ struct elf {
 	size_t phnum, shnum, shstrndx;   /* real values, extended numbering resolved */
 	struct elf_phdr *ph;
 	struct elf_shdr *sh;
+	char *names;             /* the section-name table when it is small, else NULL */
+	uint64_t namesz;
 };
 
 /* Read and check the headers.  Fails with a reason for anything malformed. */

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -74,6 +76,8 @@ int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struc
 	uint64_t pos = src, end = src + len;
 	off_t data, hole;
 
+	if (len < (1u << 20))          /* holes in a small range are not worth two lseeks */
+		return copy_range(in, src, out, dst, len, e);
 	while (pos < end) {
 		data = lseek(in, (off_t)pos, SEEK_DATA);
 		if (data < 0 && errno == ENXIO)
@@ -108,9 +112,13 @@ static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 
 int output_apply(int in, int out, const struct plan *pl, struct err *e)
 {
+	struct stat st;
 	size_t i;
 
-	if (output_copy(in, 0, out, 0, pl->keep, e))
+	/* The whole input kept: share its blocks where the filesystem can (btrfs, XFS), so that
+	 * only the patched blocks are written; else the kernel copies. */
+	if (!(fstat(in, &st) == 0 && (uint64_t)st.st_size == pl->keep && pl->keep && ioctl(out, FICLONE, in) == 0) &&
+	    output_copy(in, 0, out, 0, pl->keep, e))
 		return -1;
 	for (i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
@@ -155,9 +163,9 @@ static int keep_metadata(int in, int out, const struct stat *st, int in_place, s
 }
 
 struct tmp {
-	int dirfd, fd;
-	char name[64];            /* non-empty while a named temporary exists */
-	char dir[PATH_MAX], base[NAME_MAX + 1];
+	int fd;
+	int named;                 /* tmppath exists in the directory */
+	char dir[PATH_MAX], dest[PATH_MAX], tmppath[PATH_MAX + 64];
 };
 
 static int split_path(const char *path, struct tmp *t, struct err *e)
@@ -165,88 +173,108 @@ static int split_path(const char *path, struct tmp *t, struct err *e)
 	const char *slash = strrchr(path, '/');
 	size_t dlen;
 
+	if (strlen(path) >= sizeof t->dest || !*path || (slash && slash[1] == '\0'))
+		return err_set(e, EXIT_BAD_INPUT, "bad output path");
+	strcpy(t->dest, path);
 	if (!slash) {
 		strcpy(t->dir, ".");
-		slash = path - 1;
 	} else {
 		dlen = slash == path ? 1 : (size_t)(slash - path);
-		if (dlen >= sizeof t->dir)
-			return err_set(e, EXIT_BAD_INPUT, "path too long");
 		memcpy(t->dir, path, dlen);
 		t->dir[dlen] = '\0';
 	}
-	if (strlen(slash + 1) >= sizeof t->base || slash[1] == '\0')
-		return err_set(e, EXIT_BAD_INPUT, "bad output path");
-	strcpy(t->base, slash + 1);
 	return 0;
+}
+
+/* A name in the same directory: ".BASE.dlnote-PID-N". */
+static void tmp_name(struct tmp *t, unsigned n)
+{
+	const char *base = strrchr(t->dest, '/');
+
+	base = base ? base + 1 : t->dest;
+	snprintf(t->tmppath, sizeof t->tmppath, "%s/.%.20s.dlnote-%ld-%u", t->dir, base, (long)getpid(), n);
 }
 
 static int open_tmp(struct tmp *t, struct err *e)
 {
 	unsigned n;
 
-	t->dirfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (t->dirfd < 0)
-		return err_set(e, EXIT_BAD_INPUT, "cannot open directory %s: %s", t->dir, strerror(errno));
-	t->fd = openat(t->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	t->fd = open(t->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (t->fd >= 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
 		return err_set(e, EXIT_BAD_INPUT, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
 	/* This filesystem has no unnamed temporaries: a named one, removed on every failure. */
 	for (n = 0; n < 100; n++) {
-		snprintf(t->name, sizeof t->name, ".%.20s.dlnote-%ld-%u", t->base, (long)getpid(), n);
-		t->fd = openat(t->dirfd, t->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-		if (t->fd >= 0)
+		tmp_name(t, n);
+		t->fd = open(t->tmppath, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		if (t->fd >= 0) {
+			t->named = 1;
 			return 0;
+		}
 		if (errno != EEXIST)
 			break;
 	}
-	t->name[0] = '\0';
 	return err_set(e, EXIT_BAD_INPUT, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
 }
 
-/* Give the unnamed temporary a name, so it can be renamed over the destination. */
+/* Give the unnamed temporary a name, so it can be renamed over the destination.  From here to
+ * the rename (two system calls) a kill leaves this name behind. */
 static int name_tmp(struct tmp *t, struct err *e)
 {
 	char proc[64];
 	unsigned n;
 
-	if (t->name[0])
+	if (t->named)
 		return 0;
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", t->fd);
 	for (n = 0; n < 100; n++) {
-		snprintf(t->name, sizeof t->name, ".%.20s.dlnote-%ld-%u", t->base, (long)getpid(), n);
-		if (linkat(AT_FDCWD, proc, t->dirfd, t->name, AT_SYMLINK_FOLLOW) == 0 ||
-		    linkat(t->fd, "", t->dirfd, t->name, AT_EMPTY_PATH) == 0)
+		tmp_name(t, n);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, t->tmppath, AT_SYMLINK_FOLLOW) == 0 ||
+		    linkat(t->fd, "", AT_FDCWD, t->tmppath, AT_EMPTY_PATH) == 0) {
+			t->named = 1;
 			return 0;
+		}
 		if (errno != EEXIST)
 			break;
 	}
-	t->name[0] = '\0';
 	return err_set(e, EXIT_BAD_INPUT, "cannot name the temporary file: %s", strerror(errno));
 }
 
 static void drop_tmp(struct tmp *t)
 {
-	if (t->name[0])
-		unlinkat(t->dirfd, t->name, 0);
+	if (t->named)
+		unlink(t->tmppath);
 	if (t->fd >= 0)
 		close(t->fd);
-	if (t->dirfd >= 0)
-		close(t->dirfd);
+}
+
+static int fsync_dir(const char *dir, struct err *e)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return err_set(e, EXIT_BAD_INPUT, "cannot open directory %s: %s", dir, strerror(errno));
+	r = fsync(fd);
+	close(fd);
+	return r ? err_set(e, EXIT_BAD_INPUT, "fsync of the directory failed: %s", strerror(errno)) : 0;
 }
 
 /* Several hard links share the inode; a rename would split them.  Like binutils, we update the
- * inode itself then: every name sees the new content, but this last copy is not atomic. */
+ * inode itself then: every name sees the new content, but this last copy is not atomic.  The
+ * space is reserved first, so a full disk fails before anything is overwritten. */
 static int write_through(const struct tmp *t, const struct plan *pl, struct err *e)
 {
-	int fd = openat(t->dirfd, t->base, O_WRONLY | O_CLOEXEC);
-	int r;
+	int fd = open(t->dest, O_WRONLY | O_CLOEXEC);
+	int r = 0;
 
 	if (fd < 0)
 		return err_set(e, EXIT_BAD_INPUT, "cannot open for writing: %s", strerror(errno));
-	r = output_copy(t->fd, 0, fd, 0, pl->out_size, e);
+	errno = posix_fallocate(fd, 0, (off_t)pl->out_size);
+	if (errno && errno != EOPNOTSUPP && errno != EINVAL)
+		r = err_set(e, EXIT_BAD_INPUT, "cannot reserve space: %s", strerror(errno));
+	if (r == 0)
+		r = output_copy(t->fd, 0, fd, 0, pl->out_size, e);
 	if (r == 0 && ftruncate(fd, (off_t)pl->out_size))
 		r = err_set(e, EXIT_BAD_INPUT, "cannot set the size: %s", strerror(errno));
 	if (close(fd) && r == 0)
@@ -257,7 +285,7 @@ static int write_through(const struct tmp *t, const struct plan *pl, struct err 
 int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
 		 const struct output_opts *o, struct err *e)
 {
-	struct tmp t = { .dirfd = -1, .fd = -1 };
+	struct tmp t = { .fd = -1 };
 	char real[PATH_MAX];
 	struct stat ds;
 	int r = -1;
@@ -288,15 +316,13 @@ int output_write(int infd, const struct stat *st, const struct plan *pl, const c
 	}
 	if (name_tmp(&t, e))
 		goto out;
-	if (renameat(t.dirfd, t.name, t.dirfd, t.base)) {
+	if (rename(t.tmppath, t.dest)) {
 		err_set(e, EXIT_BAD_INPUT, "cannot replace the file: %s", strerror(errno));
 		goto out;
 	}
-	t.name[0] = '\0';
-	if (o->fsync && fsync(t.dirfd)) {
-		err_set(e, EXIT_BAD_INPUT, "fsync of the directory failed: %s", strerror(errno));
+	t.named = 0;
+	if (o->fsync && fsync_dir(t.dir, e))
 		goto out;
-	}
 	r = 0;
 out:
 	drop_tmp(&t);

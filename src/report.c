@@ -38,13 +38,14 @@ static int entry_rank(const struct entry *en, struct buf *tmp)
 
 /* ---- command-line name lists ---- */
 
-int namelist_add(struct namelist *l, const char *list)
+int report_namelist_add(struct namelist *l, const char *list)
 {
 	const char *p = list, *comma;
 	char **v;
 	unsigned char *u;
 
 	l->given = 1;
+	l->all |= !list;
 	while (p) {
 		comma = strchr(p, ',');
 		v = xrealloc(l->v, l->n + 1, sizeof *v);
@@ -81,12 +82,10 @@ static int namelist_selects(struct namelist *l, const char *feature)
 
 	if (!l->given)
 		return 0;
-	if (l->n == 0)
-		return 1;
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->v[i], feature ? feature : "") == 0)
 			hit = l->used[i] = 1;
-	return hit;
+	return hit || l->all;
 }
 
 void report_opts_free(struct report_opts *r)
@@ -198,10 +197,11 @@ int report_debmap_parse(const char *text, size_t len, struct debmap *map, struct
 
 /* ---- the listing ---- */
 
-const char *report_rpm_marker(int is64, unsigned machine)
+const char *report_rpm_suffix(int is64, unsigned machine)
 {
-	/* rpm's elfdeps: Alpha (EM_ALPHA 0x9026, EM_FAKE_ALPHA 41) never had the marker. */
-	return is64 && machine != 0x9026 && machine != 41 ? "(64bit)" : "";
+	/* rpm's elfdeps writes SONAME(VERSION)MARKER, with the marker "(64bit)" for ELFCLASS64 but
+	 * on Alpha (EM_ALPHA 0x9026, EM_FAKE_ALPHA 41), and the bare soname when it has neither. */
+	return is64 && machine != 0x9026 && machine != 41 ? "()(64bit)" : "";
 }
 
 /* A feature name counts as used when an entry has it, even if --only-priority then drops the
@@ -215,7 +215,7 @@ static int entry_selected(const struct entry *en, struct report_opts *r, struct 
 	return !r->only_rank || (r->only_rank & (1u << entry_rank(en, tmp)));
 }
 
-int listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_marker,
+int report_listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_suffix,
 		struct report_opts *r)
 {
 	struct buf tmp = { 0 };
@@ -234,13 +234,13 @@ int listing_add(struct listing *l, const struct entries *es, const char *path, c
 		}
 		l->from = v;
 		l->from[l->es.n - 1].path = path;
-		l->from[l->es.n - 1].rpm_marker = rpm_marker;
+		l->from[l->es.n - 1].rpm_suffix = rpm_suffix;
 	}
 	buf_free(&tmp);
 	return rc;
 }
 
-void listing_free(struct listing *l)
+void report_listing_free(struct listing *l)
 {
 	manifest_free(&l->es);
 	free(l->from);
@@ -355,7 +355,7 @@ struct deps {
 
 static int deps_push(struct deps *d, const char *bucket, const char *text, int rank, size_t first)
 {
-	struct dep *v = xrealloc(d->v, d->n + 1, sizeof *v);
+	struct dep *v = text ? xrealloc(d->v, d->n + 1, sizeof *v) : NULL;
 
 	if (!v)
 		return -1;
@@ -383,19 +383,25 @@ static void deps_free(struct deps *d)
 	free(d->v);
 }
 
-/* Buckets sort by name, the no-feature bucket last; then texts by bytes; then first seen. */
-static int dep_cmp(const void *x, const void *y)
+/* Buckets sort by name, the no-feature bucket last; then texts by bytes. */
+static int dep_key_cmp(const struct dep *a, const struct dep *b)
 {
-	const struct dep *a = x, *b = y;
 	int c;
 
 	if (!a->bucket != !b->bucket)
 		return a->bucket ? -1 : 1;
 	if (a->bucket && (c = strcmp(a->bucket, b->bucket)) != 0)
 		return c;
-	if ((c = strcmp(a->text, b->text)) != 0)
-		return c;
-	return a->first < b->first ? -1 : a->first > b->first;
+	return strcmp(a->text, b->text);
+}
+
+/* The key, then the order they came in. */
+static int dep_cmp(const void *x, const void *y)
+{
+	const struct dep *a = x, *b = y;
+	int c = dep_key_cmp(a, b);
+
+	return c ? c : a->first < b->first ? -1 : a->first > b->first;
 }
 
 /* Spec: the same dependency declared twice (two notes, two files) is one dependency; packaging
@@ -409,8 +415,7 @@ static void deps_merge(struct deps *d)
 		qsort(d->v, d->n, sizeof *d->v, dep_cmp);
 	for (i = 0; i < d->n; i++) {
 		struct dep *last = k ? &d->v[k - 1] : NULL;
-		if (last && !last->bucket == !d->v[i].bucket && (!last->bucket || strcmp(last->bucket, d->v[i].bucket) == 0) &&
-		    strcmp(last->text, d->v[i].text) == 0) {
+		if (last && dep_key_cmp(last, &d->v[i]) == 0) {
 			if (d->v[i].rank > last->rank)
 				last->rank = d->v[i].rank;
 			free(d->v[i].bucket);
@@ -497,7 +502,7 @@ static int rpm_rank(const struct entry *en, struct report_opts *r, struct buf *t
 	if (!any)
 		return entry_rank(en, tmp);
 	feature = entry_string(en, "feature", tmp);
-	for (int k = RANKS - 1; k >= 0; k--)
+	for (int k = RANKS - 1; k >= 0; k--)      /* every list is asked: it marks its names used */
 		if (namelist_selects(&r->rpm_tag[k], feature) && rank < 0)
 			rank = k;
 	return rank;
@@ -509,17 +514,15 @@ static int rpm_rank(const struct entry *en, struct report_opts *r, struct buf *t
 static int list_rpm(const struct listing *l, struct report_opts *ro, FILE *out)
 {
 	struct deps d = { 0 };
-	struct buf t = { 0 }, p = { 0 }, dep = { 0 }, suffix = { 0 };
+	struct buf t = { 0 }, p = { 0 }, dep = { 0 };
 	size_t i;
 	int r = 0, rank, k;
 
 	for (i = 0; i < l->es.n && r == 0; i++) {
 		if ((rank = rpm_rank(&l->es.v[i], ro, &p)) < 0)
 			continue;
-		suffix.len = 0;
-		buf_printf(&suffix, "%s%s", l->from[i].rpm_marker[0] ? "()" : "", l->from[i].rpm_marker);
 		dep.len = 0;
-		if (join_sonames(&l->es.v[i], " or ", suffix.p, &t) > 1)
+		if (join_sonames(&l->es.v[i], " or ", l->from[i].rpm_suffix, &t) > 1)
 			buf_printf(&dep, "(%s)", t.p);
 		else
 			buf_puts(&dep, t.p);
@@ -537,7 +540,6 @@ static int list_rpm(const struct listing *l, struct report_opts *ro, FILE *out)
 	buf_free(&t);
 	buf_free(&p);
 	buf_free(&dep);
-	buf_free(&suffix);
 	return r;
 }
 
@@ -640,7 +642,7 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 	case FORMAT_FEATURES: rc = list_features(l, out); break;
 	case FORMAT_RPM: rc = list_rpm(l, r, out); break;
 	case FORMAT_DEB: rc = list_deb(l, r, quiet, out); break;
-	case FORMAT_TABLE: break;
+	case FORMAT_TABLE: break;          /* printed file by file */
 	}
 	if (rc) {
 		fprintf(stderr, PROGRAM_NAME ": out of memory\n");

@@ -28,7 +28,7 @@ struct namelist {
 	char **v;
 	unsigned char *used;
 	size_t n;
-	int given;
+	int given, all;            /* all: the option was given without names */
 };
 
 /* Soname -> Debian packages, from `dpkg-query --search` output or lines written the same way. */
@@ -48,7 +48,7 @@ struct report_opts {
 
 /* Append the names of a comma-separated list.  `list` may be NULL (the option without a
  * value: every entry).  Returns -1 when out of memory. */
-int namelist_add(struct namelist *l, const char *list);
+int report_namelist_add(struct namelist *l, const char *list);
 void report_opts_free(struct report_opts *r);
 
 /* Parse a soname -> package map: lines "PACKAGE[, PACKAGE...]: PATH" whose last path component
@@ -57,19 +57,19 @@ void report_opts_free(struct report_opts *r);
 int report_debmap_parse(const char *text, size_t len, struct debmap *map, struct err *e);
 
 /* What --list and --check --expect gather from every FILE: the entries, in file order, and for
- * each one the file it came from and that file's rpm class marker. */
+ * each one the file it came from and that file's rpm class suffix. */
 struct listing {
 	struct entries es;
-	struct listing_from { const char *path; const char *rpm_marker; } *from;
+	struct listing_from { const char *path; const char *rpm_suffix; } *from;
 };
 
-/* rpm's marker for an ELF class and machine, as rpm's elfdeps adds it: "(64bit)" for ELFCLASS64
- * except on Alpha, else "". */
-const char *report_rpm_marker(int is64, unsigned machine);
+/* What rpm appends to a soname of this ELF class and machine, as its elfdeps does: "()(64bit)"
+ * for ELFCLASS64 (but Alpha), else nothing. */
+const char *report_rpm_suffix(int is64, unsigned machine);
 /* Append the entries of one file that the filters select (all of them when r is NULL). */
-int listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_marker,
+int report_listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_suffix,
 		struct report_opts *r);
-void listing_free(struct listing *l);
+void report_listing_free(struct listing *l);
 
 /* A table like systemd-analyze's: FEATURE, DESCRIPTION, SONAME, PRIORITY.  Alternatives are
  * joined with ", ".  Absent values print as "-". */

@@ -258,3 +258,21 @@ Test(hostile, read_only_file_for_a_user)
 	free(sum1);
 	free(sum2);
 }
+
+/* Memory is bounded by the headers and the notes, not by the file: under 4 MiB on a 117 MB
+ * library (a measurement of a bound, not a timing). */
+Test(hostile, memory_stays_flat_on_a_100_MB_file, .timeout = 120)
+{
+	char *rss, *size;
+
+	size = sh("stat -L -c %%s /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1");
+	cr_assert(atoll(size) > 100000000, "libLLVM-15.so.1 is %s bytes (libllvm15 missing? run tests/setup.sh)", size);
+	free(sh("printf '[{\"soname\":[\"libz.so.1\"]}]' > m.json"));
+	rss = sh("/usr/bin/time -f %%M '%s' -m m.json -o out.so /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1 2>&1 >/dev/null | tail -1", tool());
+	if (getenv("DLNOTE_SANITIZED"))
+		cr_log_info("sanitized build: peak RSS %s KiB not compared with the 4 MiB bound", rss);
+	else
+		cr_expect(atoi(rss) < 4096, "peak RSS %s KiB on a %s-byte file", rss, size);
+	free(rss);
+	free(size);
+}

@@ -177,6 +177,7 @@ Test(packaging, features_grouped_and_filtered_by_feature_and_priority)
 	/* A feature that selects nothing was most likely renamed upstream: exit 1, and say which
 	 * (dlopen-notes.py: "Some features not found"). */
 	expect_run("--list --format=sonames --only-feature=fido2,bzip2 app", 1, "libfido2.so.1 required\n");
+	expect_run("--list --only-feature=bzip2 app", 1, "");
 	{
 		struct cmd c = run("'%s' --list --format=sonames --only-feature=bzip2 app", tool());
 		cr_expect_str_eq(c.err, "dlnote-inject: --only-feature: no entry has the feature 'bzip2'\n");
@@ -272,6 +273,25 @@ Test(packaging, deb_substvars_from_a_dpkg_query_map)
 		cr_expect_str_eq(c.err, "dlnote-inject: empty.map: no package for libfido2.so.1 (required, in app): left out of dlopen:Depends\n");
 		cmd_free(&c);
 	}
+}
+
+/* The dpkg-query line of the man page, with the real dpkg database: zlib1g ships libz.so.1
+ * (tests/setup.sh installs it). */
+Test(packaging, deb_pipeline_with_dpkg_query_as_documented)
+{
+	struct cmd c;
+
+	need("dpkg-query");
+	put_file("main.c", main_c);
+	free(sh("gcc -O1 -o app main.c && '%s' --feature zlib --soname libz.so.1 "
+		"--feature nowhere --soname libnowhere.so.7 --priority suggested app", tool()));
+	free(sh("'%s' --list --format=sonames --skip-non-elf app main.c | awk '{ for (i = 1; i < NF; i++) print \"*/\" $i }' | "
+		"xargs -r dpkg-query --search > app.map 2>/dev/null || true", tool()));
+	c = run("'%s' --list --format=deb --deb-map=app.map app", tool());
+	cr_expect_eq(c.status, 0);
+	cr_expect_str_eq(c.out, "dlopen:Depends=\ndlopen:Recommends=zlib1g\ndlopen:Suggests=\n");
+	cr_expect_str_eq(c.err, "dlnote-inject: app.map: no package for libnowhere.so.7 (suggested, in app): left out of dlopen:Suggests\n");
+	cmd_free(&c);
 }
 
 /* ---- merging files, entries without feature, PT_NOTE-only files, package trees ---- */
@@ -583,7 +603,7 @@ Test(packaging, every_option_is_documented_and_completed)
 	help = sh("'%s' --help | wc -l", tool());
 	cr_expect(atoi(help) <= 50, "--help is %s lines: keep it short", help);
 	missing = sh("for o in %s; do '%s' --help | grep -q -e \"--$o\\b\" || echo \"help: $o\"; "
-		     "grep -q -e \"\\\\\\\\-\\\\\\\\-$o\\b\" '%s/docs/dlnote-inject.1' || echo \"man: $o\"; "
+		     "sed 's/[\\\\]-/-/g' '%s/docs/dlnote-inject.1' | grep -q -e \"--$o\\b\" || echo \"man: $o\"; "
 		     "grep -q -e \"--$o\\b\" '%s/completion/dlnote-inject.bash' || echo \"completion: $o\"; done",
 		     opts, tool(), srcdir(), srcdir());
 	cr_expect_str_eq(missing, "", "undocumented options:\n%s", missing);
@@ -631,7 +651,7 @@ Test(packaging, bash_completion_completes_options_and_values)
 	cr_expect_str_eq(got, "required recommended suggested ");
 	free(got);
 	got = complete("dlnote-inject --rpm-re", 1);
-	cr_expect_str_eq(got, "--rpm-recommends --rpm-requires ");
+	cr_expect_str_eq(got, "--rpm-requires --rpm-recommends ");
 	free(got);
 }
 

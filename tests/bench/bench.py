@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""make bench: dlnote-inject against cp and objcopy on the same files, alternating, medians of
+RUNS runs, peak RSS from wait4().  Timings are noisy: this is not part of the test suite.
+
+  bench.py TOOL [RUNS]
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TOOL = os.path.abspath(sys.argv[1])
+RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+LLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"
+
+
+def measure(argv, cwd):
+    """(seconds, peak RSS in KiB) of one run.  The time comes from a posix_spawn'd run; the
+    peak RSS from GNU time in a second run (a forked child would count Python's own pages)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        t0 = time.perf_counter()
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)])
+        _, status = os.waitpid(pid, 0)
+        elapsed = time.perf_counter() - t0
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"failed: {' '.join(argv)}")
+        rss = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, capture_output=True, text=True, check=True).stderr
+        return elapsed, int(rss.strip().splitlines()[-1])
+    finally:
+        os.chdir(old)
+        os.close(null)
+
+
+def bench(cases, cwd, prepare=None):
+    """cases: {name: argv}; run them alternately RUNS times."""
+    res = {k: [] for k in cases}
+    for _ in range(RUNS):
+        for name, argv in cases.items():
+            if prepare:
+                prepare()
+            res[name].append(measure(argv, cwd))
+    return {k: (statistics.median(t for t, _ in v), max(r for _, r in v)) for k, v in res.items()}
+
+
+def row(label, size, r, base):
+    t, rss = r
+    ratio = f"{t / base:5.2f}x" if base else "    -"
+    print(f"| {label:<46} | {size:>9} | {t * 1000:9.2f} | {ratio} | {rss / 1024:7.1f} |")
+
+
+def table(title, size, results, base_name):
+    print(f"\n### {title}\n")
+    print(f"| {'command':<46} | {'input':>9} | median ms | vs {base_name:<3}| RSS MiB |")
+    print(f"|{'-' * 48}|{'-' * 11}|{'-' * 11}|{'-' * 7}|{'-' * 9}|")
+    base = results[base_name][0]
+    for name, r in results.items():
+        row(name, size, r, base)
+
+
+def human(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024:
+            return f"{n:.0f} {unit}"
+        n /= 1024
+    return f"{n:.0f} TiB"
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="dlnote-bench.")
+    try:
+        w = lambda *p: os.path.join(work, *p)
+        with open(w("m.json"), "w") as f:
+            f.write('[{"soname":["libzstd.so.1"],"feature":"zstd","description":"Support zstd compression","priority":"recommended"}]')
+        subprocess.run([TOOL, "--help"], check=True, stdout=subprocess.DEVNULL)
+        # The note bytes objcopy adds, so that both write the same thing.
+        subprocess.run(["sh", "-c", f"cd {work} && printf 'int x;' > x.c && gcc -c x.c && {TOOL} -m m.json -o xn.o x.o && "
+                        "objcopy -O binary --only-section=.note.dlopen xn.o note.bin"], check=True)
+        objcopy = lambda src: ["objcopy", "--add-section", ".note.dlopen=note.bin", "--set-section-flags",
+                               ".note.dlopen=alloc,readonly", src, "objcopy.out"]
+        print(f"Machine: {os.uname().nodename} {os.uname().machine}, {os.cpu_count()} cores; "
+              f"{time.strftime('%Y-%m-%d')}; {RUNS} runs each, alternating; medians.")
+
+        # 1. The big library, written to a new file.
+        shutil.copy(LLVM, w("llvm.so"))
+        size = os.path.getsize(w("llvm.so"))
+        r = bench({"cp": ["cp", "llvm.so", "cp.out"],
+                   "dlnote-inject -m m.json -o out (new note)": [TOOL, "-m", "m.json", "-o", "tool.out", "llvm.so"],
+                   "objcopy --add-section": objcopy("llvm.so")}, work)
+        table("libLLVM-15.so.1 (PHT moved, written with -o)", human(size), r, "cp")
+
+        # 2. In place, note fits where the old one was: only changed bytes are written.
+        subprocess.run([TOOL, "-m", "m.json", "-o", "llvm-noted.so", "llvm.so"], cwd=work, check=True)
+        with open(w("m2.json"), "w") as f:
+            f.write('[{"soname":["libzstd.so.2"],"feature":"zstd","description":"Support zstd compression","priority":"recommended"}]')
+        r = bench({"cp": ["cp", "llvm-noted.so", "cp.out"],
+                   "dlnote-inject -m m2.json (in place, note fits)": [TOOL, "-m", "m2.json", "llvm-noted.so"]}, work)
+        table("libLLVM-15.so.1 in place, rewriting a note that fits", human(size), r, "cp")
+
+        # 3. Memory whatever the size: 1 MB, 100 MB, a sparse 4 GB file.
+        subprocess.run(["sh", "-c", f"cd {work} && printf 'int main(void){{return 0;}}' > p.c && gcc p.c -o small && "
+                        "head -c 1000000 /dev/urandom > blob && objcopy --add-section .blob=blob small one-mb && "
+                        "cp small sparse && truncate -s 4G sparse"], check=True)
+        for label, f in (("1 MB", "one-mb"), ("117 MB", "llvm.so"), ("4 GB sparse", "sparse")):
+            r = bench({"cp": ["cp", "--sparse=always", f, "cp.out"],
+                       "dlnote-inject -o": [TOOL, "-m", "m.json", "-o", "tool.out", f]}, work)
+            table(f"Peak memory, {label}", human(os.path.getsize(w(f))), r, "cp")
+
+        # 4. A small PIE: start-up dominates.
+        r = bench({"objcopy --add-section": objcopy("small"),
+                   "dlnote-inject -o": [TOOL, "-m", "m.json", "-o", "tool.out", "small"],
+                   "cp": ["cp", "small", "cp.out"]}, work)
+        table("Small PIE", human(os.path.getsize(w("small"))), r, "objcopy --add-section")
+
+        # 5. 200 objects rewritten in place by one invocation.
+        objs = [f"o{i}.o" for i in range(200)]
+        subprocess.run(["sh", "-c", f"cd {work} && for i in $(seq 0 199); do cp x.o o$i.o; done"], check=True)
+        reset = lambda: subprocess.run(["sh", "-c", f"cd {work} && for i in $(seq 0 199); do cp x.o o$i.o; done"], check=True)
+        r = bench({"dlnote-inject -m m.json 200 objects": [TOOL, "-m", "m.json"] + objs}, work, prepare=reset)
+        t, rss = r["dlnote-inject -m m.json 200 objects"]
+        print(f"\n### 200 objects in place, one invocation\n\n{t * 1000:.1f} ms in all, "
+              f"{t * 1000 / 200:.3f} ms per file, peak RSS {rss / 1024:.1f} MiB")
+    finally:
+        shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
