@@ -26,7 +26,7 @@ CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install check check-all unit integration demo fuzz bench
+.PHONY: all clean install check check-all unit integration regress demo fuzz bench
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
@@ -42,6 +42,7 @@ $(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- tests ----
+FUZZ_TARGETS := manifest note elf
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_BIN  := $(BUILD)/unit-tests
 
@@ -64,7 +65,16 @@ integration: $(BIN) $(INTEG_BIN)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) DLNOTE_STRATEGY_REPORT=$(abspath $(BUILD))/strategies.txt $(if $(SANITIZE),DLNOTE_SANITIZED=1) \
 		$(INTEG_BIN) --jobs $(JOBS) $(CRITERION_ARGS)
 
-check: unit integration buildsys
+# Every input the fuzzers ever crashed on, replayed without libFuzzer.
+REGRESS_BIN := $(FUZZ_TARGETS:%=$(BUILD)/regress-%)
+
+$(BUILD)/regress-%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c $(BUILD)/libdlnote.a
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< tests/fuzz/standalone.c $(BUILD)/libdlnote.a $(LDFLAGS)
+
+regress: $(REGRESS_BIN)
+	for t in $(FUZZ_TARGETS); do $(BUILD)/regress-$$t tests/fuzz/regressions/$$t || exit 1; done
+
+check: unit regress integration buildsys
 
 # What CI runs: the suite, then the suite again with ASan + UBSan.
 check-all:
@@ -82,7 +92,6 @@ bench: $(BIN)
 FUZZ_TIME ?= 60
 FUZZ_DIR  := build-fuzz
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_TARGETS := manifest note elf
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) src/*.h | $(FUZZ_DIR)
 	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC)
@@ -98,7 +107,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds/.done
 	for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$t; \
 		$(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
-			$(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t || exit 1; \
+			$(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t tests/fuzz/regressions/$$t || exit 1; \
 	done
 
 install: $(BIN)

@@ -434,6 +434,11 @@ static int fix_symbols(struct lay *L)
 	uint64_t idx;
 	struct elf_sym s;
 
+	/* Only symbols in sections that held dlopen notes can need it (new sections have none). */
+	for (t = 1; t < ef->shnum && !L->isd[t]; t++)
+		;
+	if (t == ef->shnum)
+		return 0;
 	for (t = 1; t < ef->shnum; t++) {
 		const struct elf_shdr *st = &ef->sh[t], *xt = NULL;
 		if (st->type != SHT_SYMTAB_ && st->type != SHT_DYNSYM_)

@@ -38,12 +38,13 @@ def measure(argv, cwd):
 
 
 def bench(cases, cwd, prepare=None):
-    """cases: {name: argv}; run them alternately RUNS times."""
+    """cases: {name: argv}; run them alternately RUNS times.  prepare: {name: function} run
+    before each run of that case (outside the timing)."""
     res = {k: [] for k in cases}
     for _ in range(RUNS):
         for name, argv in cases.items():
-            if prepare:
-                prepare()
+            if prepare and name in prepare:
+                prepare[name]()
             res[name].append(measure(argv, cwd))
     return {k: (statistics.median(t for t, _ in v), max(r for _, r in v)) for k, v in res.items()}
 
@@ -89,17 +90,29 @@ def main():
         # 1. The big library, written to a new file.
         shutil.copy(LLVM, w("llvm.so"))
         size = os.path.getsize(w("llvm.so"))
+        # Every command writes a file that does not exist yet (replacing one costs a flush on
+        # ext4, see docs/performance.md).
+        fresh = lambda *names: (lambda: [os.unlink(w(n)) for n in names if os.path.exists(w(n))])
         r = bench({"cp": ["cp", "llvm.so", "cp.out"],
                    "dlnote-inject -m m.json -o out (new note)": [TOOL, "-m", "m.json", "-o", "tool.out", "llvm.so"],
-                   "objcopy --add-section": objcopy("llvm.so")}, work)
+                   "objcopy --add-section": objcopy("llvm.so")}, work,
+                  prepare={"cp": fresh("cp.out"), "dlnote-inject -m m.json -o out (new note)": fresh("tool.out"),
+                           "objcopy --add-section": fresh("objcopy.out")})
         table("libLLVM-15.so.1 (PHT moved, written with -o)", human(size), r, "cp")
 
         # 2. In place, note fits where the old one was: only changed bytes are written.
         subprocess.run([TOOL, "-m", "m.json", "-o", "llvm-noted.so", "llvm.so"], cwd=work, check=True)
         with open(w("m2.json"), "w") as f:
             f.write('[{"soname":["libzstd.so.2"],"feature":"zstd","description":"Support zstd compression","priority":"recommended"}]')
+        # Every run changes the note (two manifests of the same size, alternating), so no run is
+        # the no-op that a repeated command is.
+        flip = {"n": 0}
+        def alternate():
+            flip["n"] += 1
+            shutil.copy(w("m.json" if flip["n"] % 2 else "m2.json"), w("mx.json"))
         r = bench({"cp": ["cp", "llvm-noted.so", "cp.out"],
-                   "dlnote-inject -m m2.json (in place, note fits)": [TOOL, "-m", "m2.json", "llvm-noted.so"]}, work)
+                   "dlnote-inject -m mx.json (in place, note fits)": [TOOL, "-m", "mx.json", "llvm-noted.so"]}, work,
+                  prepare={"dlnote-inject -m mx.json (in place, note fits)": alternate})
         table("libLLVM-15.so.1 in place, rewriting a note that fits", human(size), r, "cp")
 
         # 3. Memory whatever the size: 1 MB, 100 MB, a sparse 4 GB file.
@@ -108,7 +121,8 @@ def main():
                         "cp small sparse && truncate -s 4G sparse"], check=True)
         for label, f in (("1 MB", "one-mb"), ("117 MB", "llvm.so"), ("4 GB sparse", "sparse")):
             r = bench({"cp": ["cp", "--sparse=always", f, "cp.out"],
-                       "dlnote-inject -o": [TOOL, "-m", "m.json", "-o", "tool.out", f]}, work)
+                       "dlnote-inject -o": [TOOL, "-m", "m.json", "-o", "tool.out", f]}, work,
+                      prepare={"cp": fresh("cp.out"), "dlnote-inject -o": fresh("tool.out")})
             table(f"Peak memory, {label}", human(os.path.getsize(w(f))), r, "cp")
 
         # 4. A small PIE: start-up dominates.
@@ -121,7 +135,8 @@ def main():
         objs = [f"o{i}.o" for i in range(200)]
         subprocess.run(["sh", "-c", f"cd {work} && for i in $(seq 0 199); do cp x.o o$i.o; done"], check=True)
         reset = lambda: subprocess.run(["sh", "-c", f"cd {work} && for i in $(seq 0 199); do cp x.o o$i.o; done"], check=True)
-        r = bench({"dlnote-inject -m m.json 200 objects": [TOOL, "-m", "m.json"] + objs}, work, prepare=reset)
+        r = bench({"dlnote-inject -m m.json 200 objects": [TOOL, "-m", "m.json"] + objs}, work,
+                  prepare={"dlnote-inject -m m.json 200 objects": reset})
         t, rss = r["dlnote-inject -m m.json 200 objects"]
         print(f"\n### 200 objects in place, one invocation\n\n{t * 1000:.1f} ms in all, "
               f"{t * 1000 / 200:.3f} ms per file, peak RSS {rss / 1024:.1f} MiB")
