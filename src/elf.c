@@ -393,6 +393,18 @@ void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufs
 	buf[strnlen(buf, n)] = '\0';
 }
 
+const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *ph = &ef->ph[i];
+		if (ph->type == PT_LOAD_ && ph->offset <= off && off + len <= ph->offset + ph->filesz)
+			return ph;
+	}
+	return NULL;
+}
+
 uint64_t elf_max_page(const struct elf *ef)
 {
 	switch (ef->machine) {

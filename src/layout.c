@@ -68,18 +68,6 @@ void layout_free(struct plan *pl)
 
 /* ---- facts about the input ---- */
 
-const struct elf_phdr *lay_load_covering(const struct elf *ef, uint64_t off, uint64_t len)
-{
-	size_t i;
-
-	for (i = 0; i < ef->phnum; i++) {
-		const struct elf_phdr *ph = &ef->ph[i];
-		if (ph->type == PT_LOAD_ && ph->offset <= off && off + len <= ph->offset + ph->filesz)
-			return ph;
-	}
-	return NULL;
-}
-
 int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
 	return alen && blen && a < b + blen && b < a + alen;
@@ -179,7 +167,7 @@ static int already_done(struct lay *L)
 			vaddr = p->vaddr;
 			segs++;
 		}
-		ld = lay_load_covering(ef, off, L->notesz);
+		ld = elf_load_covering(ef, off, L->notesz);
 		if (segs != 1 || !ld || (ld->flags & PF_W_) || vaddr - ld->vaddr != off - ld->offset)
 			goto out;
 		if (sec && ef->sh[sec].addr != vaddr)
@@ -206,7 +194,7 @@ int lay_place_in_place(struct lay *L)
 		for (i = 1; i < ef->shnum; i++) {
 			if (!L->isd[i] || ef->sh[i].size < L->notesz || (i != L->target && L->target && ef->sh[L->target].size >= L->notesz))
 				continue;
-			ld = L->linked ? lay_load_covering(ef, ef->sh[i].offset, L->notesz) : NULL;
+			ld = L->linked ? elf_load_covering(ef, ef->sh[i].offset, L->notesz) : NULL;
 			if (L->linked && (!ld || (ld->flags & PF_W_)))
 				continue;
 			L->target = i;
@@ -220,7 +208,7 @@ int lay_place_in_place(struct lay *L)
 		const struct scan_area *a = &L->sc->areas[i];
 		if (a->kind != AREA_SEGMENT || a->n == 0 || a->n != a->ndlopen || a->size < L->notesz)
 			continue;
-		ld = lay_load_covering(ef, a->off, L->notesz);
+		ld = elf_load_covering(ef, a->off, L->notesz);
 		if (!ld || (ld->flags & PF_W_))
 			continue;
 		L->note_off = a->off;
@@ -377,7 +365,7 @@ static void empty_section(struct lay *L, size_t i)
 	struct elf_shdr *s = &L->sh[i];
 
 	s->size = 0;
-	if (L->linked && (s->flags & SHF_ALLOC_) && (lay_in_own(L, L->ef->sh[i].offset) || !lay_load_covering(L->ef, s->offset, 0))) {
+	if (L->linked && (s->flags & SHF_ALLOC_) && (lay_in_own(L, L->ef->sh[i].offset) || !elf_load_covering(L->ef, s->offset, 0))) {
 		s->flags &= ~(uint64_t)SHF_ALLOC_;
 		s->addr = 0;
 		s->offset = s->offset < L->keep ? s->offset : L->keep;

@@ -53,7 +53,6 @@ struct lay {
 
 int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src);
 int lay_zero(struct lay *L, uint64_t off, uint64_t len);
-const struct elf_phdr *lay_load_covering(const struct elf *ef, uint64_t off, uint64_t len);
 int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
 int lay_in_own(const struct lay *L, uint64_t off);
 int lay_place_in_place(struct lay *L);

@@ -228,7 +228,7 @@ static size_t pht_capacity(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	uint64_t es = elf_phent_size(ef), end = ef->phoff + phdr_bytes(ef, ef->phnum), limit;
-	const struct elf_phdr *ld = lay_load_covering(ef, ef->phoff, phdr_bytes(ef, ef->phnum));
+	const struct elf_phdr *ld = elf_load_covering(ef, ef->phoff, phdr_bytes(ef, ef->phnum));
 	unsigned char buf[16 * 56];
 	struct err ignore;
 	size_t i, room;

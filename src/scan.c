@@ -239,18 +239,6 @@ const struct scan_area *scan_area_of(const struct scan *sc, int kind, uint64_t o
 	return NULL;
 }
 
-static const struct elf_phdr *load_of(const struct elf *ef, uint64_t off, uint64_t size)
-{
-	size_t i;
-
-	for (i = 0; i < ef->phnum; i++) {
-		const struct elf_phdr *ph = &ef->ph[i];
-		if (ph->type == PT_LOAD_ && ph->offset <= off && off + size <= ph->offset + ph->filesz)
-			return ph;
-	}
-	return NULL;
-}
-
 static void check_sections(const struct elf *ef, const struct scan *sc, struct buf *r, size_t *errors)
 {
 	size_t i;
@@ -298,7 +286,7 @@ static void check_segments(const struct elf *ef, const struct scan *sc, const st
 	if (seg->n != seg->ndlopen)
 		buf_printf(r, "warning: dlopen note at offset 0x%llx shares program header %zu with other notes (OpenBSD ld.so skips PT_NOTE segments over 1024 bytes)\n",
 			   (unsigned long long)it->off, seg->index);
-	if (!load_of(ef, seg->off, seg->size))
+	if (!elf_load_covering(ef, seg->off, seg->size))
 		buf_printf(r, "warning: PT_NOTE program header %zu lies in no PT_LOAD: it is not in memory at run time\n", seg->index);
 }
 
