@@ -51,7 +51,7 @@ struct damage {
 
 static struct damage damages[] = {
 	{ "bad-magic", "obj" }, { "bad-class", "obj" }, { "bad-byte-order", "obj" }, { "bad-version", "obj" },
-	{ "phoff-past-eof", "prog" }, { "shoff-past-eof", "obj" }, { "phnum-huge", "prog" }, { "shnum-huge", "obj" },
+	{ "phnum-zero", "prog" }, { "shnum-zero", "obj" }, { "phoff-past-eof", "prog" }, { "shoff-past-eof", "obj" }, { "phnum-huge", "prog" }, { "shnum-huge", "obj" },
 	{ "sections-claim-2^32", "obj" }, { "phentsize-wrong", "prog" }, { "shentsize-wrong", "obj" },
 	{ "shstrndx-out-of-range", "obj" }, { "section-past-eof", "obj" }, { "section-wraps", "obj" },
 	{ "sections-overlap", "obj" }, { "segment-past-eof", "prog" }, { "note-segment-overrun", "prog" },

@@ -102,6 +102,8 @@ KINDS = {
     "shoff-past-eof": lambda d: put(d, "shoff", len(d) - 8),
     "phnum-huge": lambda d: put(d, "phnum", 0xFFFE),
     "shnum-huge": lambda d: put(d, "shnum", 0xFFFE),
+    "phnum-zero": lambda d: put(d, "phnum", 0),
+    "shnum-zero": lambda d: put(d, "shnum", 0),
     "sections-claim-2^32": lambda d: (put(d, "shnum", 0), set_shdr(d, 0, size=0xFFFFFFFF if d[4] == 1 else 1 << 32)),
     "phentsize-wrong": lambda d: put(d, "phentsize", 17),
     "shentsize-wrong": lambda d: put(d, "shentsize", 17),
