@@ -27,6 +27,9 @@
 
 #include "layout_int.h"
 
+/* Largest sparse gap we create before our segment (REFERENCE §4: the congruent trick). */
+#define MAX_SPARSE_GAP (64ull << 30)
+
 static uint64_t phdr_bytes(const struct elf *ef, size_t n)
 {
 	return (uint64_t)n * elf_phent_size(ef);
@@ -486,6 +489,10 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 	if (vaddr < vend || vaddr > limit || g->size > limit - vaddr)
 		return err_set(L->e, EXIT_BAD_INPUT, "no room in the address space for a new segment above 0x%llx",
 			       (unsigned long long)vend);
+	/* The gap is sparse, so it costs no I/O, but a file must still be writable and copyable. */
+	if (off > ef->size + MAX_SPARSE_GAP)
+		return err_set(L->e, EXIT_BAD_INPUT, "the new segment would need a %llu GiB hole in the file (memory ends at 0x%llx)",
+			       (unsigned long long)((off - ef->size) >> 30), (unsigned long long)vend);
 	g->off = off;
 	g->vaddr = vaddr;
 	g->align = s->align;
