@@ -205,6 +205,11 @@ char *elflint(const char *file)
 		  "| sort -u; true", file);
 }
 
+char *llvm_problems(const char *file)
+{
+	return sh("llvm-readobj --all '%s' 2>&1 >/dev/null | sed -E 's/0x[0-9a-fA-F]+/0xN/g; s/index [0-9]+/index N/g' | sort -u; true", file);
+}
+
 char *readelf_problems(const char *file)
 {
 	return sh("readelf -W -a '%s' 2>&1 >/dev/null | sed -E 's/0x[0-9a-f]+/0xN/g' | sort -u; true", file);

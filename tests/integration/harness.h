@@ -41,6 +41,8 @@ void expect_entries(const char *file, const char *json, int linked);
 /* eu-elflint's complaints about FILE, our unknown-note-type message removed, program header
  * numbers normalized, one per line (so input and output can be compared). */
 char *elflint(const char *file);
+/* Warnings llvm-readobj --all prints, numbers normalized. */
+char *llvm_problems(const char *file);
 /* Problems readelf -W -a prints on stderr (warnings, errors). */
 char *readelf_problems(const char *file);
 

@@ -70,12 +70,15 @@ static struct lcase cases[] = {
 	{ "gcc max-page-size 64k", "gcc -O1 -Wl,-z,max-page-size=0x10000 -o in prog.c", "gcc", "", "strip", 0 },
 	{ "gold pie", "gcc -O1 -fuse-ld=gold -o in prog.c", "ld.gold", "", "strip", 0 },
 	{ "gold no-pie", "gcc -O1 -fuse-ld=gold -no-pie -o in prog.c", "ld.gold", "", "strip", 0 },
+	{ "gold static", "gcc -O1 -fuse-ld=gold -static -o in prog.c", "ld.gold", "", "strip", 0 },
 	{ "clang lld pie", "clang -O1 -fuse-ld=lld -o in prog.c", "ld.lld", "", "strip", 0 },
 	{ "clang lld no-pie", "clang -O1 -fuse-ld=lld -no-pie -o in prog.c", "ld.lld", "", "strip", 0 },
 	{ "clang lld static", "clang -O1 -fuse-ld=lld -static -o in prog.c", "ld.lld", "", "strip", 0 },
+	{ "clang lld static-pie", "clang -O1 -fuse-ld=lld -static-pie -o in prog.c", "ld.lld", "", "strip", 0 },
 	{ "mold pie", "gcc -O1 -fuse-ld=mold -o in prog.c", "mold", "", "strip", 0 },
 	{ "mold no-pie", "gcc -O1 -fuse-ld=mold -no-pie -o in prog.c", "mold", "", "strip", 0 },
 	{ "mold static", "gcc -O1 -fuse-ld=mold -static -o in prog.c", "mold", "", "strip", 0 },
+	{ "mold static-pie", "gcc -O1 -fuse-ld=mold -static-pie -o in prog.c", "mold", "", "strip", 0 },
 	{ "64 MiB bss pie", "gcc -O1 -o in bss.c", "gcc", "", "strip", 0 },
 	{ "64 MiB bss no-pie", "gcc -O1 -no-pie -o in bss.c", "gcc", "", "strip", 0 },
 	{ "C++ exceptions", "g++ -O1 -o in prog.cc", "g++", "", "strip", 0 },
@@ -105,7 +108,7 @@ ParameterizedTestParameters(linked, every_mode)
 struct ctx {
 	const struct lcase *c;
 	char *expect_run;      /* what the input prints, with its exit status */
-	char *lint, *problems; /* eu-elflint and readelf on the input */
+	char *lint, *problems, *llvm; /* eu-elflint, readelf and llvm-readobj on the input */
 };
 
 static char *run_program(const struct ctx *x, const char *file)
@@ -163,7 +166,7 @@ static void check_stripped(const struct ctx *x, const char *stripper, const char
 	if (gnu_strip_breaks_qemu(x, stripper)) {
 		char *val = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in st; true", srcdir());
 		cr_expect_str_eq(val, "OK", "%s: after %s the layout is broken: %s", x->c->name, stripper, val);
-		cr_log_warn("%s: after %s the PHT segment is at bfd's offset: not run under qemu-user (docs/layout.md)",
+		cr_log_info("%s: after %s the PHT segment is at bfd's offset: not run under qemu-user (docs/layout.md)",
 			    x->c->name, stripper);
 		free(val);
 		free(got);
@@ -201,6 +204,9 @@ static void step(const struct ctx *x, const char *name, const char *args, const 
 	free(lint);
 	lint = readelf_problems("out");
 	cr_expect_str_eq(lint, x->problems, "%s %s: readelf now says\n%s\ninstead of\n%s", x->c->name, name, lint, x->problems);
+	free(lint);
+	lint = llvm_problems("out");
+	cr_expect_str_eq(lint, x->llvm, "%s %s: llvm-readobj now says\n%s\ninstead of\n%s", x->c->name, name, lint, x->llvm);
 	if (x->c->strip[0]) {
 		check_stripped(x, x->c->strip, json);
 		check_stripped(x, "eu-strip", json);
@@ -241,6 +247,7 @@ ParameterizedTest(struct lcase *c, linked, every_mode, .timeout = 300)
 	cr_assert(strstr(x.expect_run, "exit 3"), "%s: the input itself does not run: %s", c->name, x.expect_run);
 	x.lint = elflint("in");
 	x.problems = readelf_problems("in");
+	x.llvm = llvm_problems("in");
 	free(sh("cp in out"));
 
 	step(&x, "add", "-m big.json", M_BIG, 1);
@@ -264,6 +271,7 @@ ParameterizedTest(struct lcase *c, linked, every_mode, .timeout = 300)
 	free(x.expect_run);
 	free(x.lint);
 	free(x.problems);
+	free(x.llvm);
 }
 
 /* The C macro of shared/seeds puts .note.dlopen inside the linker's shared PT_NOTE. */
