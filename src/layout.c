@@ -104,10 +104,9 @@ static int find_dlopen_sections(struct lay *L)
 				       "section [%zu] %s mixes dlopen notes with other notes; rewriting it is not supported", a->index, name);
 		}
 		L->isd[a->index] = 1;
-		if (!L->target)
-			L->target = a->index;
 	}
-	/* The note goes into the first section named .note.dlopen, else the first D. */
+	/* The note goes into the first section named .note.dlopen (readers look it up by name),
+	 * else into a new one; other sections holding dlopen notes are emptied. */
 	for (i = 0; i < sc->nareas; i++)
 		if (sc->areas[i].kind == AREA_SECTION && sc->areas[i].named && L->isd[sc->areas[i].index]) {
 			L->target = sc->areas[i].index;
@@ -191,18 +190,15 @@ int lay_place_in_place(struct lay *L)
 	size_t i;
 
 	if (ef->shnum) {
-		for (i = 1; i < ef->shnum; i++) {
-			if (!L->isd[i] || ef->sh[i].size < L->notesz || (i != L->target && L->target && ef->sh[L->target].size >= L->notesz))
-				continue;
-			ld = L->linked ? elf_load_covering(ef, ef->sh[i].offset, L->notesz) : NULL;
-			if (L->linked && (!ld || (ld->flags & PF_W_)))
-				continue;
-			L->target = i;
-			L->note_off = ef->sh[i].offset;
-			L->note_vaddr = ld ? ld->vaddr + (L->note_off - ld->offset) : 0;
-			return 1;
-		}
-		return 0;
+		i = L->target;
+		if (!i || ef->sh[i].size < L->notesz || ef->sh[i].type == SHT_NOBITS_)
+			return 0;
+		ld = L->linked ? elf_load_covering(ef, ef->sh[i].offset, L->notesz) : NULL;
+		if (L->linked && (!ld || (ld->flags & PF_W_)))
+			return 0;
+		L->note_off = ef->sh[i].offset;
+		L->note_vaddr = ld ? ld->vaddr + (L->note_off - ld->offset) : 0;
+		return 1;
 	}
 	for (i = 0; i < L->sc->nareas; i++) {
 		const struct scan_area *a = &L->sc->areas[i];
