@@ -74,6 +74,7 @@ static const char usage_text[] =
 	"  -o, --output PATH       write to PATH instead of rewriting FILE in place\n"
 	"      --fsync             flush the result to disk before replacing the file\n"
 	"  -v, --verbose           say what was done to each file, and where the note went\n"
+	"                          (twice: also the byte ranges written)\n"
 	"  -q, --quiet             print errors only\n"
 	"      --version           print the version\n"
 	"  -h, --help              print this help\n"
@@ -309,11 +310,20 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 		if (pl.log.p)
 			fprintf(stderr, "%s", pl.log.p);
 	}
-	if (getenv("DLNOTE_DEBUG_PLAN")) {
-		fprintf(stderr, "keep 0x%llx out 0x%llx\n", (unsigned long long)pl.keep, (unsigned long long)pl.out_size);
-		for (size_t i = 0; i < pl.n; i++)
-			fprintf(stderr, "  patch 0x%llx+0x%llx %s 0x%llx\n", (unsigned long long)pl.p[i].off, (unsigned long long)pl.p[i].len,
-				pl.p[i].data ? "data" : pl.p[i].src == PATCH_ZERO ? "zero" : "copy", (unsigned long long)pl.p[i].src);
+	if (o->verbose > 1) {
+		/* -vv: the plan itself, as the writer will carry it out. */
+		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n", (unsigned long long)pl.keep, pl.n,
+			(unsigned long long)pl.out_size);
+		for (size_t i = 0; i < pl.n; i++) {
+			const struct patch *p = &pl.p[i];
+			fprintf(stderr, "  0x%llx +0x%llx ", (unsigned long long)p->off, (unsigned long long)p->len);
+			if (p->data)
+				fprintf(stderr, "new bytes\n");
+			else if (p->src == PATCH_ZERO)
+				fprintf(stderr, "zeros\n");
+			else
+				fprintf(stderr, "copied from input offset 0x%llx\n", (unsigned long long)p->src);
+		}
 	}
 	if (pl.unchanged && !o->output) {
 		r = 0;
@@ -539,7 +549,7 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 		case OPT_SKIP_NON_ELF: o->skip_non_elf = 1; break;
 		case 'o': o->output = optarg; break;
 		case OPT_FSYNC: o->out.fsync = 1; break;
-		case 'v': o->verbose = 1; break;
+		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_VERSION:
 			printf(PROGRAM_NAME " " VERSION "\n");

@@ -274,3 +274,18 @@ Test(cli, never_dies_from_a_signal)
 	cr_expect(c.status == 0 || c.status == 1, "status %d", c.status);
 	cmd_free(&c);
 }
+
+Test(cli, verbose_twice_prints_the_plan)
+{
+	char *v;
+
+	object("a.o");
+	v = sh("'%s' -vv --soname x a.o 2>&1", tool());
+	cr_expect(strstr(v, "dlnote-inject: a.o: new section"), "%s", v);
+	cr_expect(strstr(v, "copy input bytes 0x0-0x"), "%s", v);
+	cr_expect(strstr(v, " new bytes"), "%s", v);
+	free(v);
+	v = sh("'%s' -v --soname y a.o 2>&1", tool());
+	cr_expect(!strstr(v, "copy input bytes"), "-v alone does not print the plan: %s", v);
+	free(v);
+}
