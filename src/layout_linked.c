@@ -40,6 +40,8 @@ static uint64_t word(const struct elf *ef)
 	return ef->is64 ? 8 : 4;
 }
 
+static const struct scan_area *segment_area(const struct lay *L, size_t index);
+
 /* ---- our own segments ---- */
 
 static int advance(uint64_t *pos, uint64_t off, uint64_t size)
@@ -70,6 +72,16 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 		if (strcmp(name, PHDR_SECTION_NAME))
 			return 0;
 		phsec = i;
+	}
+	/* Nor may another segment reach into it, but for the PHT's and the dlopen notes'. */
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *q = &ef->ph[i];
+		const struct scan_area *a = q->type == PT_NOTE_ ? segment_area(L, i) : NULL;
+		int inside = q->offset >= p->offset && q->offset + q->filesz <= p->offset + p->filesz;
+		if (q == p || q->type == PT_NULL_ || !lay_overlaps(q->offset, q->filesz, p->offset, p->filesz))
+			continue;
+		if (!(inside && (q->type == PT_PHDR_ || (a && a->n && a->n == a->ndlopen))))
+			return 0;
 	}
 	if (ef->phoff == b || (phsec && ef->sh[phsec].offset == b))
 		pos = b;                                      /* copy A, zeroed by eu-strip */
