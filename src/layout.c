@@ -334,6 +334,11 @@ static int setup_sections(struct lay *L)
 
 	if (!ef->shnum)
 		return 0;
+	/* A name table we moved after our own segment moves again with it; kept there, it would
+	 * push the rebuilt segment further on every run. */
+	for (size_t i = 0; i < ef->phnum && L->nown && ef->shstrndx; i++)
+		if (L->isown[i] && ef->sh[ef->shstrndx].offset >= ef->ph[i].offset)
+			L->move_shstr = 1;
 	new_ph = L->pht_in_seg && !L->phsec;
 	L->new_section = L->notesz && !L->target;
 	L->shnum = ef->shnum + (size_t)new_ph + (size_t)L->new_section;
