@@ -393,6 +393,36 @@ void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufs
 	buf[strnlen(buf, n)] = '\0';
 }
 
+int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
+{
+	unsigned char buf[4096];
+	uint64_t pos = off, end = off + len, n, k, read_total = 0;
+	off_t data, hole;
+	struct err ignore;
+
+	if (!range_ok(off, len, ef->size))
+		return 0;
+	while (pos < end) {
+		data = lseek(ef->fd, (off_t)pos, SEEK_DATA);
+		if (data < 0)
+			data = errno == ENXIO ? (off_t)end : (off_t)pos;   /* no SEEK_DATA: read it all */
+		if ((uint64_t)data >= end)
+			return 1;
+		hole = lseek(ef->fd, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > end)
+			hole = (off_t)end;
+		for (pos = (uint64_t)data; pos < (uint64_t)hole; pos += n) {
+			n = (uint64_t)hole - pos < sizeof buf ? (uint64_t)hole - pos : sizeof buf;
+			if ((read_total += n) > (1u << 20) || elf_read(ef, pos, n, buf, &ignore))
+				return 0;              /* too much to prove zero: treat as data */
+			for (k = 0; k < n; k++)
+				if (buf[k])
+					return 0;
+		}
+	}
+	return 1;
+}
+
 const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uint64_t len)
 {
 	size_t i;

@@ -70,6 +70,9 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 /* Name of a section (from e_shstrndx), truncated to bufsz-1; "" when it has none. */
 void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufsz);
 
+/* True when [off, off+len) holds only zeros or holes (reads at most 1 MiB of data). */
+int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len);
+
 /* The PT_LOAD whose file content holds [off, off+len), or NULL. */
 const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uint64_t len);
 

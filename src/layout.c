@@ -216,12 +216,23 @@ int lay_place_in_place(struct lay *L)
 
 /* ---- step 4: the tail ---- */
 
+struct span {
+	uint64_t off, end;
+};
+
+static int span_cmp(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
 /* The end of everything we keep in place.  Bytes after it that are ours (old section headers,
  * an old copy of the name table, our old segment) are dropped; anything unknown is kept. */
 static uint64_t compute_keep(struct lay *L)
 {
 	const struct elf *ef = L->ef;
-	uint64_t keep = elf_ehdr_size(ef), owned_end;
+	uint64_t keep = elf_ehdr_size(ef);
 	size_t i;
 
 	if (ef->phnum && !lay_in_own(L, ef->phoff) && ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef) > keep)
@@ -248,35 +259,36 @@ static uint64_t compute_keep(struct lay *L)
 	}
 	if (ef->shnum && L->shoff == ef->shoff && keep < ef->shoff + ef->shnum * elf_shent_size(ef))
 		keep = ef->shoff + ef->shnum * elf_shent_size(ef);
-	/* What lies between keep and the end must be ours or padding, else it is kept. */
-	owned_end = keep;
-	for (;;) {
-		uint64_t next = owned_end;
-		if (ef->shnum && ef->shoff >= owned_end && ef->shoff < owned_end + 64)
-			next = ef->shoff + ef->shnum * elf_shent_size(ef);
-		if (L->move_shstr && ef->sh[ef->shstrndx].offset >= owned_end && ef->sh[ef->shstrndx].offset < owned_end + 64)
-			next = ef->sh[ef->shstrndx].offset + ef->sh[ef->shstrndx].size;
-		/* Before our segment at the end lies our own sparse gap (layout_linked.c), of any size. */
+	/* After that, the input holds only what we own and drop (old section headers, a moved
+	 * name table, our old segments, old dlopen sections), zeros and holes, or unknown data,
+	 * which is kept: keep ends where the last unknown byte does. */
+	{
+		struct span *own = xcalloc(2 + ef->phnum + ef->shnum, sizeof *own);
+		size_t n = 0, k;
+		uint64_t pos = keep;
+		if (!own)
+			return ef->size;       /* keeping everything is always safe */
+		if (ef->shnum && L->shoff != ef->shoff)
+			own[n++] = (struct span){ ef->shoff, ef->shoff + ef->shnum * elf_shent_size(ef) };
+		if (L->move_shstr)
+			own[n++] = (struct span){ ef->sh[ef->shstrndx].offset, ef->sh[ef->shstrndx].offset + ef->sh[ef->shstrndx].size };
 		for (i = 0; L->nown && i < ef->phnum; i++)
-			if (L->isown[i] && ef->ph[i].offset >= owned_end && ef->ph[i].offset + ef->ph[i].filesz > next)
-				next = ef->ph[i].offset + ef->ph[i].filesz;
+			if (L->isown[i])
+				own[n++] = (struct span){ ef->ph[i].offset, ef->ph[i].offset + ef->ph[i].filesz };
 		for (i = 1; i < ef->shnum; i++)
-			if (L->isd[i] && ef->sh[i].offset >= owned_end && ef->sh[i].offset < owned_end + 64 && ef->sh[i].offset + ef->sh[i].size > next)
-				next = ef->sh[i].offset + ef->sh[i].size;
-		if (next <= owned_end)
-			break;
-		owned_end = next;
-	}
-	if (owned_end < ef->size) {
-		/* Only zero padding may follow. */
-		unsigned char pad[64];
-		struct err ignore;
-		uint64_t k, n = ef->size - owned_end;
-		if (n > sizeof pad || elf_read(ef, owned_end, n, pad, &ignore))
-			return ef->size;
-		for (k = 0; k < n; k++)
-			if (pad[k])
-				return ef->size;
+			if (L->isd[i] && ef->sh[i].size && !(i == L->target && L->where == NOTE_INPLACE))
+				own[n++] = (struct span){ ef->sh[i].offset, ef->sh[i].offset + ef->sh[i].size };
+		qsort(own, n, sizeof *own, span_cmp);
+		for (k = 0; k < n; k++) {
+			if (own[k].end <= pos)
+				continue;
+			if (own[k].off > pos && !elf_range_is_zero(ef, pos, own[k].off - pos))
+				keep = own[k].off;     /* unknown data before this owned range */
+			pos = own[k].end;
+		}
+		if (pos < ef->size && !elf_range_is_zero(ef, pos, ef->size - pos))
+			keep = ef->size;
+		free(own);
 	}
 	return keep;
 }
@@ -536,6 +548,12 @@ static int emit(struct lay *L)
 			r = lay_zero(L, ef->sh[i].offset, ef->sh[i].size);
 	if (r == 0 && L->notesz)
 		r = lay_patch(L, L->note_off, L->notesz, L->note, 0);
+	/* What we move away and leave inside the kept bytes becomes zeros, so that a later run
+	 * does not mistake stale tables for content (and drops nothing it should keep). */
+	if (r == 0 && L->move_shstr)
+		r = lay_zero(L, ef->sh[ef->shstrndx].offset, ef->sh[ef->shstrndx].size);
+	if (r == 0 && ef->shnum && L->shoff != ef->shoff)
+		r = lay_zero(L, ef->shoff, ef->shnum * elf_shent_size(ef));
 	if (r == 0 && L->move_shstr) {
 		const struct elf_shdr *st = &ef->sh[ef->shstrndx];
 		r = lay_patch(L, L->shstr_off, st->size, NULL, st->offset);
