@@ -348,6 +348,7 @@ static struct realfile realfiles[] = {
 	{ "libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1", "./dl $F" },
 	{ "libsystemd.so.0 (has an FDO package note)", "/lib/x86_64-linux-gnu/libsystemd.so.0", "./dl $F" },
 	{ "libLLVM-15.so.1 (over 100 MB)", "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1", "./dl $F" },
+	{ "ld-linux-x86-64.so.2 (the dynamic loader)", "/lib64/ld-linux-x86-64.so.2", "$F /bin/echo loaded through the copy" },
 };
 
 ParameterizedTestParameters(linked, real_distribution_files)
@@ -368,7 +369,7 @@ ParameterizedTest(struct realfile *r, linked, real_distribution_files, .timeout 
 	put_file("big.json", M_BIG);
 	free(sh("gcc -o dl dl.c -ldl"));
 	sum = sh("sha256sum < '%s'", r->path);
-	free(sh("cp '%s' in && cp in out", r->path));
+	free(sh("cp -L '%s' in && cp in out", r->path));
 	before = sh("F=./in; %s", r->run);
 	lint_in = elflint("in");
 	free(sh("'%s' -v -m big.json out", tool()));
