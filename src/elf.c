@@ -507,6 +507,23 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 			r = err_set(e, EXIT_BAD_INPUT, "sections %zu and %zu overlap in the file", v[i - 1].index, v[i].index);
 			goto out;
 		}
+	/* The header tables are rewritten: no section may share their bytes. */
+	for (i = 0; i < n; i++) {
+		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
+		uint64_t send = ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef);
+		if (ef->phnum && v[i].off < pend && ef->phoff < v[i].end) {
+			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap section %zu", v[i].index);
+			goto out;
+		}
+		if (ef->shnum && v[i].off < send && ef->shoff < v[i].end) {
+			r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap section %zu", v[i].index);
+			goto out;
+		}
+	}
+	if (ef->phnum && ef->phoff < elf_ehdr_size(ef)) {
+		r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap the ELF header");
+		goto out;
+	}
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		if (p->type != PT_LOAD_)
