@@ -511,7 +511,8 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 	for (i = 0; i < n; i++) {
 		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
 		uint64_t send = ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef);
-		if (ef->phnum && v[i].off < pend && ef->phoff < v[i].end) {
+		/* A section covering exactly the table is ours (PHDR_SECTION_NAME, see layout_linked.c). */
+		if (ef->phnum && v[i].off < pend && ef->phoff < v[i].end && !(v[i].off == ef->phoff && v[i].end == pend)) {
 			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap section %zu", v[i].index);
 			goto out;
 		}

@@ -351,6 +351,14 @@ static int setup_sections(struct lay *L)
 	for (size_t i = 0; i < ef->phnum && L->nown && ef->shstrndx; i++)
 		if (L->isown[i] && ef->sh[ef->shstrndx].offset >= ef->ph[i].offset)
 			L->move_shstr = 1;
+	for (size_t i = 1; !L->phsec && i < ef->shnum; i++) {
+		char name[32];
+		if (ef->sh[i].offset != ef->phoff || ef->sh[i].type == SHT_NOBITS_)
+			continue;
+		elf_section_name(ef, i, name, sizeof name);
+		if (strcmp(name, PHDR_SECTION_NAME) == 0)
+			L->phsec = i;             /* covers the table where it is */
+	}
 	new_ph = L->pht_in_seg && !L->phsec;
 	L->new_section = L->notesz && !L->target;
 	L->shnum = ef->shnum + (size_t)new_ph + (size_t)L->new_section;
@@ -406,7 +414,9 @@ static void finish_sections(struct lay *L)
 		s->addralign = 4;
 		s->entsize = 0;
 	}
-	if (L->phsec && !L->pht_in_seg) {
+	if (L->phsec && !L->pht_in_seg && ef->sh[L->phsec].offset == ef->phoff && ef->sh[L->phsec].size == ef->phnum * elf_phent_size(ef)) {
+		L->sh[L->phsec].size = L->linked ? L->phnum * elf_phent_size(ef) : 0;   /* the table stays: still covered */
+	} else if (L->phsec && !L->pht_in_seg) {
 		empty_section(L, L->phsec);   /* the table left our segment */
 	} else if (L->phsec) {
 		s = &L->sh[L->phsec];
