@@ -351,14 +351,11 @@ static int setup_sections(struct lay *L)
 	for (size_t i = 0; i < ef->phnum && L->nown && ef->shstrndx; i++)
 		if (L->isown[i] && ef->sh[ef->shstrndx].offset >= ef->ph[i].offset)
 			L->move_shstr = 1;
-	for (size_t i = 1; !L->phsec && i < ef->shnum; i++) {
-		char name[32];
-		if (ef->sh[i].offset != ef->phoff || ef->sh[i].type == SHT_NOBITS_)
-			continue;
-		elf_section_name(ef, i, name, sizeof name);
-		if (strcmp(name, PHDR_SECTION_NAME) == 0)
-			L->phsec = i;             /* covers the table where it is */
-	}
+	/* A section covering exactly the table is its section (PHDR_SECTION_NAME, by range). */
+	for (size_t i = 1; !L->phsec && i < ef->shnum; i++)
+		if (ef->sh[i].offset == ef->phoff && ef->sh[i].size == ef->phnum * elf_phent_size(ef) &&
+		    ef->sh[i].type != SHT_NOBITS_ && !L->isd[i])
+			L->phsec = i;
 	new_ph = L->pht_in_seg && !L->phsec;
 	L->new_section = L->notesz && !L->target;
 	L->shnum = ef->shnum + (size_t)new_ph + (size_t)L->new_section;

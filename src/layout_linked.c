@@ -380,6 +380,9 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 
 	if (!range_ok(off, size, ef->size))
 		return 0;
+	/* The table rewritten where it is may have grown into free slots after it. */
+	if (!L->pht_in_seg && lay_overlaps(ef->phoff, L->phsz, off, size))
+		return 0;
 	for (j = 0; j < upto; j++)
 		if (lay_overlaps(L->seg[j].off, L->seg[j].size, off, size) || lay_overlaps(L->seg[j].vaddr, L->seg[j].size, vaddr, size))
 			return 0;
@@ -464,7 +467,7 @@ static int place_in_gap(struct lay *L, const struct space *s, int k)
 		g->off = off;
 		g->vaddr = off + s->bias;
 		g->size = size;
-		g->align = p->align;
+		g->align = s->align;     /* the file's largest; bias is a multiple of it */
 		g->flags = p->flags;
 		g->placement = p->flags & PF_X_ ? "in the page padding after an R+X segment" :
 			       "in the page padding after a read-only segment";
