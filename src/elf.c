@@ -527,6 +527,16 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 	}
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
+		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
+		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ || !p->filesz)
+			continue;
+		if (p->offset < pend && ef->phoff < p->offset + p->filesz) {
+			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap the data of program header %zu", i);
+			goto out;
+		}
+	}
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *p = &ef->ph[i];
 		if (p->type != PT_LOAD_)
 			continue;
 		if (p->filesz > p->memsz || p->memsz > UINT64_MAX - p->vaddr)
