@@ -483,13 +483,15 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 {
 	const struct elf *ef = L->ef;
 	struct seg *g = &L->seg[k];
-	uint64_t vend = s->vend, start = align_up(L->keep, 8), limit = ef->is64 ? UINT64_MAX : UINT32_MAX;
+	/* No rounding: copy A may start anywhere (bfd puts it at its running offset), and
+	 * seg_layout aligns B and the note inside the segment. */
+	uint64_t vend = s->vend, start = L->keep, limit = ef->is64 ? UINT64_MAX : UINT32_MAX;
 	uint64_t vmin, vaddr, off, b_rel, note_rel;
 
 	if (k && L->seg[0].vaddr + L->seg[0].size > vend)
 		vend = L->seg[0].vaddr + L->seg[0].size;
 	if (k && L->seg[0].off + L->seg[0].size > start)
-		start = align_up(L->seg[0].off + L->seg[0].size, 8);
+		start = L->seg[0].off + L->seg[0].size;
 	vmin = align_up(vend, s->align);
 	if (g->pht) {
 		vaddr = vmin + (s->prev_end - vmin) % s->align;
@@ -497,7 +499,7 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 			vaddr += align_up(start - (vaddr - s->bias), s->align);
 		off = vaddr - s->bias;
 	} else {
-		off = start;
+		off = align_up(start, 4);  /* a note-only segment starts with the note */
 		vaddr = vmin + off % s->align;
 	}
 	g->size = seg_layout(L, g, off, &b_rel, &note_rel);
@@ -585,7 +587,7 @@ int lay_place_linked(struct lay *L)
 			if (g->pht)
 				L->pht_b = g->off + b_rel;
 			if (g->note) {
-				L->note_off = g->off + (g->pht ? note_rel : 0);
+				L->note_off = g->off + note_rel;
 				L->note_vaddr = g->vaddr + (L->note_off - g->off);
 			}
 		}

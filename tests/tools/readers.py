@@ -217,6 +217,8 @@ def validate(inp, outp):
                 errors.append("a dlopen note shares its PT_NOTE with other notes")
             if p["align"] != 4:
                 errors.append(f"dlopen PT_NOTE has p_align {p['align']}")
+            if p["offset"] % 4 or p["vaddr"] % 4:
+                errors.append(f"dlopen PT_NOTE at 0x{p['offset']:x} is not 4-aligned")
             ld = [l for l in loads if l["offset"] <= p["offset"] and p["offset"] + p["filesz"] <= l["offset"] + l["filesz"]]
             if not ld or ld[0]["flags"] & PF_W:
                 errors.append("dlopen PT_NOTE not inside a read-only PT_LOAD")
