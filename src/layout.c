@@ -351,11 +351,14 @@ static int setup_sections(struct lay *L)
 	for (size_t i = 0; i < ef->phnum && L->nown && ef->shstrndx; i++)
 		if (L->isown[i] && ef->sh[ef->shstrndx].offset >= ef->ph[i].offset)
 			L->move_shstr = 1;
-	/* A section covering exactly the table is its section (PHDR_SECTION_NAME, by range). */
-	for (size_t i = 1; !L->phsec && i < ef->shnum; i++)
+	/* A section covering exactly the table is its section, whatever its name; the one named
+	 * PHDR_SECTION_NAME in our segment (found by lay_find_own) serves only when none does. */
+	for (size_t i = 1; i < ef->shnum; i++)
 		if (ef->sh[i].offset == ef->phoff && ef->sh[i].size == ef->phnum * elf_phent_size(ef) &&
-		    ef->sh[i].type != SHT_NOBITS_ && !L->isd[i])
+		    ef->sh[i].type != SHT_NOBITS_ && !L->isd[i]) {
 			L->phsec = i;
+			break;
+		}
 	new_ph = L->pht_in_seg && !L->phsec;
 	L->new_section = L->notesz && !L->target;
 	L->shnum = ef->shnum + (size_t)new_ph + (size_t)L->new_section;
@@ -400,6 +403,10 @@ static void finish_sections(struct lay *L)
 		return;
 	for (i = 1; i < ef->shnum; i++)
 		if (L->isd[i] && (i != L->target || !L->notesz))
+			empty_section(L, i);
+	/* Whatever else described our old segment, which is rebuilt, describes nothing now. */
+	for (i = 1; L->nown && i < ef->shnum; i++)
+		if (!L->isd[i] && i != L->phsec && ef->sh[i].size && lay_in_own(L, ef->sh[i].offset))
 			empty_section(L, i);
 	if (L->notesz) {
 		s = &L->sh[L->target];
