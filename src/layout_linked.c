@@ -110,7 +110,7 @@ int lay_find_own(struct lay *L)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_LOAD_ && !(p->flags & PF_W_) && p->filesz == p->memsz && p->filesz && own_content(L, p)) {
+		if (p->type == PT_LOAD_ && !(p->flags & (PF_W_ | PF_X_)) && p->filesz == p->memsz && p->filesz && own_content(L, p)) {
 			L->isown[i] = 1;
 			L->nown++;
 		}
@@ -380,8 +380,10 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 
 	if (!range_ok(off, size, ef->size))
 		return 0;
-	/* The table rewritten where it is may have grown into free slots after it. */
-	if (!L->pht_in_seg && lay_overlaps(ef->phoff, L->phsz, off, size))
+	/* The table rewritten where it is may have grown into free slots after it, or shrunk,
+	 * and then its old extent is zeroed. */
+	if (!L->pht_in_seg && lay_overlaps(ef->phoff, L->phsz > phdr_bytes(ef, ef->phnum) ? L->phsz :
+					   phdr_bytes(ef, ef->phnum), off, size))
 		return 0;
 	for (j = 0; j < upto; j++)
 		if (lay_overlaps(L->seg[j].off, L->seg[j].size, off, size) || lay_overlaps(L->seg[j].vaddr, L->seg[j].size, vaddr, size))
