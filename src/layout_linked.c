@@ -44,9 +44,11 @@ static const struct scan_area *segment_area(const struct lay *L, size_t index);
 
 /* ---- our own segments ---- */
 
-static int advance(uint64_t *pos, uint64_t off, uint64_t size)
+/* Moves *pos past [off, off + size) when that range starts in the segment (at or after
+ * start) no more than 7 bytes after *pos. */
+static int advance(uint64_t *pos, uint64_t start, uint64_t off, uint64_t size)
 {
-	if (size && off <= *pos + 7 && off + size > *pos) {
+	if (size && off >= start && off <= *pos + 7 && off + size > *pos) {
 		*pos = off + size;
 		return 1;
 	}
@@ -61,7 +63,7 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	uint64_t old = phdr_bytes(ef, ef->phnum), pos = p->offset, end = p->offset + p->filesz;
 	uint64_t b = align_up(p->offset + old, word(ef));
 	size_t i, phsec = 0;
-	int progress = 1;
+	int progress, found = 0;
 	char name[32];
 
 	for (i = 1; i < ef->shnum; i++) {
@@ -85,16 +87,17 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	}
 	if (ef->phoff == b || (phsec && ef->sh[phsec].offset == b))
 		pos = b;                                      /* copy A, zeroed by eu-strip */
-	while (progress && pos + 8 <= end) {
-		progress = advance(&pos, ef->phoff, old);
+	do {
+		progress = advance(&pos, p->offset, ef->phoff, old);
 		if (phsec)
-			progress |= advance(&pos, ef->sh[phsec].offset, ef->sh[phsec].size);
+			progress |= advance(&pos, p->offset, ef->sh[phsec].offset, ef->sh[phsec].size);
 		for (i = 0; i < L->sc->nitems; i++)
 			if (L->sc->items[i].dlopen)
-				progress |= advance(&pos, L->sc->items[i].off, L->sc->items[i].size);
-	}
-	if (pos + 8 <= end)
-		return 0;
+				progress |= advance(&pos, p->offset, L->sc->items[i].off, L->sc->items[i].size);
+		found |= progress;
+	} while (progress && pos + 8 <= end);
+	if (!found || pos + 8 <= end)
+		return 0;                   /* a segment too small to hold anything is not ours */
 	if (phsec)
 		L->phsec = phsec;
 	return 1;
@@ -110,7 +113,7 @@ int lay_find_own(struct lay *L)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_LOAD_ && !(p->flags & (PF_W_ | PF_X_)) && p->filesz == p->memsz && p->filesz && own_content(L, p)) {
+		if (p->type == PT_LOAD_ && !(p->flags & PF_W_) && p->filesz == p->memsz && p->filesz && own_content(L, p)) {
 			L->isown[i] = 1;
 			L->nown++;
 		}
@@ -609,6 +612,8 @@ int lay_place_linked(struct lay *L)
 		if (L->pht_in_seg) {
 			p->offset = L->pht_b;
 			p->vaddr = p->paddr = L->seg[0].vaddr + (L->pht_b - L->seg[0].off);
+		} else if (p->offset != L->ef->phoff) {
+			continue;          /* it did not describe the table: left as it was */
 		}
 		p->filesz = p->memsz = L->phsz;
 	}

@@ -50,6 +50,34 @@ static int same_bytes(int a, int b)
 	return 1;
 }
 
+/* A PT_LOAD the program needs: writable, or holding the entry point.  Ours are neither. */
+static int vital(const struct elf *ef, const struct elf_phdr *p)
+{
+	return p->type == PT_LOAD_ && p->memsz &&
+	       ((p->flags & PF_W_) || (ef->entry >= p->vaddr && ef->entry - p->vaddr < p->memsz));
+}
+
+/* Every vital PT_LOAD of the input is in the output, unchanged. */
+static int vital_kept(int in, uint64_t isize, const struct elf *out)
+{
+	struct elf ef;
+	struct err e;
+	size_t i, j;
+	int ok = 1;
+
+	if (elf_open(&ef, in, "in", isize, &e))
+		return 1;
+	for (i = 0; i < ef.phnum && ok; i++) {
+		if (!vital(&ef, &ef.ph[i]))
+			continue;
+		for (j = 0; j < out->phnum && memcmp(&ef.ph[i], &out->ph[j], sizeof ef.ph[i]); j++)
+			;
+		ok = j < out->phnum;
+	}
+	elf_close(&ef);
+	return ok;
+}
+
 /* Returns the result's fd, or -1 when the tool refused the input (fine) */
 static int edit(int in, uint64_t size, const struct entries *want, struct plan *pl)
 {
@@ -113,6 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		manifest_serialize(&want, &a);
 		manifest_serialize(&got, &b);
 		if (a.len != b.len || memcmp(a.p, b.p, a.len))
+			abort();
+		if (!vital_kept(in, size - 1, &ef))
 			abort();
 		scan_free(&sc);
 		elf_close(&ef);
