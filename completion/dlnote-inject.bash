@@ -7,8 +7,8 @@ _dlnote_inject()
 	COMPREPLY=()
 	local opts="--manifest --feature --soname --description --priority --merge --remove --list
 		--json --check --discover --format --only-feature --only-priority --rpm-requires
-		--rpm-recommends --rpm-suggests --deb-map --expect --skip-non-elf --output --fsync
-		--verbose --quiet --version --help"
+		--rpm-recommends --rpm-suggests --deb-map --expect --skip-non-elf --files-from --null
+		--output --fsync --verbose --quiet --version --help"
 
 	# readline splits "--format=rpm" at '=': complete the value of the option before it.
 	local eq=
@@ -19,7 +19,7 @@ _dlnote_inject()
 	fi
 
 	case $prev in
-	-m | --manifest | --expect | --deb-map | -o | --output)
+	-m | --manifest | --expect | --deb-map | --files-from | -o | --output)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;

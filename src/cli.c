@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +41,9 @@ struct opts {
 	const char *expect_path;   /* --check --expect */
 	struct entries expect;
 	struct discovery found;    /* --discover */
+	const char *files_from;    /* --files-from: more FILEs, one per line ('-': standard input) */
+	int null_sep;              /* -0/--null: the list's names end with NUL bytes */
+	const char *stdin_user;    /* the option that reads standard input, if one does */
 };
 
 static const char usage_text[] =
@@ -70,6 +74,10 @@ static const char usage_text[] =
 	"      --deb-map PATH      for --format=deb: soname-to-package lines (dpkg-query --search)\n"
 	"      --expect MANIFEST   for --check: print the differences from MANIFEST, exit 1 if any\n"
 	"      --skip-non-elf      skip files that are not ELF, quietly\n"
+	"Files:\n"
+	"      --files-from LIST   also process the FILEs named in LIST, one per line\n"
+	"                          ('-' reads standard input, as an rpm generator does)\n"
+	"  -0, --null              names in LIST end with NUL bytes (find -print0)\n"
 	"Output:\n"
 	"  -o, --output PATH       write to PATH instead of rewriting FILE in place\n"
 	"      --fsync             flush the result to disk before replacing the file\n"
@@ -388,12 +396,57 @@ fail:
 	return e.status ? e.status : EXIT_BAD_INPUT;
 }
 
+/* --files-from: each name is processed as it is read, so the list may be of any length.  A
+ * name longer than PATH_MAX is an error for that name only; empty names are skipped. */
+static int process_list(struct opts *o)
+{
+	const char *list = strcmp(o->files_from, "-") == 0 ? "<stdin>" : o->files_from;
+	FILE *f = strcmp(o->files_from, "-") == 0 ? stdin : fopen(o->files_from, "re");
+	int delim = o->null_sep ? '\0' : '\n', status = EXIT_OK, c, s;
+	char name[PATH_MAX];
+	size_t len = 0, too_long = 0, lineno = 1;
+
+	if (!f) {
+		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", list, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	do {
+		c = getc_unlocked(f);
+		if (c != EOF && c != delim) {
+			if (len < sizeof name - 1)
+				name[len++] = (char)c;
+			else
+				too_long = 1;
+			continue;
+		}
+		if (too_long) {
+			fprintf(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n", list, lineno, PATH_MAX - 1);
+			status = EXIT_BAD_INPUT;
+		} else if (len) {
+			name[len] = '\0';
+			s = process(o, name, 2);
+			if (s > status)
+				status = s;
+		}
+		len = too_long = 0;
+		lineno++;
+	} while (c != EOF);
+	if (ferror(f)) {
+		fprintf(stderr, PROGRAM_NAME ": %s: read error: %s\n", list, strerror(errno));
+		status = EXIT_BAD_INPUT;
+	}
+	if (f != stdin)
+		fclose(f);
+	return status;
+}
+
 /* ---- options ---- */
 
 enum {
 	OPT_FEATURE = 256, OPT_SONAME, OPT_DESCRIPTION, OPT_PRIORITY, OPT_MERGE, OPT_REMOVE, OPT_LIST, OPT_JSON,
 	OPT_CHECK, OPT_VERSION, OPT_FSYNC, OPT_DISCOVER, OPT_FORMAT, OPT_ONLY_FEATURE, OPT_ONLY_PRIORITY,
 	OPT_RPM_SUGGESTS, OPT_RPM_RECOMMENDS, OPT_RPM_REQUIRES, OPT_DEB_MAP, OPT_EXPECT, OPT_SKIP_NON_ELF,
+	OPT_FILES_FROM,
 };
 
 static const struct option longopts[] = {
@@ -417,6 +470,8 @@ static const struct option longopts[] = {
 	{ "deb-map", required_argument, NULL, OPT_DEB_MAP },
 	{ "expect", required_argument, NULL, OPT_EXPECT },
 	{ "skip-non-elf", no_argument, NULL, OPT_SKIP_NON_ELF },
+	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+	{ "null", no_argument, NULL, '0' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "fsync", no_argument, NULL, OPT_FSYNC },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -502,7 +557,14 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 	int c, bad = 0;
 
 	opterr = 0;               /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, ":m:o:vqh", longopts, NULL)) != -1 && !bad) {
+	while ((c = getopt_long(argc, argv, ":m:o:vqh0", longopts, NULL)) != -1 && !bad) {
+		if ((c == 'm' || c == OPT_EXPECT || c == OPT_DEB_MAP || c == OPT_FILES_FROM) && strcmp(optarg, "-") == 0) {
+			const char *opt = c == 'm' ? "--manifest" : c == OPT_EXPECT ? "--expect" :
+					  c == OPT_DEB_MAP ? "--deb-map" : "--files-from";
+			if (o->stdin_user)
+				return usage_error("%s - and %s - cannot both read standard input", o->stdin_user, opt);
+			o->stdin_user = opt;
+		}
 		switch (c) {
 		case 'm':
 			if (load(optarg, "manifest", parse_manifest, &o->add))
@@ -547,6 +609,12 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 		case OPT_DEB_MAP: o->rep.deb_map_path = optarg; break;
 		case OPT_EXPECT: o->expect_path = optarg; break;
 		case OPT_SKIP_NON_ELF: o->skip_non_elf = 1; break;
+		case OPT_FILES_FROM:
+			if (o->files_from)
+				return usage_error("%s", "--files-from given twice");
+			o->files_from = optarg;
+			break;
+		case '0': o->null_sep = 1; break;
 		case 'o': o->output = optarg; break;
 		case OPT_FSYNC: o->out.fsync = 1; break;
 		case 'v': o->verbose++; break;
@@ -572,10 +640,12 @@ static int check_usage(const struct opts *o, int nfiles)
 {
 	int edits = o->mode == MODE_REPLACE || o->mode == MODE_MERGE;
 
-	if (nfiles == 0)
-		return usage_error("%s", "no FILE given");
-	if (o->output && nfiles > 1)
+	if (nfiles == 0 && !o->files_from)
+		return usage_error("%s", "no FILE given (name them, or give --files-from)");
+	if (o->output && (nfiles > 1 || o->files_from))
 		return usage_error("%s", "-o/--output takes exactly one FILE");
+	if (o->null_sep && !o->files_from)
+		return usage_error("%s", "-0/--null is only for --files-from");
 	if (o->output && !edits && o->mode != MODE_REMOVE)
 		return usage_error("-o/--output cannot be used with %s", mode_name(o->mode));
 	if (o->list_only && o->mode != MODE_LIST)
@@ -642,10 +712,12 @@ int main(int argc, char **argv)
 		r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
-			int s = process(&o, argv[i], argc - optind);
+			int s = process(&o, argv[i], o.files_from ? 2 : argc - optind);
 			if (s > status)
 				status = s;
 		}
+		if (o.files_from && (r = process_list(&o)) > status)
+			status = r;
 		r = finish(&o);
 		if (r > status)
 			status = r;

@@ -449,6 +449,102 @@ Test(packaging, a_package_tree_reports_non_elf_files_without_the_option)
 	cmd_free(&c);
 }
 
+/* --files-from: a tree of any size in one run, the names read one at a time. */
+static const char tree_sonames[] = "libfido2.so.1 required\n"
+				   "liblz4.so.1 recommended\n"
+				   "libpcre2-8.so.0 libpcre2-8.so.1 suggested\n"
+				   "libtss2-esys.so.0 recommended\n"
+				   "libtss2-mu.so.0 recommended\n";
+
+Test(packaging, files_from_a_list_is_one_run_like_the_command_line)
+{
+	package_tree();
+	/* Newline-separated, with empty lines, as `find` prints it. */
+	free(sh("(find tree -type f | sort; echo; echo) > list.txt"));
+	expect_out("--list --format=sonames --skip-non-elf --files-from=list.txt", tree_sonames);
+	expect_out("--list --format=sonames --skip-non-elf --files-from=- < list.txt", tree_sonames);
+	/* Command-line FILEs come first, then the list; the table names every file. */
+	free(sh("cp app 'tree/usr/bin/with space' && '%s' --soname libspace.so.3 --priority suggested 'tree/usr/bin/with space' && "
+		"printf 'tree/usr/bin/with space\\n' > space.txt", tool()));
+	expect_out("--list --format=sonames --files-from=space.txt simple",
+		   "libfido2.so.1 required\n"
+		   "liblz4.so.1 recommended\n"
+		   "libspace.so.3 suggested\n"
+		   "libtss2-esys.so.0 recommended\n"
+		   "libtss2-mu.so.0 recommended\n");
+	expect_out("--list --only-priority=suggested --files-from=space.txt", "tree/usr/bin/with space:\n"
+									      "FEATURE  DESCRIPTION  SONAME         PRIORITY\n"
+									      "-        -            libspace.so.3  suggested\n");
+	/* An empty list is an empty tree. */
+	free(sh(": > empty.txt"));
+	expect_out("--list --format=sonames --files-from=empty.txt", "");
+}
+
+Test(packaging, files_from_null_separated_takes_any_name)
+{
+	package_tree();
+	free(sh("cp app \"$(printf 'tree/usr/bin/new\\nline')\" && '%s' --soname libnl.so.3 --priority required "
+		"\"$(printf 'tree/usr/bin/new\\nline')\"", tool()));
+	free(sh("find tree -type f -print0 > list0"));
+	expect_out("--list --format=rpm --only-priority=required --skip-non-elf -0 --files-from=- < list0",
+		   "Requires: libfido2.so.1()(64bit)\n"
+		   "Requires: libnl.so.3()(64bit)\n");
+	/* Split at newlines instead, that name is two missing files; the rest is still listed. */
+	{
+		struct cmd c = run("find tree -type f | '%s' --list --format=sonames --skip-non-elf --only-priority=required --files-from=-",
+				   tool());
+		cr_expect_eq(c.status, 1);
+		cr_expect_str_eq(c.out, "libfido2.so.1 required\n");
+		cr_expect_str_eq(c.err, "dlnote-inject: tree/usr/bin/new: No such file or directory\n"
+					"dlnote-inject: line: No such file or directory\n");
+		cmd_free(&c);
+	}
+}
+
+/* The generator of the man page's rpm file attribute: names on standard input. */
+Test(packaging, files_from_stdin_serves_as_the_rpm_generator)
+{
+	struct cmd c;
+
+	package_tree();
+	c = run("find tree -type f | '%s' --list --format=rpm --skip-non-elf --files-from=- | sed -n 's/^Recommends: //p'", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.out, "liblz4.so.1()(64bit)\n"
+				"libtss2-mu.so.0()(64bit)\n"
+				"libtss2-esys.so.0()(64bit)\n");
+	cr_expect_str_eq(c.err, "");
+	cmd_free(&c);
+}
+
+Test(packaging, files_from_errors)
+{
+	struct cmd c;
+
+	package_tree();
+	c = run("'%s' --list --format=sonames --files-from=nolist", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.out, "");
+	cr_expect_str_eq(c.err, "dlnote-inject: nolist: No such file or directory\n");
+	cmd_free(&c);
+	/* A name longer than PATH_MAX fails alone; the names after it are still read. */
+	c = run("{ head -c 5000 /dev/zero | tr '\\0' x; echo; echo tree/usr/bin/app; } | "
+		"'%s' --list --format=sonames --only-priority=required --files-from=-", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.out, "libfido2.so.1 required\n");
+	cr_expect_str_eq(c.err, "dlnote-inject: <stdin>: name 1 is longer than 4095 bytes\n");
+	cmd_free(&c);
+	expect_usage("--list --files-from=- --expect=-", "--files-from - and --expect - cannot both read standard input");
+	expect_usage("--check --expect=- --files-from -", "--expect - and --files-from - cannot both read standard input");
+	expect_usage("--list --files-from=a --files-from=b", "--files-from given twice");
+	expect_usage("--soname libz.so.1 -o out --files-from=list.txt", "-o/--output takes exactly one FILE");
+	expect_usage("--list -0 app", "-0/--null is only for --files-from");
+	expect_usage("--list", "no FILE given");
+	/* Editing through a list works like naming the files. */
+	free(sh("cp app edited && echo edited > edit.txt"));
+	expect_out("--soname libedit.so.2 --files-from=edit.txt", "");
+	expect_out("--list --format=sonames edited", "libedit.so.2 recommended\n");
+}
+
 /* ---- lint ---- */
 
 Test(packaging, check_expect_passes_when_the_declaration_matches)
