@@ -44,6 +44,8 @@ struct opts {
 	const char *files_from;    /* --files-from: more FILEs, one per line ('-': standard input) */
 	int null_sep;              /* -0/--null: the list's names end with NUL bytes */
 	const char *stdin_user;    /* the option that reads standard input, if one does */
+	char **manifests;          /* -m paths, read once the options are known to be right */
+	size_t nmanifests;
 };
 
 static const char usage_text[] =
@@ -550,10 +552,10 @@ static int push_soname(struct flag_entry *f, const char *name)
 	return 0;
 }
 
-/* Returns -1 to continue, else an exit status. */
-static int parse_args(int argc, char **argv, struct opts *o, struct entries *flagged)
+/* Returns -1 to continue, else an exit status; the entry being built stays in *cur. */
+static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *cur_, struct entries *flagged)
 {
-	struct flag_entry cur = { 0 };
+#define cur (*cur_)
 	int c, bad = 0;
 
 	opterr = 0;               /* our own one-line messages */
@@ -561,15 +563,23 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 		if ((c == 'm' || c == OPT_EXPECT || c == OPT_DEB_MAP || c == OPT_FILES_FROM) && strcmp(optarg, "-") == 0) {
 			const char *opt = c == 'm' ? "--manifest" : c == OPT_EXPECT ? "--expect" :
 					  c == OPT_DEB_MAP ? "--deb-map" : "--files-from";
-			if (o->stdin_user)
-				return usage_error("%s - and %s - cannot both read standard input", o->stdin_user, opt);
+			if (o->stdin_user) {
+				bad = usage_error("%s - and %s - cannot both read standard input", o->stdin_user, opt);
+				continue;
+			}
 			o->stdin_user = opt;
 		}
 		switch (c) {
-		case 'm':
-			if (load(optarg, "manifest", parse_manifest, &o->add))
-				return EXIT_BAD_INPUT;
+		case 'm': {
+			char **v = xrealloc(o->manifests, o->nmanifests + 1, sizeof *v);
+			if (!v) {
+				bad = usage_error("%s", "out of memory");
+				break;
+			}
+			o->manifests = v;
+			o->manifests[o->nmanifests++] = optarg;
 			break;
+		}
 		case OPT_FEATURE:
 			bad = flush_flag_entry(&cur, flagged);
 			cur.open = 1;
@@ -610,8 +620,10 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 		case OPT_EXPECT: o->expect_path = optarg; break;
 		case OPT_SKIP_NON_ELF: o->skip_non_elf = 1; break;
 		case OPT_FILES_FROM:
-			if (o->files_from)
-				return usage_error("%s", "--files-from given twice");
+			if (o->files_from) {
+				bad = usage_error("%s", "--files-from given twice");
+				break;
+			}
 			o->files_from = optarg;
 			break;
 		case '0': o->null_sep = 1; break;
@@ -631,9 +643,18 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
-	if (flush_flag_entry(&cur, bad ? NULL : flagged) || bad)
-		return EXIT_USAGE;
-	return -1;
+	return bad ? EXIT_USAGE : -1;
+#undef cur
+}
+
+static int parse_args(int argc, char **argv, struct opts *o, struct entries *flagged)
+{
+	struct flag_entry cur = { 0 };
+	int r = parse_loop(argc, argv, o, &cur, flagged);
+
+	if (flush_flag_entry(&cur, r < 0 ? flagged : NULL) && r < 0)
+		r = EXIT_USAGE;
+	return r;
 }
 
 static int check_usage(const struct opts *o, int nfiles)
@@ -700,6 +721,9 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	memset(&o, 0, sizeof o);
 	r = parse_args(argc, argv, &o, &flagged);
+	for (size_t k = 0; r < 0 && k < o.nmanifests; k++)
+		if (load(o.manifests[k], "manifest", parse_manifest, &o.add))
+			r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		if (manifest_merge_all(&o.add, &flagged))
 			r = EXIT_BAD_INPUT;
@@ -728,6 +752,7 @@ int main(int argc, char **argv)
 		r = status;
 	}
 	manifest_free(&flagged);
+	free(o.manifests);
 	manifest_free(&o.add);
 	manifest_free(&o.expect);
 	report_listing_free(&o.listed);

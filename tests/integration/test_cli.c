@@ -44,6 +44,12 @@ Test(cli, usage_errors_exit_2)
 	expect_fail("--soname x --description \"$(printf 'a\\tb')\" a.o", 2, "--description: control character");
 	expect_fail("--soname x --description \"$(printf '\\300\\200')\" a.o", 2, "--description: invalid UTF-8");
 	expect_fail("--soname x --description a --description b a.o", 2, "--description given twice");
+	/* An entry being built when the error comes is not leaked (the sanitized pass checks). */
+	expect_fail("--soname x --bogus a.o", 2, "unrecognized option '--bogus'");
+	expect_fail("--soname x a.o -o", 2, "option '-o' needs an argument");
+	/* Usage is checked before any manifest is read. */
+	expect_fail("-m missing.json --bogus a.o", 2, "unrecognized option");
+	expect_fail("-m - --files-from - < /dev/null", 2, "--manifest - and --files-from - cannot both read standard input");
 }
 
 Test(cli, bad_input_exits_1_naming_the_file)
