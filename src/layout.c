@@ -656,8 +656,13 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	if (ef->type != ET_REL_ && ef->type != ET_EXEC_ && ef->type != ET_DYN_)
 		return err_set(e, EXIT_BAD_INPUT, "cannot edit a %s", elf_type_name(ef));
 	L.linked = ef->type != ET_REL_;
-	if (L.linked && !ef->phnum)
-		return err_set(e, EXIT_BAD_INPUT, "linked file without program headers");
+	if (L.linked) {
+		size_t i;
+		for (i = 0; i < ef->phnum && ef->ph[i].type != PT_LOAD_; i++)
+			;
+		if (i == ef->phnum)   /* nothing loaded: not a program, and our table would be empty */
+			return err_set(e, EXIT_BAD_INPUT, "linked file without a PT_LOAD segment");
+	}
 	if (!L.linked && !ef->shnum)
 		return err_set(e, EXIT_BAD_INPUT, "relocatable object without section headers");
 	if (elf_check_layout(ef, e) || find_dlopen_sections(&L))

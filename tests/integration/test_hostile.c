@@ -55,7 +55,7 @@ static struct damage damages[] = {
 	{ "sections-claim-2^32", "obj" }, { "phentsize-wrong", "prog" }, { "shentsize-wrong", "obj" },
 	{ "shstrndx-out-of-range", "obj" }, { "section-past-eof", "obj" }, { "section-wraps", "obj" },
 	{ "sections-overlap", "obj" }, { "segment-past-eof", "prog" }, { "note-segment-overrun", "prog" },
-	{ "note-absurd-namesz", "obj" }, { "note-absurd-descsz", "obj" },
+	{ "note-absurd-namesz", "obj" }, { "note-absurd-descsz", "obj" }, { "no-pt-load", "prog" },
 };
 
 ParameterizedTestParameters(hostile, damaged_elf)

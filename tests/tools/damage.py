@@ -87,6 +87,15 @@ def first_phdr(d, ptype):
     raise SystemExit(f"no program header of type {ptype}")
 
 
+def no_pt_load(d):
+    """Every PT_LOAD becomes PT_NULL: a linked file that loads nothing."""
+    e, _ = fields(d)
+    for i in range(get(d, "phnum")):
+        at = get(d, "phoff") + i * get(d, "phentsize")
+        if struct.unpack_from(e + "I", d, at)[0] == 1:
+            struct.pack_into(e + "I", d, at, 0)
+
+
 def note_desc_at(d):
     """Offset of the n_descsz word of the first note in .note.dlopen."""
     _, s = find_section(d, ".note.dlopen")
@@ -113,6 +122,7 @@ KINDS = {
     "sections-overlap": lambda d: set_shdr(d, find_section(d, ".note.dlopen")[0], offset=shdr(d, find_section(d, ".text")[0])["offset"]),
     "segment-past-eof": lambda d: phdr_set(d, first_phdr(d, 1), filesz=len(d) * 2, memsz=len(d) * 2),
     "note-segment-overrun": lambda d: phdr_set(d, first_phdr(d, 4), filesz=3),
+    "no-pt-load": no_pt_load,
     "note-absurd-namesz": lambda d: struct.pack_into(fields(d)[0] + "I", d, note_desc_at(d), 0xFFFFFFF0),
     "note-absurd-descsz": lambda d: struct.pack_into(fields(d)[0] + "I", d, note_desc_at(d) + 4, 0xFFFFFFF0),
 }
