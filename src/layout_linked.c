@@ -523,21 +523,26 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 	return 0;
 }
 
-/* Keep PT_LOAD entries sorted by address (the gABI requires it). */
+/* Keep PT_LOAD entries sorted by address (the gABI requires it): ours goes before the first
+ * earlier PT_LOAD above it, whatever other entries lie between. */
 static void sort_segment_entry(struct lay *L, int k)
 {
 	struct elf_phdr me = L->ph[L->seg[k].ph];
-	size_t at = (size_t)L->seg[k].ph;
+	size_t cur = (size_t)L->seg[k].ph, at = cur, i;
 	int j;
 
-	while (at > 0 && L->ph[at - 1].type == PT_LOAD_ && L->ph[at - 1].vaddr > me.vaddr) {
-		L->ph[at] = L->ph[at - 1];
+	for (i = 0; i < cur; i++)
+		if (L->ph[i].type == PT_LOAD_ && L->ph[i].vaddr > me.vaddr) {
+			at = i;
+			break;
+		}
+	for (i = cur; i > at; i--) {
+		L->ph[i] = L->ph[i - 1];
 		for (j = 0; j < L->nseg; j++)
-			if (L->seg[j].ph == (long)at - 1)
+			if (L->seg[j].ph == (long)i - 1)
 				L->seg[j].ph++;
-		if (L->note_ph == (long)at - 1)
+		if (L->note_ph == (long)i - 1)
 			L->note_ph++;
-		at--;
 	}
 	L->ph[at] = me;
 	L->seg[k].ph = (long)at;
