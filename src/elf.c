@@ -525,6 +525,15 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap the ELF header");
 		goto out;
 	}
+	if (ef->shnum && ef->shoff < elf_ehdr_size(ef)) {
+		r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap the ELF header");
+		goto out;
+	}
+	if (ef->phnum && ef->shnum && ef->shoff < ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef) &&
+	    ef->phoff < ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef)) {
+		r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap the program headers");
+		goto out;
+	}
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
