@@ -141,7 +141,8 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 			goto fail;
 	}
 	nsect = sc->nareas;
-	for (i = 0; i < ef->phnum; i++) {
+	/* Program headers mean nothing in a relocatable object (gABI): its notes are its sections. */
+	for (i = 0; ef->type != ET_REL_ && i < ef->phnum; i++) {
 		const struct elf_phdr *ph = &ef->ph[i];
 		if (ph->type != PT_NOTE_)
 			continue;
