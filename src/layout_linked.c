@@ -71,7 +71,8 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 		if (s->type == SHT_NOBITS_ || L->isd[i] || !lay_overlaps(s->offset, s->size, p->offset, p->filesz))
 			continue;
 		elf_section_name(ef, i, name, sizeof name);
-		if (strcmp(name, PHDR_SECTION_NAME))
+		/* Ours covers the live table, or B where GNU strip left it (e_phoff then is A). */
+		if (strcmp(name, PHDR_SECTION_NAME) || (s->offset != ef->phoff && s->offset != b))
 			return 0;
 		phsec = i;
 	}
@@ -113,7 +114,9 @@ int lay_find_own(struct lay *L)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_LOAD_ && !(p->flags & PF_W_) && p->filesz == p->memsz && p->filesz && own_content(L, p)) {
+		int entry = ef->entry && ef->entry >= p->vaddr && ef->entry - p->vaddr < p->memsz;
+		if (p->type == PT_LOAD_ && !(p->flags & PF_W_) && p->filesz == p->memsz && p->filesz && !entry &&
+		    own_content(L, p)) {
 			L->isown[i] = 1;
 			L->nown++;
 		}

@@ -255,6 +255,11 @@ def validate(inp, outp):
     for s in a.sections:
         if s.get("sname") == ".note.dlopen":
             old_dl.append((s["offset"], s["size"]))
+        if s.get("sname") == ".dlnote.phdrs":
+            # An input that went through dlnote-inject (then GNU strip): its own segment, the
+            # PT_LOAD holding this section, is rebuilt.
+            old_dl += [(l["offset"], l["filesz"]) for l in a.phdrs
+                       if l["type"] == PT_LOAD and covered([(l["offset"], l["filesz"])], s["offset"], s["size"])]
     old_dl.append((a.phoff, a.phnum * a.phentsize))
     old_dl.append((b.phoff, b.phnum * b.phentsize))   # the table may grow into free slots
     old_dl.append((0, 64 if a.is64 else 52))          # the ELF header: e_phoff, e_shoff, counts
