@@ -540,6 +540,21 @@ static int emit_headers(struct lay *L)
 	return lay_patch(L, 0, elf_ehdr_size(ef), eh, 0);
 }
 
+/* Zero a table we moved away, unless it shares bytes with a segment's data (ours excepted:
+ * that is zeroed whole). */
+static int zero_unless_loaded(struct lay *L, uint64_t off, uint64_t len)
+{
+	const struct elf *ef = L->ef;
+	size_t i;
+
+	for (i = 0; L->linked && i < ef->phnum; i++) {
+		const struct elf_phdr *p = &ef->ph[i];
+		if (p->type != PT_NULL_ && !(L->isown && L->isown[i]) && lay_overlaps(p->offset, p->filesz, off, len))
+			return 0;
+	}
+	return lay_zero(L, off, len);
+}
+
 static int emit(struct lay *L)
 {
 	const struct elf *ef = L->ef;
@@ -563,11 +578,12 @@ static int emit(struct lay *L)
 	if (r == 0 && L->notesz)
 		r = lay_patch(L, L->note_off, L->notesz, L->note, 0);
 	/* What we move away and leave inside the kept bytes becomes zeros, so that a later run
-	 * does not mistake stale tables for content (and drops nothing it should keep). */
+	 * does not mistake stale tables for content (and drops nothing it should keep); but not
+	 * where a segment's data shares those bytes. */
 	if (r == 0 && L->move_shstr)
-		r = lay_zero(L, ef->sh[ef->shstrndx].offset, ef->sh[ef->shstrndx].size);
+		r = zero_unless_loaded(L, ef->sh[ef->shstrndx].offset, ef->sh[ef->shstrndx].size);
 	if (r == 0 && ef->shnum && L->shoff != ef->shoff)
-		r = lay_zero(L, ef->shoff, ef->shnum * elf_shent_size(ef));
+		r = zero_unless_loaded(L, ef->shoff, ef->shnum * elf_shent_size(ef));
 	if (r == 0 && L->move_shstr) {
 		const struct elf_shdr *st = &ef->sh[ef->shstrndx];
 		r = lay_patch(L, L->shstr_off, st->size, NULL, st->offset);
