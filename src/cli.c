@@ -553,9 +553,8 @@ static int push_soname(struct flag_entry *f, const char *name)
 }
 
 /* Returns -1 to continue, else an exit status; the entry being built stays in *cur. */
-static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *cur_, struct entries *flagged)
+static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *cur, struct entries *flagged)
 {
-#define cur (*cur_)
 	int c, bad = 0;
 
 	opterr = 0;               /* our own one-line messages */
@@ -581,20 +580,20 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			break;
 		}
 		case OPT_FEATURE:
-			bad = flush_flag_entry(&cur, flagged);
-			cur.open = 1;
-			cur.spec.feature = optarg;
+			bad = flush_flag_entry(cur, flagged);
+			cur->open = 1;
+			cur->spec.feature = optarg;
 			break;
 		case OPT_SONAME:
-			bad = push_soname(&cur, optarg);
+			bad = push_soname(cur, optarg);
 			break;
 		case OPT_DESCRIPTION:
-			cur.open = 1;
-			bad = set_once(&cur.spec.description, optarg, "--description");
+			cur->open = 1;
+			bad = set_once(&cur->spec.description, optarg, "--description");
 			break;
 		case OPT_PRIORITY:
-			cur.open = 1;
-			bad = set_once(&cur.spec.priority, optarg, "--priority");
+			cur->open = 1;
+			bad = set_once(&cur->spec.priority, optarg, "--priority");
 			break;
 		case OPT_MERGE: bad = set_mode(o, MODE_MERGE); break;
 		case OPT_REMOVE: bad = set_mode(o, MODE_REMOVE); break;
@@ -644,7 +643,6 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		}
 	}
 	return bad ? EXIT_USAGE : -1;
-#undef cur
 }
 
 static int parse_args(int argc, char **argv, struct opts *o, struct entries *flagged)
