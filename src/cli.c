@@ -231,7 +231,7 @@ static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
 }
 
 /* The table is printed file by file; every other format gathers all files and prints once. */
-static int do_list(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int nfiles, struct err *e)
+static int do_list(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int many, struct err *e)
 {
 	struct entries es = { 0 };
 	struct listing one = { 0 };
@@ -244,7 +244,7 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 		if (report_listing_add(&one, &es, path, suffix, &o->rep))
 			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 		else if (one.es.n) {
-			if (nfiles > 1)
+			if (many)
 				printf("%s:\n", path);
 			report_table(&one.es, stdout);
 		}
@@ -355,7 +355,8 @@ static int is_elf(int fd)
 	return pread(fd, m, 4, 0) == 4 && memcmp(m, "\177ELF", 4) == 0;
 }
 
-static int process(struct opts *o, const char *path, int nfiles)
+/* many: several FILEs (or a list), so the table names each one. */
+static int process(struct opts *o, const char *path, int many)
 {
 	struct err e = { 0 };
 	struct stat st;
@@ -376,7 +377,7 @@ static int process(struct opts *o, const char *path, int nfiles)
 	if (scan_file(&ef, &sc, &e) == 0) {
 		switch (o->mode) {
 		case MODE_LIST:
-			r = do_list(o, path, &ef, &sc, nfiles, &e);
+			r = do_list(o, path, &ef, &sc, many, &e);
 			break;
 		case MODE_CHECK:
 			r = do_check(o, path, &ef, &sc, &e);
@@ -426,7 +427,7 @@ static int process_list(struct opts *o)
 			status = EXIT_BAD_INPUT;
 		} else if (len) {
 			name[len] = '\0';
-			s = process(o, name, 2);
+			s = process(o, name, 1);
 			if (s > status)
 				status = s;
 		}
@@ -734,7 +735,7 @@ int main(int argc, char **argv)
 		r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
-			int s = process(&o, argv[i], o.files_from ? 2 : argc - optind);
+			int s = process(&o, argv[i], o.files_from || argc - optind > 1);
 			if (s > status)
 				status = s;
 		}
