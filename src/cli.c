@@ -164,7 +164,7 @@ static int parse_manifest(const char *text, size_t len, void *out, struct err *e
 
 static int parse_deb_map(const char *text, size_t len, void *out, struct err *e)
 {
-	return report_debmap_parse(text, len, out, e);
+	return pkgdeps_debmap_parse(text, len, out, e);
 }
 
 /* Read a manifest or a map and parse it into *out; errors name the file. */
@@ -235,7 +235,7 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 {
 	struct entries es = { 0 };
 	struct listing one = { 0 };
-	const char *suffix = report_rpm_suffix(ef->is64, ef->machine);
+	const char *suffix = pkgdeps_rpm_suffix(ef->is64, ef->machine);
 	int r = scan_entries(ef, sc, &es, e);
 
 	if (r == 0 && o->rep.format != FORMAT_TABLE && report_listing_add(&o->listed, &es, path, suffix, &o->rep))
@@ -520,7 +520,7 @@ static int add_ranks(struct opts *o, const char *list)
 	for (;;) {
 		end = strchr(p, ',');
 		end = end ? end : p + strlen(p);
-		k = report_rank_parse(p, (size_t)(end - p));
+		k = deps_rank_parse(p, (size_t)(end - p));
 		if (k < 0)
 			return usage_error("--only-priority: '%.*s' is not required, recommended or suggested", (int)(end - p), p);
 		o->rep.only_rank |= 1u << k;
@@ -536,7 +536,7 @@ static int add_rpm_tag(struct opts *o, int rank, const char *opt, const char *li
 {
 	if (set_format(o, FORMAT_RPM, opt) || set_mode(o, MODE_LIST))
 		return -1;
-	if (report_namelist_add(&o->rep.rpm_tag[rank], list))
+	if (deps_namelist_add(&o->rep.rpm_tag[rank], list))
 		return usage_error("%s", "out of memory");
 	return 0;
 }
@@ -609,7 +609,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			break;
 		case OPT_ONLY_FEATURE:
 			o->list_only = 1;
-			if (report_namelist_add(&o->rep.only_feature, optarg))
+			if (deps_namelist_add(&o->rep.only_feature, optarg))
 				bad = usage_error("%s", "out of memory");
 			break;
 		case OPT_ONLY_PRIORITY: o->list_only = 1; bad = add_ranks(o, optarg); break;

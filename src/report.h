@@ -1,41 +1,20 @@
 /* report.h - printing entries for people and for tools (--list), comparing them with a
- * declared manifest (--check --expect), and printing a discovered draft (--discover).
- *
- * The packaging formats follow package-notes' dlopen-notes.py, dh_dlopenlibdeps and
- * dlopen_notes.attr where those define an output; docs/packaging.md says where and why we
- * differ. */
+ * declared manifest (--check --expect), and printing a discovered draft (--discover).  The
+ * packaging formats (rpm, deb) are in pkgdeps.h. */
 #ifndef DLNOTE_REPORT_H
 #define DLNOTE_REPORT_H
 
 #include <stdio.h>
 
+#include "deps.h"
 #include "discover.h"
 #include "manifest.h"
+#include "pkgdeps.h"
 
 enum report_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_SONAMES, FORMAT_FEATURES, FORMAT_RPM, FORMAT_DEB };
 
-/* The spec's priorities as ranks: a higher rank is a stronger dependency. */
-enum { RANK_SUGGESTED, RANK_RECOMMENDED, RANK_REQUIRED, RANKS };
-
 /* A --format name, or -1. */
 int report_format_parse(const char *name);
-/* A priority name, or -1. */
-int report_rank_parse(const char *name, size_t len);
-
-/* Names given on the command line as comma-separated lists.  Each remembers whether it selected
- * an entry, so that a name that selects nothing can be reported. */
-struct namelist {
-	char **v;
-	unsigned char *used;
-	size_t n;
-	int given, all;            /* all: the option was given without names */
-};
-
-/* Soname -> Debian packages, from `dpkg-query --search` output or lines written the same way. */
-struct debmap {
-	struct debmap_pair { char *soname, *package; size_t line; } *v;
-	size_t n;
-};
 
 struct report_opts {
 	enum report_format format;
@@ -46,26 +25,8 @@ struct report_opts {
 	struct debmap deb_map;
 };
 
-/* Append the names of a comma-separated list.  `list` may be NULL (the option without a
- * value: every entry).  Returns -1 when out of memory. */
-int report_namelist_add(struct namelist *l, const char *list);
 void report_opts_free(struct report_opts *r);
 
-/* Parse a soname -> package map: lines "PACKAGE[, PACKAGE...]: PATH" whose last path component
- * is the soname; ":ARCH" qualifiers are dropped, dpkg's diversion lines, '#' comments and blank
- * lines are skipped.  Errors carry the line number. */
-int report_debmap_parse(const char *text, size_t len, struct debmap *map, struct err *e);
-
-/* What --list and --check --expect gather from every FILE: the entries, in file order, and for
- * each one the file it came from and that file's rpm class suffix. */
-struct listing {
-	struct entries es;
-	struct listing_from { const char *path; const char *rpm_suffix; } *from;
-};
-
-/* What rpm appends to a soname of this ELF class and machine, as its elfdeps does: "()(64bit)"
- * for ELFCLASS64 (but Alpha), else nothing. */
-const char *report_rpm_suffix(int is64, unsigned machine);
 /* Append the entries of one file that the filters select (all of them when r is NULL). */
 int report_listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_suffix,
 		struct report_opts *r);

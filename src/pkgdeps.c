@@ -1,0 +1,242 @@
+/* pkgdeps.c - dependencies for packages: rpm tags and Debian substvars from the entries, and
+ * the soname -> Debian package map they need. */
+#include "pkgdeps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+static const char *const rpm_tags[RANKS] = { "Suggests", "Recommends", "Requires" };
+static const char *const deb_fields[RANKS] = { "dlopen:Suggests", "dlopen:Recommends", "dlopen:Depends" };
+
+/* ---- the Debian map ---- */
+
+/* Debian Policy §5.6.1: lowercase letters, digits, '+', '-', '.'; two characters at least,
+ * starting with a letter or digit. */
+static int deb_name_ok(const char *s, size_t len)
+{
+	if (len < 2 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+static int map_push(struct debmap *map, const char *soname, size_t slen, const char *pkg, size_t plen, size_t line)
+{
+	struct debmap_pair *v = xrealloc(map->v, map->n + 1, sizeof *v);
+
+	if (!v)
+		return -1;
+	map->v = v;
+	v = &map->v[map->n];
+	v->soname = xstrndup(soname, slen);
+	v->package = xstrndup(pkg, plen);
+	v->line = line;
+	if (!v->soname || !v->package) {
+		free(v->soname);
+		free(v->package);
+		return -1;
+	}
+	map->n++;
+	return 0;
+}
+
+static int starts_with(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+/* One line "PKG[:ARCH][, PKG[:ARCH]...]: PATH". */
+static int map_line(struct debmap *map, const char *s, size_t len, size_t line, struct err *e)
+{
+	const char *sep = NULL, *path, *base, *p, *end;
+	size_t i;
+
+	if (starts_with(s, len, "diversion by ") || starts_with(s, len, "local diversion "))
+		return 0;
+	for (i = 0; i + 1 < len && !sep; i++)
+		if (s[i] == ':' && s[i + 1] == ' ')
+			sep = s + i;
+	if (!sep)
+		return err_set(e, EXIT_BAD_INPUT, "line %zu: expected \"PACKAGE[, PACKAGE...]: PATH\", as dpkg-query --search prints", line);
+	path = sep + 2;
+	while (path < s + len && *path == ' ')
+		path++;
+	for (base = p = path; p < s + len; p++)
+		if (*p == '/')
+			base = p + 1;
+	if (base == s + len)
+		return err_set(e, EXIT_BAD_INPUT, "line %zu: no soname after the package", line);
+	for (p = s; p < sep; p = end + (end < sep ? 2 : 0)) {
+		size_t plen;
+		for (end = p; end < sep && !(end[0] == ',' && end + 1 < sep && end[1] == ' '); end++)
+			;
+		for (plen = 0; p + plen < end && p[plen] != ':'; plen++)
+			;              /* "zlib1g:amd64" depends as "zlib1g" */
+		if (!deb_name_ok(p, plen))
+			return err_set(e, EXIT_BAD_INPUT, "line %zu: \"%.*s\" is not a Debian package name", line, (int)plen, p);
+		if (map_push(map, base, (size_t)(s + len - base), p, plen, line))
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	}
+	return 0;
+}
+
+int pkgdeps_debmap_parse(const char *text, size_t len, struct debmap *map, struct err *e)
+{
+	size_t start = 0, end, line = 0, n;
+
+	while (start < len) {
+		for (end = start; end < len && text[end] != '\n'; end++)
+			;
+		line++;
+		n = end - start;
+		while (n && (text[start + n - 1] == ' ' || text[start + n - 1] == '\t' || text[start + n - 1] == '\r'))
+			n--;
+		if (n && text[start] != '#' && map_line(map, text + start, n, line, e))
+			return -1;
+		start = end + 1;
+	}
+	return 0;
+}
+
+void pkgdeps_debmap_free(struct debmap *map)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		free(map->v[i].soname);
+		free(map->v[i].package);
+	}
+	free(map->v);
+	memset(map, 0, sizeof *map);
+}
+
+/* ---- rpm and Debian dependencies ---- */
+
+const char *pkgdeps_rpm_suffix(int is64, unsigned machine)
+{
+	/* rpm's elfdeps writes SONAME(VERSION)MARKER, with the marker "(64bit)" for ELFCLASS64 but
+	 * on Alpha (EM_ALPHA 0x9026, EM_FAKE_ALPHA 41), and the bare soname when it has neither. */
+	return is64 && machine != 0x9026 && machine != 41 ? "()(64bit)" : "";
+}
+
+/* The rpm tag an entry gets: with --rpm-requires/-recommends/-suggests, the strongest of those
+ * that select its feature (-1: none does); else its own priority. */
+static int rpm_rank(const struct entry *en, struct namelist *tags, struct buf *tmp)
+{
+	const char *feature;
+	int any = 0, rank = -1;
+
+	for (int k = 0; k < RANKS; k++)
+		any |= tags[k].given;
+	if (!any)
+		return deps_entry_rank(en, tmp);
+	feature = entry_string(en, "feature", tmp);
+	for (int k = RANKS - 1; k >= 0; k--)      /* every list is asked: it marks its names used */
+		if (deps_namelist_selects(&tags[k], feature) && rank < 0)
+			rank = k;
+	return rank;
+}
+
+/* --format=rpm: "Requires: libfoo.so.1()(64bit)", alternatives as a rich dependency
+ * "(a()(64bit) or b()(64bit))".  Requires first, then Recommends, then Suggests; in each, the
+ * order the entries came in. */
+int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out)
+{
+	struct deps d = { 0 };
+	struct buf t = { 0 }, p = { 0 }, dep = { 0 };
+	size_t i;
+	int r = 0, rank, k;
+
+	for (i = 0; i < l->es.n && r == 0; i++) {
+		if ((rank = rpm_rank(&l->es.v[i], tags, &p)) < 0)
+			continue;
+		dep.len = 0;
+		if (deps_join_sonames(&l->es.v[i], " or ", l->from[i].rpm_suffix, &t) > 1)
+			buf_printf(&dep, "(%s)", t.p);
+		else
+			buf_puts(&dep, t.p);
+		buf_put(&dep, "", 0);
+		r = dep.oom || deps_push(&d, NULL, dep.p, rank, i);
+	}
+	deps_merge(&d);
+	deps_sort_first(&d);
+	for (k = RANKS - 1; k >= 0 && r == 0; k--)
+		for (i = 0; i < d.n; i++)
+			if (d.v[i].rank == k)
+				fprintf(out, "%s: %s\n", rpm_tags[k], d.v[i].text);
+	deps_free(&d);
+	buf_free(&t);
+	buf_free(&p);
+	buf_free(&dep);
+	return r;
+}
+
+/* The packages that provide an entry's sonames, in soname preference order then map order,
+ * each once, joined with " | ".  Empty when the map has none. */
+static void deb_alternatives(const struct entry *en, const struct debmap *map, struct buf *out)
+{
+	const struct member *m = entry_find(en, "soname");
+	const char **seen = xcalloc(map->n + 1, sizeof *seen);
+	struct buf s = { 0 };
+	size_t pos = 0, i, k, n = 0;
+
+	out->len = 0;
+	while (seen && m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
+		buf_put(&s, "", 0);
+		for (i = 0; i < map->n && !s.oom; i++) {
+			if (strcmp(map->v[i].soname, s.p) != 0)
+				continue;
+			for (k = 0; k < n && strcmp(seen[k], map->v[i].package) != 0; k++)
+				;
+			if (k < n)
+				continue;
+			seen[n++] = map->v[i].package;
+			buf_printf(out, "%s%s", n > 1 ? " | " : "", map->v[i].package);
+		}
+	}
+	buf_put(out, "", 0);
+	buf_free(&s);
+	free(seen);
+}
+
+/* --format=deb: the three substvars dh_dlopenlibdeps writes, always all three (so that a
+ * control file can use them even when empty); each field's dependencies sorted and joined with
+ * ", "; a dependency goes only into its strongest field. */
+int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *map_path, int quiet, FILE *out)
+{
+	struct deps d = { 0 };
+	struct buf t = { 0 }, p = { 0 };
+	size_t i;
+	int r = 0, k, first;
+
+	for (i = 0; i < l->es.n && r == 0; i++) {
+		int rank = deps_entry_rank(&l->es.v[i], &p);
+		deb_alternatives(&l->es.v[i], map, &t);
+		if (t.p && t.p[0]) {
+			r = deps_push(&d, NULL, t.p, rank, i);
+		} else if (!quiet) {
+			deps_join_sonames(&l->es.v[i], " | ", "", &t);
+			fprintf(stderr, PROGRAM_NAME ": %s: no package for %s (%s, in %s): left out of %s\n", map_path,
+				t.p, deps_rank_names[rank], l->from[i].path, deb_fields[rank]);
+		}
+	}
+	deps_merge(&d);
+	for (k = RANKS - 1; k >= 0 && r == 0; k--) {
+		fprintf(out, "%s=", deb_fields[k]);
+		for (i = 0, first = 1; i < d.n; i++)
+			if (d.v[i].rank == k) {
+				fprintf(out, "%s%s", first ? "" : ", ", d.v[i].text);
+				first = 0;
+			}
+		fputc('\n', out);
+	}
+	deps_free(&d);
+	buf_free(&t);
+	buf_free(&p);
+	return r;
+}
+
