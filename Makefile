@@ -10,6 +10,10 @@ MANDIR    ?= $(PREFIX)/share/man
 LIBDIR    ?= $(PREFIX)/lib
 DATADIR   ?= $(PREFIX)/share
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+# rpm reads file attributes from one directory only, whatever PREFIX is.
+RPMFILEATTRSDIR ?= /usr/lib/rpm/fileattrs
+# Where debhelper finds Debian/Debhelper/Sequence/dlnote.pm (dh --with dlnote).
+PERL_VENDORLIB ?= $(or $(shell perl -MConfig -e 'print $$Config{vendorlib}' 2>/dev/null),/usr/share/perl5)
 CC        ?= cc
 BUILD     ?= build
 
@@ -116,6 +120,9 @@ install: $(BIN)
 	install -m 644 docs/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
 	install -d $(DESTDIR)$(BASHCOMPDIR)
 	install -m 644 completion/dlnote-inject.bash $(DESTDIR)$(BASHCOMPDIR)/dlnote-inject
+	install -d $(DESTDIR)$(RPMFILEATTRSDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' packaging/rpm/dlnote.attr.in > $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
+	chmod 644 $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
 
 clean:
 	rm -rf build build-san build-clang build-fuzz

@@ -7,7 +7,8 @@ _dlnote_inject()
 	COMPREPLY=()
 	local opts="--manifest --feature --soname --description --priority --merge --remove --list
 		--json --check --discover --format --only-feature --only-priority --rpm-requires
-		--rpm-recommends --rpm-suggests --deb-map --expect --skip-non-elf --files-from --null
+		--rpm-recommends --rpm-suggests --deb-map --rpm-generate --rpm-package --rpm-features
+		--rpm-protocol --expect --skip-non-elf --files-from --null
 		--output --fsync --verbose --quiet --version --help"
 
 	# readline splits "--format=rpm" at '=': complete the value of the option before it.
@@ -35,10 +36,18 @@ _dlnote_inject()
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "table json sonames features rpm deb" -- "$cur"))
+		COMPREPLY=($(compgen -W "table json jsonl sonames features rpm deb" -- "$cur"))
 		return
 		;;
-	--feature | --soname | --description | --only-feature)
+	--rpm-generate)
+		COMPREPLY=($(compgen -W "requires recommends suggests" -- "$cur"))
+		return
+		;;
+	--rpm-protocol)
+		COMPREPLY=($(compgen -W "singlefile multifile" -- "$cur"))
+		return
+		;;
+	--feature | --soname | --description | --only-feature | --rpm-package | --rpm-features)
 		return # free text
 		;;
 	--rpm-requires | --rpm-recommends | --rpm-suggests)

@@ -43,6 +43,8 @@ struct opts {
 	struct discovery found;    /* --discover */
 	const char *files_from;    /* --files-from: more FILEs, one per line ('-': standard input) */
 	int null_sep;              /* -0/--null: the list's names end with NUL bytes */
+	int generate;              /* --rpm-generate: an rpm dependency generator */
+	const char *gen_opt;       /* the first option only --rpm-generate takes */
 	const char *stdin_user;    /* the option that reads standard input, if one does */
 	char **manifests;          /* -m paths, read once the options are known to be right */
 	size_t nmanifests;
@@ -68,12 +70,19 @@ static const char usage_text[] =
 	"      --discover          draft a manifest from soname-like strings in read-only data\n"
 	"                          that are neither DT_NEEDED nor declared (a heuristic)\n"
 	"Packaging (the entries of all FILEs together):\n"
-	"      --format F          for --list: table, json, sonames, features, rpm or deb\n"
+	"      --format F          for --list: table, json, jsonl (a line per file), sonames,\n"
+	"                          features, rpm or deb\n"
 	"      --only-feature L    for --list: only these features (comma-separated; '' = none)\n"
 	"      --only-priority L   for --list: only these priorities (comma-separated)\n"
 	"      --rpm-requires[=L]  rpm Requires: for the entries of these features (all without\n"
 	"                          L); also --rpm-recommends, --rpm-suggests; they imply --list\n"
 	"      --deb-map PATH      for --format=deb: soname-to-package lines (dpkg-query --search)\n"
+	"      --rpm-generate K    be rpm's dependency generator for K (requires, recommends or\n"
+	"                          suggests): file names on standard input, one dependency a line\n"
+	"      --rpm-package NAME  for --rpm-generate: the subpackage being generated (%{name})\n"
+	"      --rpm-features T    for --rpm-generate: SUBPACKAGE:FEATURE:LEVEL overrides (globs;\n"
+	"                          LEVEL required, recommended, suggested or ignored)\n"
+	"      --rpm-protocol P    for --rpm-generate: singlefile (default) or multifile (rpm 4.20)\n"
 	"      --expect MANIFEST   for --check: print the differences from MANIFEST, exit 1 if any\n"
 	"      --skip-non-elf      skip files that are not ELF, quietly\n"
 	"Files:\n"
@@ -238,17 +247,21 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 	const char *suffix = pkgdeps_rpm_suffix(ef->is64, ef->machine);
 	int r = scan_entries(ef, sc, &es, e);
 
-	if (r == 0 && o->rep.format != FORMAT_TABLE && report_listing_add(&o->listed, &es, path, suffix, &o->rep))
+	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL || o->rep.format == FORMAT_RPM_GENERATE;
+
+	if (r == 0 && !per_file && report_listing_add(&o->listed, &es, path, suffix, &o->rep))
 		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
-	if (r == 0 && o->rep.format == FORMAT_TABLE) {
-		if (report_listing_add(&one, &es, path, suffix, &o->rep))
-			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
-		else if (one.es.n) {
-			if (many)
-				printf("%s:\n", path);
-			report_table(&one.es, stdout);
-		}
+	if (r == 0 && per_file && report_listing_add(&one, &es, path, suffix, &o->rep))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
+		if (many)
+			printf("%s:\n", path);
+		report_table(&one.es, stdout);
 	}
+	if (r == 0 && o->rep.format == FORMAT_JSONL)
+		report_jsonl(&one.es, path, ef->is64, ef->machine, stdout);
+	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 	report_listing_free(&one);
 	manifest_free(&es);
 	return r;
@@ -449,7 +462,7 @@ enum {
 	OPT_FEATURE = 256, OPT_SONAME, OPT_DESCRIPTION, OPT_PRIORITY, OPT_MERGE, OPT_REMOVE, OPT_LIST, OPT_JSON,
 	OPT_CHECK, OPT_VERSION, OPT_FSYNC, OPT_DISCOVER, OPT_FORMAT, OPT_ONLY_FEATURE, OPT_ONLY_PRIORITY,
 	OPT_RPM_SUGGESTS, OPT_RPM_RECOMMENDS, OPT_RPM_REQUIRES, OPT_DEB_MAP, OPT_EXPECT, OPT_SKIP_NON_ELF,
-	OPT_FILES_FROM,
+	OPT_FILES_FROM, OPT_RPM_GENERATE, OPT_RPM_PACKAGE, OPT_RPM_FEATURES, OPT_RPM_PROTOCOL,
 };
 
 static const struct option longopts[] = {
@@ -471,6 +484,10 @@ static const struct option longopts[] = {
 	{ "rpm-recommends", optional_argument, NULL, OPT_RPM_RECOMMENDS },
 	{ "rpm-requires", optional_argument, NULL, OPT_RPM_REQUIRES },
 	{ "deb-map", required_argument, NULL, OPT_DEB_MAP },
+	{ "rpm-generate", required_argument, NULL, OPT_RPM_GENERATE },
+	{ "rpm-package", required_argument, NULL, OPT_RPM_PACKAGE },
+	{ "rpm-features", required_argument, NULL, OPT_RPM_FEATURES },
+	{ "rpm-protocol", required_argument, NULL, OPT_RPM_PROTOCOL },
 	{ "expect", required_argument, NULL, OPT_EXPECT },
 	{ "skip-non-elf", no_argument, NULL, OPT_SKIP_NON_ELF },
 	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
@@ -541,6 +558,33 @@ static int add_rpm_tag(struct opts *o, int rank, const char *opt, const char *li
 	return 0;
 }
 
+/* --rpm-generate=KIND and the options only it takes (each sets gen_opt for usage errors). */
+static int rpm_generator_opt(struct opts *o, int c, const char *arg)
+{
+	struct rpm_generator *g = &o->rep.gen;
+	struct err e = { 0 };
+
+	if (c != OPT_RPM_GENERATE) {
+		o->gen_opt = c == OPT_RPM_PACKAGE ? "--rpm-package" : c == OPT_RPM_FEATURES ? "--rpm-features" : "--rpm-protocol";
+	} else if ((g->kind = pkgdeps_kind_parse(arg)) < 0) {
+		return usage_error("--rpm-generate: '%s' is not requires, recommends or suggests", arg);
+	} else {
+		o->generate = 1;
+		if (set_format(o, FORMAT_RPM_GENERATE, "--rpm-generate") || set_mode(o, MODE_LIST))
+			return -1;
+	}
+	if (c == OPT_RPM_PACKAGE)
+		g->package = arg;
+	if (c == OPT_RPM_FEATURES && pkgdeps_overrides_parse(arg, &g->over, &e))
+		return usage_error("--rpm-features: %s", e.msg);
+	if (c == OPT_RPM_PROTOCOL) {
+		if (strcmp(arg, "multifile") != 0 && strcmp(arg, "singlefile") != 0)
+			return usage_error("--rpm-protocol: '%s' is not singlefile or multifile", arg);
+		g->multifile = strcmp(arg, "multifile") == 0;
+	}
+	return 0;
+}
+
 static int push_soname(struct flag_entry *f, const char *name)
 {
 	const char **v = xrealloc(f->spec.sonames, f->spec.nsonames + 1, sizeof *v);
@@ -604,7 +648,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_JSON: bad = set_format(o, FORMAT_JSON, "--json"); break;
 		case OPT_FORMAT:
 			if (report_format_parse(optarg) < 0)
-				return usage_error("--format: unknown format '%s' (table, json, sonames, features, rpm or deb)", optarg);
+				return usage_error("--format: unknown format '%s' (table, json, jsonl, sonames, features, rpm or deb)", optarg);
 			bad = set_format(o, (enum report_format)report_format_parse(optarg), "--format");
 			break;
 		case OPT_ONLY_FEATURE:
@@ -617,6 +661,10 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_RPM_RECOMMENDS: bad = add_rpm_tag(o, RANK_RECOMMENDED, "--rpm-recommends", optarg); break;
 		case OPT_RPM_REQUIRES: bad = add_rpm_tag(o, RANK_REQUIRED, "--rpm-requires", optarg); break;
 		case OPT_DEB_MAP: o->rep.deb_map_path = optarg; break;
+		case OPT_RPM_GENERATE:
+		case OPT_RPM_PACKAGE:
+		case OPT_RPM_FEATURES:
+		case OPT_RPM_PROTOCOL: bad = rpm_generator_opt(o, c, optarg); break;
 		case OPT_EXPECT: o->expect_path = optarg; break;
 		case OPT_SKIP_NON_ELF: o->skip_non_elf = 1; break;
 		case OPT_FILES_FROM:
@@ -656,10 +704,18 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 	return r;
 }
 
-static int check_usage(const struct opts *o, int nfiles)
+static int check_usage(struct opts *o, int nfiles)
 {
 	int edits = o->mode == MODE_REPLACE || o->mode == MODE_MERGE;
 
+	if (o->gen_opt && !o->generate)
+		return usage_error("%s is only for --rpm-generate", o->gen_opt);
+	/* rpm hands a generator the file names on standard input. */
+	if (o->generate && nfiles == 0 && !o->files_from) {
+		if (o->stdin_user)
+			return usage_error("--rpm-generate reads the file names on standard input: %s - cannot", o->stdin_user);
+		o->files_from = "-";
+	}
 	if (nfiles == 0 && !o->files_from)
 		return usage_error("%s", "no FILE given (name them, or give --files-from)");
 	if (o->output && (nfiles > 1 || o->files_from))

@@ -2,6 +2,7 @@
  * the soname -> Debian package map they need. */
 #include "pkgdeps.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,18 @@ static int rpm_rank(const struct entry *en, struct namelist *tags, struct buf *t
 	return rank;
 }
 
+/* An entry as an rpm dependency: "libfoo.so.1()(64bit)", or for alternatives the rich
+ * dependency "(a()(64bit) or b()(64bit))" (rpm >= 4.13). */
+static void rpm_dep(const struct entry *en, const char *suffix, struct buf *tmp, struct buf *dep)
+{
+	dep->len = 0;
+	if (deps_join_sonames(en, " or ", suffix, tmp) > 1)
+		buf_printf(dep, "(%s)", tmp->p);
+	else
+		buf_puts(dep, tmp->p ? tmp->p : "");
+	buf_put(dep, "", 0);
+}
+
 /* --format=rpm: "Requires: libfoo.so.1()(64bit)", alternatives as a rich dependency
  * "(a()(64bit) or b()(64bit))".  Requires first, then Recommends, then Suggests; in each, the
  * order the entries came in. */
@@ -154,12 +167,7 @@ int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out)
 	for (i = 0; i < l->es.n && r == 0; i++) {
 		if ((rank = rpm_rank(&l->es.v[i], tags, &p)) < 0)
 			continue;
-		dep.len = 0;
-		if (deps_join_sonames(&l->es.v[i], " or ", l->from[i].rpm_suffix, &t) > 1)
-			buf_printf(&dep, "(%s)", t.p);
-		else
-			buf_puts(&dep, t.p);
-		buf_put(&dep, "", 0);
+		rpm_dep(&l->es.v[i], l->from[i].rpm_suffix, &t, &dep);
 		r = dep.oom || deps_push(&d, NULL, dep.p, rank, i);
 	}
 	deps_merge(&d);
@@ -240,3 +248,134 @@ int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *m
 	return r;
 }
 
+
+/* ---- the rpm dependency generator ---- */
+
+int pkgdeps_kind_parse(const char *name)
+{
+	static const char *const kinds[RANKS] = { "suggests", "recommends", "requires" };
+
+	for (int i = 0; i < RANKS; i++)
+		if (strcmp(name, kinds[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int override_push(struct rpm_overrides *o, const char *word, const char *c1, const char *c2, int rank)
+{
+	struct rpm_override *v = xrealloc(o->v, o->n + 1, sizeof *v);
+
+	if (!v)
+		return -1;
+	o->v = v;
+	v = &o->v[o->n];
+	v->package = xstrndup(word, (size_t)(c1 - word));
+	v->feature = xstrndup(c1 + 1, (size_t)(c2 - c1 - 1));
+	v->rank = rank;
+	if (!v->package || !v->feature) {
+		free(v->package);
+		free(v->feature);
+		return -1;
+	}
+	o->n++;
+	return 0;
+}
+
+/* One declaration SUBPACKAGE:FEATURE:LEVEL.  The level is the rest after the second colon, so
+ * "a:b:c:required" is refused rather than read as feature "b:c". */
+static int override_word(struct rpm_overrides *o, const char *w, size_t len, struct err *e)
+{
+	const char *c1 = memchr(w, ':', len), *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - w)) : NULL;
+	const char *level;
+	size_t llen;
+	int rank;
+
+	if (!c2)
+		return err_set(e, EXIT_USAGE, "'%.*s' is not SUBPACKAGE:FEATURE:LEVEL", (int)len, w);
+	level = c2 + 1;
+	llen = len - (size_t)(level - w);
+	rank = deps_rank_parse(level, llen);
+	if (rank < 0 && !(llen == 7 && memcmp(level, "ignored", 7) == 0))
+		return err_set(e, EXIT_USAGE, "'%.*s': the level is not required, recommended, suggested or ignored", (int)len, w);
+	if (override_push(o, w, c1, c2, rank))
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	return 0;
+}
+
+int pkgdeps_overrides_parse(const char *text, struct rpm_overrides *o, struct err *e)
+{
+	const char *p = text, *end, *w;
+
+	while (*p) {
+		for (end = p; *end && *end != '\n'; end++)
+			;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p < end && *p != '#') {
+			while (p < end) {
+				for (w = p; p < end && *p != ' ' && *p != '\t' && *p != '\r'; p++)
+					;
+				if (p > w && override_word(o, w, (size_t)(p - w), e))
+					return -1;
+				while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+					p++;
+			}
+		}
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+void pkgdeps_overrides_free(struct rpm_overrides *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->v[i].package);
+		free(o->v[i].feature);
+	}
+	free(o->v);
+	memset(o, 0, sizeof *o);
+}
+
+/* The rank an entry gets in this subpackage: the first override whose globs match the
+ * subpackage and the feature ("" when it has none), as package-notes reads them; else its own
+ * priority.  -1: ignored. */
+static int generate_rank(const struct entry *en, const struct rpm_generator *g, struct buf *tmp)
+{
+	const char *feature;
+
+	for (size_t i = 0; i < g->over.n; i++) {
+		if (fnmatch(g->over.v[i].package, g->package ? g->package : "", 0) != 0)
+			continue;
+		feature = entry_string(en, "feature", tmp);
+		if (fnmatch(g->over.v[i].feature, feature ? feature : "", 0) == 0)
+			return g->over.v[i].rank;
+	}
+	return deps_entry_rank(en, tmp);
+}
+
+int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char *suffix, const struct rpm_generator *g,
+		FILE *out)
+{
+	struct deps d = { 0 };
+	struct buf t = { 0 }, p = { 0 }, dep = { 0 };
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < es->n && r == 0; i++) {
+		if (generate_rank(&es->v[i], g, &p) != g->kind)
+			continue;
+		rpm_dep(&es->v[i], suffix, &t, &dep);
+		r = dep.oom || deps_push(&d, NULL, dep.p, g->kind, i);
+	}
+	deps_merge(&d);
+	deps_sort_first(&d);
+	if (r == 0 && d.n && g->multifile)
+		fprintf(out, ";%s\n", path);
+	for (i = 0; i < d.n && r == 0; i++)
+		fprintf(out, "%s\n", d.v[i].text);
+	deps_free(&d);
+	buf_free(&t);
+	buf_free(&p);
+	buf_free(&dep);
+	return r;
+}

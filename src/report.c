@@ -8,7 +8,7 @@
 
 int report_format_parse(const char *name)
 {
-	static const char *const names[] = { "table", "json", "sonames", "features", "rpm", "deb" };
+	static const char *const names[] = { "table", "json", "sonames", "features", "rpm", "deb", "jsonl" };
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(name, names[i]) == 0)
@@ -22,6 +22,7 @@ void report_opts_free(struct report_opts *r)
 	for (int i = 0; i < RANKS; i++)
 		deps_namelist_free(&r->rpm_tag[i]);
 	pkgdeps_debmap_free(&r->deb_map);
+	pkgdeps_overrides_free(&r->gen.over);
 }
 
 /* ---- the listing ---- */
@@ -213,13 +214,16 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 	case FORMAT_FEATURES: rc = list_features(l, out); break;
 	case FORMAT_RPM: rc = pkgdeps_rpm(l, r->rpm_tag, out); break;
 	case FORMAT_DEB: rc = pkgdeps_deb(l, &r->deb_map, r->deb_map_path, quiet, out); break;
-	case FORMAT_TABLE: break;          /* printed file by file */
+	case FORMAT_TABLE:
+	case FORMAT_JSONL:
+	case FORMAT_RPM_GENERATE: break;   /* printed file by file */
 	}
 	if (rc) {
 		fprintf(stderr, PROGRAM_NAME ": out of memory\n");
 		return EXIT_BAD_INPUT;
 	}
-	bad = deps_namelist_unused(&r->only_feature, "--only-feature");
+	/* The generator sees one file at a time: a feature it does not have is no mistake. */
+	bad = r->format != FORMAT_RPM_GENERATE && deps_namelist_unused(&r->only_feature, "--only-feature");
 	for (int k = RANKS - 1; k >= 0; k--)
 		bad |= deps_namelist_unused(&r->rpm_tag[k], rpm_opts[k]);
 	return bad ? EXIT_BAD_INPUT : EXIT_OK;
@@ -363,4 +367,22 @@ void report_draft(const struct discovery *d, FILE *out)
 	buf_free(&b);
 	buf_free(&why);
 	free(v);
+}
+
+/* ---- --format=jsonl ---- */
+
+void report_jsonl(const struct entries *es, const char *path, int is64, unsigned machine, FILE *out)
+{
+	struct buf b = { 0 }, name = { 0 };
+
+	put_printable(&name, path);
+	buf_puts(&b, "{\"path\":");
+	json_put_string(&b, name.p ? name.p : "", name.len);
+	buf_printf(&b, ",\"class\":\"ELF%d\",\"machine\":%u,\"entries\":", is64 ? 64 : 32, machine);
+	manifest_serialize(es, &b);
+	buf_puts(&b, "}\n");
+	if (b.p && !b.oom)
+		fwrite(b.p, 1, b.len, out);
+	buf_free(&b);
+	buf_free(&name);
 }

@@ -11,7 +11,9 @@
 #include "manifest.h"
 #include "pkgdeps.h"
 
-enum report_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_SONAMES, FORMAT_FEATURES, FORMAT_RPM, FORMAT_DEB };
+/* The --format names in order, then the generator's own output (--rpm-generate). */
+enum report_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_SONAMES, FORMAT_FEATURES, FORMAT_RPM, FORMAT_DEB, FORMAT_JSONL,
+	FORMAT_RPM_GENERATE };
 
 /* A --format name, or -1. */
 int report_format_parse(const char *name);
@@ -23,6 +25,7 @@ struct report_opts {
 	struct namelist rpm_tag[RANKS];   /* --rpm-suggests/--rpm-recommends/--rpm-requires */
 	const char *deb_map_path;
 	struct debmap deb_map;
+	struct rpm_generator gen;         /* --rpm-generate */
 };
 
 void report_opts_free(struct report_opts *r);
@@ -37,7 +40,9 @@ void report_listing_free(struct listing *l);
 void report_table(const struct entries *es, FILE *out);
 /* The entries as one compact JSON array and a newline: exactly the note's payload. */
 void report_json(const struct entries *es, FILE *out);
-/* Every format but the table, for the entries of all files together.  Returns an exit status:
+/* --format=jsonl: one line per file, {"path":...,"class":"ELF64","machine":62,"entries":[...]}. */
+void report_jsonl(const struct entries *es, const char *path, int is64, unsigned machine, FILE *out);
+/* Every format but the per-file ones (table, jsonl, the generator), for the entries of all files together.  Returns an exit status:
  * 1 when a name given to --only-feature or --rpm-* selected nothing. */
 int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE *out);
 

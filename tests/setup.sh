@@ -16,4 +16,5 @@ $SUDO apt-get install -y --no-install-recommends \
 	libc6-dev-s390x-cross libc6-dev-mips-cross libc6-dev-riscv64-cross \
 	musl-tools rustc libllvm15 libsystemd0 zlib1g \
 	cmake ninja-build meson pkg-config \
-	groff-base man-db util-linux coreutils time
+	groff-base man-db util-linux coreutils time \
+	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross
