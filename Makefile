@@ -123,6 +123,11 @@ install: $(BIN)
 	install -d $(DESTDIR)$(RPMFILEATTRSDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' packaging/rpm/dlnote.attr.in > $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
 	chmod 644 $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
+	install -m 755 packaging/debhelper/dh_dlnote $(DESTDIR)$(BINDIR)/dh_dlnote
+	pod2man --section=1 --center=Debhelper --release='dlnote-inject $(VERSION)' --name=DH_DLNOTE \
+		packaging/debhelper/dh_dlnote > $(DESTDIR)$(MANDIR)/man1/dh_dlnote.1
+	install -d $(DESTDIR)$(PERL_VENDORLIB)/Debian/Debhelper/Sequence
+	install -m 644 packaging/debhelper/Debian/Debhelper/Sequence/dlnote.pm $(DESTDIR)$(PERL_VENDORLIB)/Debian/Debhelper/Sequence/dlnote.pm
 
 clean:
 	rm -rf build build-san build-clang build-fuzz

@@ -17,4 +17,5 @@ $SUDO apt-get install -y --no-install-recommends \
 	musl-tools rustc libllvm15 libsystemd0 zlib1g \
 	cmake ninja-build meson pkg-config \
 	groff-base man-db util-linux coreutils time \
-	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross
+	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross \
+	libzstd1 liblz4-1 libcrypt1

@@ -137,3 +137,114 @@ Test(distro, rpm_opt_out_by_undefining_the_generator)
 	expect_deps("tool", "suggests", "");
 	expect_deps("tool-libs", "recommends", "");
 }
+
+/* ---- debhelper ---- */
+
+static const char deb_control[] =
+	"Source: dlsample\nSection: misc\nPriority: optional\nMaintainer: Test <test@example.org>\n"
+	"Build-Depends: debhelper-compat (= 13)\nStandards-Version: 4.6.2\n\n"
+	"Package: app\nArchitecture: any\nDepends: ${dlopen:Depends}\nRecommends: ${dlopen:Recommends}\n"
+	"Suggests: ${dlopen:Suggests}\nDescription: a program with dlopen notes\n test\n\n"
+	"Package: app-tools\nArchitecture: any\nDepends: ${dlopen:Depends}\nRecommends: ${dlopen:Recommends}\n"
+	"Suggests: ${dlopen:Suggests}\nDescription: a library with dlopen notes\n test\n\n"
+	"Package: app-extra\nArchitecture: any\nDescription: left out with -N\n test\n";
+
+/* dh_strip, dh_dwz and dh_shlibdeps are skipped: they only cost time here, and shlibs:Depends
+ * would put a libc6 version into the fields compared. */
+static const char deb_rules[] =
+	"#!/usr/bin/make -f\n%:\n\tdh $@ --with dlnote\n\n"
+	"override_dh_dlnote:\n\tdh_dlnote -Napp-extra -Xexcluded\n\n"
+	"override_dh_strip override_dh_dwz override_dh_shlibdeps:\n";
+
+/* app: a feature each for zstd (required), lz4 or zlib (alternatives), no feature for
+ * libgcc_s.so.1 (which the cross libraries of every architecture also ship), and a soname no
+ * package ships.  excluded (-X) and the detached debug file must not count, nor app-extra
+ * (-N). */
+#define N_APP "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"}," \
+	"{\"soname\":[\"liblz4.so.1\",\"libz.so.1\"],\"feature\":\"lz4\",\"priority\":\"recommended\"}," \
+	"{\"soname\":[\"libgcc_s.so.1\"],\"priority\":\"suggested\"}," \
+	"{\"soname\":[\"libnobody.so.9\"],\"feature\":\"nobody\",\"priority\":\"required\"}]"
+#define N_TOOLS "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\",\"priority\":\"required\"}," \
+	"{\"soname\":[\"libsystemd.so.0\"],\"feature\":\"journal\",\"priority\":\"suggested\"}]"
+#define N_CRYPT "[{\"soname\":[\"libcrypt.so.1\"],\"feature\":\"crypt\",\"priority\":\"required\"}]"
+
+static void deb_source(void)
+{
+	free(sh("mkdir -p src/debian/source src/files && echo 'int main(void) { return 0; }' > main.c && "
+		"gcc -o src/files/app main.c && gcc -o src/files/excluded main.c"));
+	noted_library("gcc", "src/files/libtools.so.1", N_TOOLS);
+	noted_library("gcc", "src/files/libextra.so.1", N_CRYPT);
+	put_file("app.json", N_APP);
+	put_file("crypt.json", N_CRYPT);
+	free(sh("'%s' -m app.json src/files/app && '%s' -m crypt.json src/files/excluded && "
+		"cp src/files/excluded src/files/detached.debug", tool(), tool()));
+	put_file("src/debian/control", deb_control);
+	put_file("src/debian/rules", deb_rules);
+	put_file("src/debian/changelog", "dlsample (1) unstable; urgency=medium\n\n  * Test.\n\n"
+		 " -- Test <test@example.org>  Thu, 03 Dec 2026 12:00:00 +0000\n");
+	put_file("src/debian/source/format", "3.0 (native)\n");
+	put_file("src/debian/app.install", "files/app usr/bin\nfiles/excluded usr/bin\n");
+	put_file("src/debian/app-tools.install", "files/libtools.so.1 usr/lib/${DEB_HOST_MULTIARCH}\n"
+		 "files/detached.debug usr/lib/debug/.build-id/ab\n");
+	put_file("src/debian/app-extra.install", "files/libextra.so.1 usr/lib\n");
+	free(sh("chmod +x src/debian/rules"));
+}
+
+static void expect_control(const char *deb, const char *want)
+{
+	char *got = sh("dpkg-deb -f %s Depends Recommends Suggests", deb);
+
+	cr_expect_str_eq(got, want, "%s:\n%s\ninstead of\n%s", deb, got, want);
+	free(got);
+}
+
+Test(distro, dh_with_dlnote_writes_the_substvars_of_each_package)
+{
+	struct cmd c;
+	char *got;
+
+	need("dpkg-buildpackage");
+	need("dh");
+	/* The sonames of this test must resolve on the machine (tests/setup.sh installs them). */
+	got = sh("dpkg-query --search '*/libgcc_s.so.1' | grep -c -e '-cross:' || true");
+	cr_assert(atoi(got) >= 1, "a cross libgcc-s1 (libgcc-s1-arm64-cross) must be installed: libgcc_s.so.1 is then "
+		  "shipped for several architectures");
+	free(got);
+	stage_install();
+	deb_source();
+	/* The staged dh_dlnote and dlnote-inject through PATH, the sequence module through PERL5LIB. */
+	c = run("cd src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
+		"PERL5LIB=\"$PWD/../stage/perl5\" dpkg-buildpackage -b -us -uc");
+	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s\n%s", c.out, c.err);
+	cr_expect(strstr(c.out, "dh_dlnote -Napp-extra -Xexcluded"), "dh_dlnote did not run:\n%s", c.out);
+	cr_expect(strstr(c.err, "dlnote-inject: debian/.debhelper/generated/app/dlnote.map: no package for libnobody.so.9 "
+			 "(required, in debian/app/usr/bin/app): left out of dlopen:Depends\n"),
+		  "no warning for the soname nobody ships:\n%s", c.err);
+	cmd_free(&c);
+	expect_control("app_1_*.deb", "Depends: libzstd1\nRecommends: liblz4-1 | zlib1g\nSuggests: libgcc-s1");
+	expect_control("app-tools_1_*.deb", "Depends: zlib1g\nSuggests: libsystemd0");
+	expect_control("app-extra_1_*.deb", "");
+	got = sh("grep -c dlopen src/debian/app-extra.substvars || true");
+	cr_expect_str_eq(got, "0", "-N app-extra: its substvars were written");
+	free(got);
+}
+
+/* What a packager gets with `make install PREFIX=/usr`: the attribute where rpm reads them,
+ * naming the installed tool; dh_dlnote, its man page and the sequence module where dh and man
+ * look. */
+Test(distro, make_install_puts_the_helpers_where_rpm_and_debhelper_look)
+{
+	char *got;
+
+	free(sh("make -s -C '%s' install BIN='%s' DESTDIR=\"$PWD/root\" PREFIX=/usr >/dev/null", srcdir(), tool()));
+	got = sh("cd root && find . -name 'dlnote.attr' -o -name 'dh_dlnote*' -o -name dlnote.pm | sort");
+	cr_expect_str_eq(got, "./usr/bin/dh_dlnote\n./usr/lib/rpm/fileattrs/dlnote.attr\n./usr/share/man/man1/dh_dlnote.1\n"
+			 "./usr/share/perl5/Debian/Debhelper/Sequence/dlnote.pm");
+	free(got);
+	got = sh("grep '^%%_dlnote_generator' root/usr/lib/rpm/fileattrs/dlnote.attr");
+	cr_expect_str_eq(got, "%_dlnote_generator\t/usr/bin/dlnote-inject");
+	free(got);
+	got = sh("MANWIDTH=80 man -l root/usr/share/man/man1/dh_dlnote.1 2>&1 | head -4 | tail -1");
+	cr_expect_str_eq(got, "       dh_dlnote - dependencies from the dlopen notes of the ELF files of each");
+	free(got);
+}
