@@ -38,10 +38,12 @@ int deps_namelist_selects(struct namelist *l, const char *feature);
 int deps_namelist_unused(const struct namelist *l, const char *option);
 
 /* What --list and --check --expect gather from every FILE: the entries, in file order, and for
- * each one the file it came from and that file's rpm class suffix. */
+ * each one the file it came from (a copy, in paths) and that file's rpm class suffix. */
 struct listing {
 	struct entries es;
 	struct listing_from { const char *path; const char *rpm_suffix; } *from;
+	char **paths;
+	size_t npaths;
 };
 
 /* The sonames of an entry joined by `sep`, each followed by `suffix`, into out (NUL-terminated).

@@ -38,16 +38,38 @@ static int entry_selected(const struct entry *en, struct report_opts *r, struct 
 	return !r->only_rank || (r->only_rank & (1u << deps_entry_rank(en, tmp)));
 }
 
+/* The file's name, copied once for all its entries: the caller's buffer may be reused for the
+ * next name (--files-from reads them into one). */
+static const char *listing_path(struct listing *l, const char *path)
+{
+	char **v;
+
+	if (l->npaths && strcmp(l->paths[l->npaths - 1], path) == 0)
+		return l->paths[l->npaths - 1];
+	v = xrealloc(l->paths, l->npaths + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	l->paths = v;
+	if (!(v[l->npaths] = xstrndup(path, strlen(path))))
+		return NULL;
+	return l->paths[l->npaths++];
+}
+
 int report_listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_suffix,
 		struct report_opts *r)
 {
 	struct buf tmp = { 0 };
+	const char *owned = NULL;
 	int rc = 0;
 
 	for (size_t i = 0; i < es->n && rc == 0; i++) {
 		struct listing_from *v;
 		if (r && !entry_selected(&es->v[i], r, &tmp))
 			continue;
+		if (!owned && !(owned = listing_path(l, path))) {
+			rc = -1;
+			break;
+		}
 		v = xrealloc(l->from, l->es.n + 1, sizeof *v);
 		if (!v || manifest_append_copy(&l->es, &es->v[i])) {
 			if (v)
@@ -56,7 +78,7 @@ int report_listing_add(struct listing *l, const struct entries *es, const char *
 			break;
 		}
 		l->from = v;
-		l->from[l->es.n - 1].path = path;
+		l->from[l->es.n - 1].path = owned;
 		l->from[l->es.n - 1].rpm_suffix = rpm_suffix;
 	}
 	buf_free(&tmp);
@@ -68,6 +90,11 @@ void report_listing_free(struct listing *l)
 	manifest_free(&l->es);
 	free(l->from);
 	l->from = NULL;
+	for (size_t i = 0; i < l->npaths; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	l->paths = NULL;
+	l->npaths = 0;
 }
 
 /* ---- the table and JSON ---- */

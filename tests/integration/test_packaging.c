@@ -501,7 +501,30 @@ Test(packaging, files_from_null_separated_takes_any_name)
 	}
 }
 
-/* The generator of the man page's rpm file attribute: names on standard input. */
+/* Each entry remembers its file past the name buffer of --files-from: the deb warning and the
+ * lint name the file that declared the entry (they named whichever name was read last). */
+Test(packaging, files_from_keeps_the_file_of_each_entry)
+{
+	struct cmd c;
+
+	build_apps("gcc", "");
+	free(sh("cp simple other && '%s' --soname libother.so.4 --priority suggested other && printf 'app\\nother\\n' > list.txt",
+		tool()));
+	put_file("empty.map", "");
+	c = run("'%s' --list --format=deb --deb-map=empty.map --only-priority=suggested --files-from=list.txt", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.err, "dlnote-inject: empty.map: no package for libpcre2-8.so.0 | libpcre2-8.so.1 (suggested, in app): "
+				"left out of dlopen:Suggests\n"
+				"dlnote-inject: empty.map: no package for libother.so.4 (suggested, in other): left out of dlopen:Suggests\n");
+	cmd_free(&c);
+	put_file("none.json", "[]");
+	c = run("'%s' --check -q --expect none.json --files-from=list.txt | grep -e pcre2 -e libother", tool());
+	cr_expect_str_eq(c.out, "none.json: new: libpcre2-8.so.0 | libpcre2-8.so.1 (feature pcre2, suggested): in app, not declared\n"
+				"none.json: new: libother.so.4 (suggested): in other, not declared\n");
+	cmd_free(&c);
+}
+
+/* The listing from names on standard input, as a generator reads them. */
 Test(packaging, files_from_stdin_serves_as_the_rpm_generator)
 {
 	struct cmd c;
