@@ -138,6 +138,26 @@ Test(distro, rpm_opt_out_by_undefining_the_generator)
 	expect_deps("tool-libs", "recommends", "");
 }
 
+/* rpm 4.18 has no %{rpmversion}; rpm >= 4.19 has it as a built-in.  Defining it here stands in
+ * for a newer rpm: from 4.20 on the attribute asks for the multifile protocol and tells the
+ * generator so.  The command rpm would run is then run on two files. */
+Test(distro, rpm_attribute_uses_the_multifile_protocol_from_rpm_4_20)
+{
+	char *got;
+
+	rpm_sources();
+	got = sh("for v in '' 4.19.1 4.20.0 6.0.0; do rpm --load stage/usr/lib/rpm/fileattrs/dlnote.attr "
+		 "${v:+--define \"rpmversion $v\"} --eval '%%{__dlnote_protocol}'; done | tr '\\n' ' '");
+	cr_expect_str_eq(got, "singlefile singlefile multifile multifile ");
+	free(got);
+	got = sh("cmd=$(rpm --load stage/usr/lib/rpm/fileattrs/dlnote.attr --define 'rpmversion 4.20.0' --define 'name tool' "
+		 "--eval '%%{__dlnote_recommends}') && printf '%%s\\n' \"$PWD/src/libtool.so.1\" \"$PWD/src/libx.so.1\" | "
+		 "eval \"$cmd\" | sed \"s|$PWD|W|\"");
+	cr_expect_str_eq(got, ";W/src/libtool.so.1\n(liblz4.so.1()(64bit) or liblz4.so.0()(64bit))\nlibnofeature.so.2()(64bit)\n"
+			 ";W/src/libx.so.1\nlibzstd.so.1\nliblz4.so.1");
+	free(got);
+}
+
 /* ---- debhelper ---- */
 
 static const char deb_control[] =
