@@ -260,7 +260,10 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 	}
 	if (r == 0 && o->rep.format == FORMAT_JSONL)
 		report_jsonl(&one.es, path, ef->is64, ef->machine, stdout);
-	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
+	/* An object's notes are for the programs linked from it, not for the package shipping it
+	 * (rpm's elfdeps also looks at executables and shared objects only). */
+	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && ef->type != ET_REL_ &&
+	    pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
 		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 	report_listing_free(&one);
 	manifest_free(&es);

@@ -49,8 +49,9 @@ static const char spec_head[] =
 	"%package libs\nSummary: l\n%description libs\nl\n";
 static const char spec_tail[] =
 	"%install\nmkdir -p %{buildroot}/usr/lib64 %{buildroot}/usr/lib\n"
-	"cp %{_sourcedir}/libtool.so.1 %{buildroot}/usr/lib64/\ncp %{_sourcedir}/libx.so.1 %{buildroot}/usr/lib/\n"
-	"%files\n/usr/lib64/libtool.so.1\n%files libs\n/usr/lib/libx.so.1\n";
+	"cp %{_sourcedir}/libtool.so.1 %{_sourcedir}/start.o %{buildroot}/usr/lib64/\n"
+	"cp %{_sourcedir}/libx.so.1 %{buildroot}/usr/lib/\n"
+	"%files\n/usr/lib64/libtool.so.1\n/usr/lib64/start.o\n%files libs\n/usr/lib/libx.so.1\n";
 
 /* Build the spec (its middle part given) with the staged attribute only. */
 static void rpmbuild(const char *middle)
@@ -74,6 +75,9 @@ static void rpm_sources(void)
 	free(sh("mkdir -p src"));
 	noted_library("gcc", "src/libtool.so.1", N_TOOL);
 	noted_library("i686-linux-gnu-gcc", "src/libx.so.1", N_LIBS);
+	/* An object's notes are for the programs linked from it, not for the package shipping it. */
+	put_file("object.json", "[{\"soname\":[\"libobject.so.1\"],\"priority\":\"required\"}]");
+	free(sh("echo 'int start;' > start.c && gcc -c -o src/start.o start.c && '%s' -m object.json src/start.o", tool()));
 }
 
 /* `rpm -qp --KIND` of a built package, rpm's own rpmlib() lines left out.  rpm stores each
