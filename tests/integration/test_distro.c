@@ -171,7 +171,8 @@ static const char deb_control[] =
 	"Suggests: ${dlopen:Suggests}\nDescription: a program with dlopen notes\n test\n\n"
 	"Package: app-tools\nArchitecture: any\nDepends: ${dlopen:Depends}\nRecommends: ${dlopen:Recommends}\n"
 	"Suggests: ${dlopen:Suggests}\nDescription: a library with dlopen notes\n test\n\n"
-	"Package: app-extra\nArchitecture: any\nDescription: left out with -N\n test\n";
+	"Package: app-extra\nArchitecture: any\nDescription: left out with -N\n test\n\n"
+	"Package: app-data\nArchitecture: all\nDepends: ${dlopen:Depends}\nDescription: resolved for the build architecture\n test\n";
 
 /* dh_strip, dh_dwz and dh_shlibdeps are skipped: they only cost time here, and shlibs:Depends
  * would put a libc6 version into the fields compared. */
@@ -183,13 +184,14 @@ static const char deb_rules[] =
 /* app: a feature each for zstd (required), lz4 or zlib (alternatives), no feature for
  * libgcc_s.so.1 (which the cross libraries of every architecture also ship), and a soname no
  * package ships.  excluded (-X) and the detached debug file must not count, nor app-extra
- * (-N). */
+ * (-N).  app-data is Architecture: all: its sonames resolve for the build architecture. */
 #define N_APP "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"}," \
 	"{\"soname\":[\"liblz4.so.1\",\"libz.so.1\"],\"feature\":\"lz4\",\"priority\":\"recommended\"}," \
 	"{\"soname\":[\"libgcc_s.so.1\"],\"priority\":\"suggested\"}," \
 	"{\"soname\":[\"libnobody.so.9\"],\"feature\":\"nobody\",\"priority\":\"required\"}]"
 #define N_TOOLS "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\",\"priority\":\"required\"}," \
 	"{\"soname\":[\"libsystemd.so.0\"],\"feature\":\"journal\",\"priority\":\"suggested\"}]"
+#define N_DATA "[{\"soname\":[\"libgcc_s.so.1\"],\"feature\":\"unwind\",\"priority\":\"required\"}]"
 #define N_CRYPT "[{\"soname\":[\"libcrypt.so.1\"],\"feature\":\"crypt\",\"priority\":\"required\"}]"
 
 static void deb_source(void)
@@ -198,6 +200,7 @@ static void deb_source(void)
 		"gcc -o src/files/app main.c && gcc -o src/files/excluded main.c"));
 	noted_library("gcc", "src/files/libtools.so.1", N_TOOLS);
 	noted_library("gcc", "src/files/libextra.so.1", N_CRYPT);
+	noted_library("gcc", "src/files/libdata.so.1", N_DATA);
 	put_file("app.json", N_APP);
 	put_file("crypt.json", N_CRYPT);
 	free(sh("'%s' -m app.json src/files/app && '%s' -m crypt.json src/files/excluded && "
@@ -211,6 +214,7 @@ static void deb_source(void)
 	put_file("src/debian/app-tools.install", "files/libtools.so.1 usr/lib/${DEB_HOST_MULTIARCH}\n"
 		 "files/detached.debug usr/lib/debug/.build-id/ab\n");
 	put_file("src/debian/app-extra.install", "files/libextra.so.1 usr/lib\n");
+	put_file("src/debian/app-data.install", "files/libdata.so.1 usr/share/app\n");
 	free(sh("chmod +x src/debian/rules"));
 }
 
@@ -248,6 +252,7 @@ Test(distro, dh_with_dlnote_writes_the_substvars_of_each_package)
 	expect_control("app_1_*.deb", "Depends: libzstd1\nRecommends: liblz4-1 | zlib1g\nSuggests: libgcc-s1");
 	expect_control("app-tools_1_*.deb", "Depends: zlib1g\nSuggests: libsystemd0");
 	expect_control("app-extra_1_*.deb", "");
+	expect_control("app-data_1_all.deb", "Depends: libgcc-s1");
 	got = sh("grep -c dlopen src/debian/app-extra.substvars || true");
 	cr_expect_str_eq(got, "0", "-N app-extra: its substvars were written");
 	free(got);
