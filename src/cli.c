@@ -245,9 +245,8 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 	struct entries es = { 0 };
 	struct listing one = { 0 };
 	const char *suffix = pkgdeps_rpm_suffix(ef->is64, ef->machine);
-	int r = scan_entries(ef, sc, &es, e);
-
 	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL || o->rep.format == FORMAT_RPM_GENERATE;
+	int r = scan_entries(ef, sc, &es, e);
 
 	if (r == 0 && !per_file && report_listing_add(&o->listed, &es, path, suffix, &o->rep))
 		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
@@ -566,12 +565,17 @@ static int rpm_generator_opt(struct opts *o, int c, const char *arg)
 {
 	struct rpm_generator *g = &o->rep.gen;
 	struct err e = { 0 };
+	int kind;
 
 	if (c != OPT_RPM_GENERATE) {
-		o->gen_opt = c == OPT_RPM_PACKAGE ? "--rpm-package" : c == OPT_RPM_FEATURES ? "--rpm-features" : "--rpm-protocol";
-	} else if ((g->kind = pkgdeps_kind_parse(arg)) < 0) {
+		if (!o->gen_opt)
+			o->gen_opt = c == OPT_RPM_PACKAGE ? "--rpm-package" : c == OPT_RPM_FEATURES ? "--rpm-features" : "--rpm-protocol";
+	} else if ((kind = pkgdeps_kind_parse(arg)) < 0) {
 		return usage_error("--rpm-generate: '%s' is not requires, recommends or suggests", arg);
+	} else if (o->generate && kind != g->kind) {
+		return usage_error("%s", "--rpm-generate: one kind of dependency per run");
 	} else {
+		g->kind = kind;
 		o->generate = 1;
 		if (set_format(o, FORMAT_RPM_GENERATE, "--rpm-generate") || set_mode(o, MODE_LIST))
 			return -1;

@@ -162,6 +162,27 @@ Test(distro, rpm_attribute_uses_the_multifile_protocol_from_rpm_4_20)
 	free(got);
 }
 
+static void expect_usage(const char *args, const char *message)
+{
+	struct cmd c = run("'%s' %s < /dev/null", tool(), args);
+
+	cr_expect_eq(c.status, 2, "`%s` exits %d, not 2 (stderr: %s)", args, c.status, c.err);
+	cr_expect(strstr(c.err, message), "`%s` says \"%s\", which lacks \"%s\"", args, c.err, message);
+	cmd_free(&c);
+}
+
+Test(distro, rpm_generate_usage_errors)
+{
+	expect_usage("--rpm-generate=provides", "--rpm-generate: 'provides' is not requires, recommends or suggests");
+	expect_usage("--rpm-generate=requires --rpm-generate=suggests", "--rpm-generate: one kind of dependency per run");
+	expect_usage("--rpm-package=app --list x", "--rpm-package is only for --rpm-generate");
+	expect_usage("--rpm-features=a:b:required --list x", "--rpm-features is only for --rpm-generate");
+	expect_usage("--rpm-generate=requires --rpm-protocol=both", "--rpm-protocol: 'both' is not singlefile or multifile");
+	expect_usage("--rpm-generate=requires --rpm-features='app:zstd'", "--rpm-features: 'app:zstd' is not SUBPACKAGE:FEATURE:LEVEL");
+	expect_usage("--rpm-generate=requires --format=rpm x", "--format cannot be combined with --rpm-generate");
+	expect_usage("--rpm-generate=requires --deb-map=-", "--rpm-generate reads the file names on standard input: --deb-map - cannot");
+}
+
 /* ---- debhelper ---- */
 
 static const char deb_control[] =
