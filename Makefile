@@ -10,10 +10,17 @@ MANDIR    ?= $(PREFIX)/share/man
 LIBDIR    ?= $(PREFIX)/lib
 DATADIR   ?= $(PREFIX)/share
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
-# rpm reads file attributes from one directory only, whatever PREFIX is.
+# rpm reads file attributes from /usr/lib/rpm/fileattrs only, and debhelper finds its sequence
+# modules (Debian/Debhelper/Sequence/dlnote.pm) in Perl's vendor directory: there with
+# PREFIX=/usr, as a package build installs; under PREFIX otherwise, so that an install
+# elsewhere stays in its prefix (name the system directories to use them from there).
+ifeq ($(PREFIX),/usr)
 RPMFILEATTRSDIR ?= /usr/lib/rpm/fileattrs
-# Where debhelper finds Debian/Debhelper/Sequence/dlnote.pm (dh --with dlnote).
-PERL_VENDORLIB ?= $(or $(shell perl -MConfig -e 'print $$Config{vendorlib}' 2>/dev/null),/usr/share/perl5)
+PERL_VENDORLIB  ?= $(or $(shell perl -MConfig -e 'print $$Config{vendorlib}' 2>/dev/null),/usr/share/perl5)
+else
+RPMFILEATTRSDIR ?= $(LIBDIR)/rpm/fileattrs
+PERL_VENDORLIB  ?= $(DATADIR)/perl5
+endif
 CC        ?= cc
 BUILD     ?= build
 

@@ -3,9 +3,9 @@
  * (`dh $@ --with dlnote`, with `dpkg-buildpackage -b` of a sample source package).  The
  * dependencies are read back from the built packages and compared exactly.
  *
- * The install is staged: `make install PREFIX=$W/stage/usr` with rpm's and Perl's directories
- * under the stage too, so that the attribute names the staged dlnote-inject exactly as it names
- * /usr/bin/dlnote-inject after `make install PREFIX=/usr`.  rpm is pointed at the staged
+ * The install is staged: `make install PREFIX=$W/stage/usr`, which keeps rpm's and Perl's
+ * directories under the prefix too, so that the attribute names the staged dlnote-inject exactly
+ * as it names /usr/bin/dlnote-inject after `make install PREFIX=/usr`.  rpm is pointed at the staged
  * attribute with _fileattrsdir (where rpm lists attributes) and --load (the macro path rpm reads
  * /usr/lib/rpm/fileattrs/\*.attr from); no other attribute is active, so every dependency in
  * the packages comes from the notes.  debhelper finds the staged dh_dlnote through PATH and the
@@ -28,9 +28,7 @@
 static void stage_install(void)
 {
 	need("make");
-	free(sh("make -s -C '%s' install BIN='%s' PREFIX=\"$PWD/stage/usr\" RPMFILEATTRSDIR=\"$PWD/stage/usr/lib/rpm/fileattrs\" "
-		"PERL_VENDORLIB=\"$PWD/stage/perl5\" >/dev/null",
-		srcdir(), tool()));
+	free(sh("make -s -C '%s' install BIN='%s' PREFIX=\"$PWD/stage/usr\" >/dev/null", srcdir(), tool()));
 }
 
 /* A shared library with notes, built by the compiler and given its notes by the tool. */
@@ -263,7 +261,7 @@ Test(distro, dh_with_dlnote_writes_the_substvars_of_each_package)
 	deb_source();
 	/* The staged dh_dlnote and dlnote-inject through PATH, the sequence module through PERL5LIB. */
 	c = run("cd src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
-		"PERL5LIB=\"$PWD/../stage/perl5\" dpkg-buildpackage -b -us -uc");
+		"PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -us -uc");
 	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s\n%s", c.out, c.err);
 	cr_expect(strstr(c.out, "dh_dlnote -Napp-extra -Xexcluded"), "dh_dlnote did not run:\n%s", c.out);
 	cr_expect(strstr(c.err, "dlnote-inject: debian/.debhelper/generated/app/dlnote.map: no package for libnobody.so.9 "
