@@ -22,7 +22,7 @@ LDFLAGS    += -fsanitize=address,undefined
 BUILD      := build-san
 endif
 
-CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.c src/layout.c src/layout_linked.c src/output.c src/report.c src/discover.c
+CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.c src/layout.c src/layout_linked.c src/output.c src/report.c src/discover.c src/trace.c src/record.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
@@ -38,8 +38,18 @@ $(BUILD):
 $(BUILD)/libdlnote.a: $(CORE_OBJ)
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a
+$(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a | $(BUILD)/dlnote-audit.so
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# --record's rtld-audit module runs inside other programs' loaders: libc only, position
+# independent, and never built with a sanitizer (SANITIZE=1 builds only the tool with one).
+# The tool looks for it next to itself, then at $(LIBDIR)/dlnote relative to $(BINDIR).
+AUDIT_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -shared -Wl,-z,defs
+RECORD_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)/dlnote)
+$(BUILD)/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"'
+
+$(BUILD)/dlnote-audit.so: src/audit/dlnote-audit.c | $(BUILD)
+	$(CC) $(AUDIT_CFLAGS) -o $@ $<
 
 # ---- tests ----
 FUZZ_TARGETS := manifest note elf
@@ -113,6 +123,8 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds/.done
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/dlnote-inject
+	install -d $(DESTDIR)$(LIBDIR)/dlnote
+	install -m 644 $(BUILD)/dlnote-audit.so $(DESTDIR)$(LIBDIR)/dlnote/dlnote-audit.so
 	install -m 644 docs/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
 	install -d $(DESTDIR)$(BASHCOMPDIR)
 	install -m 644 completion/dlnote-inject.bash $(DESTDIR)$(BASHCOMPDIR)/dlnote-inject

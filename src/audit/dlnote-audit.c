@@ -1,0 +1,275 @@
+/* dlnote-audit.c - the glibc rtld-audit module behind `dlnote-inject --record` (rtld-audit(7)).
+ *
+ * Loaded through LD_AUDIT into every dynamically linked glibc process started under the
+ * recording, it appends one JSON line to the trace named by DLNOTE_RECORD_TRACE for each object
+ * the program asks the loader for after start-up:
+ *
+ *   la_objsearch(name, loader, LA_SER_ORIG) is the name as asked, before any search.  For a
+ *   dlopen() the loader is the object that called dlopen() (glibc's dl-open.c finds it from the
+ *   return address); for a DT_NEEDED entry it is the object that needs it.  The two are told
+ *   apart by la_activity: a dlopen() asks while the namespace is consistent, the DT_NEEDED
+ *   entries of what it maps are asked after LA_ACT_ADD.
+ *   la_objopen(map) follows the search of each object actually mapped, so it completes the
+ *   last name asked with the path and the soname.
+ *
+ * What the loader answers without a search never reaches the audit interface: a dlopen() of an
+ * object already loaded (by name or soname), which is why repeated dlopen() and RTLD_NOLOAD of a
+ * loaded object are recorded once.  A name searched but never mapped (missing, or RTLD_NOLOAD of
+ * an object not loaded) has an "asked" line and no "loaded" line.
+ *
+ * The loader serialises these callbacks under its load lock, so the static state needs no lock
+ * of its own.  Each line is written by one write() on a descriptor opened with O_APPEND for it
+ * alone: Linux serialises O_APPEND writes to a regular file on local filesystems, so lines from
+ * concurrent processes never interleave (not so on NFS).  The descriptor is closed at once, so a
+ * program that closes every descriptor it does not know loses nothing.
+ *
+ * libc only, and never built with a sanitizer: it runs inside other programs' loaders. */
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LINE_MAX_BYTES 16384
+#define SEEN_MAX 1024
+
+enum kind { ASK_DLOPEN, ASK_NEEDED };
+
+static struct {
+	const char *trace;             /* NULL: recording off */
+	char exe[4096];
+	int started;                   /* the start-up objects are all loaded */
+	int adding;                    /* between LA_ACT_ADD and LA_ACT_CONSISTENT */
+	struct link_map *main_map;
+	/* The last name asked, until its object is mapped or another name is asked. */
+	int pending;
+	enum kind kind;
+	char name[4096], caller[4096];
+	/* (caller, name) pairs already written, as hashes: once per process. */
+	uint64_t seen[SEEN_MAX];
+	size_t nseen;
+} st;
+
+static const char *const kind_names[] = { "dlopen", "needed" };
+
+struct line {
+	char p[LINE_MAX_BYTES];
+	size_t len;
+	int overflow;
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	if (l->len + n >= sizeof l->p) {
+		l->overflow = 1;
+		return;
+	}
+	memcpy(l->p + l->len, s, n);
+	l->len += n;
+}
+
+static void puts_(struct line *l, const char *s)
+{
+	put(l, s, strlen(s));
+}
+
+static void put_u64(struct line *l, uint64_t v)
+{
+	char d[24];
+	size_t i = sizeof d;
+
+	do
+		d[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	put(l, d + i, sizeof d - i);
+}
+
+/* Length of the valid UTF-8 sequence at s (json.c's rules: no overlongs, no surrogates), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+	uint32_t cp;
+
+	if (n == 0)
+		return 0;
+	cp = c & (0xff >> (n + 1));
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* "key":"value", with '"' and '\' escaped; a control character or a byte that is not valid
+ * UTF-8 is written as '?' (the trace reader accepts strict JSON strings only). */
+static void put_str(struct line *l, const char *key, const char *v)
+{
+	const unsigned char *s = (const unsigned char *)v;
+
+	put(l, ",\"", 2);
+	puts_(l, key);
+	put(l, "\":\"", 3);
+	while (*s) {
+		size_t n = *s < 0x80 ? 1 : utf8_len(s);
+		if (*s == '"' || *s == '\\')
+			put(l, "\\", 1), put(l, (const char *)s, 1);
+		else if (*s < 0x20 || *s == 0x7f || n == 0)
+			put(l, "?", 1), n = 1;
+		else
+			put(l, (const char *)s, n);
+		s += n;
+	}
+	put(l, "\"", 1);
+}
+
+static void line_start(struct line *l, const char *event)
+{
+	l->len = 0;
+	l->overflow = 0;
+	puts_(l, "{\"event\":\"");
+	puts_(l, event);
+	puts_(l, "\",\"pid\":");
+	put_u64(l, (uint64_t)getpid());
+	put_str(l, "exe", st.exe);
+}
+
+static void line_write(struct line *l)
+{
+	int fd;
+
+	if (l->overflow)
+		return;                  /* longer than any path the loader takes */
+	put(l, "}\n", 2);
+	fd = open(st.trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	(void)!write(fd, l->p, l->len);
+	close(fd);
+}
+
+static const char *map_path(struct link_map *m)
+{
+	return m == st.main_map || !m->l_name || !m->l_name[0] ? st.exe : m->l_name;
+}
+
+/* DT_SONAME of a mapped object.  glibc relocates the dynamic section's address entries in place
+ * when the section is writable, and leaves them as link-time addresses when it is read-only: an
+ * address below l_addr has not been relocated. */
+static const char *map_soname(struct link_map *m)
+{
+	ElfW(Addr) strtab = 0;
+	ElfW(Xword) soname = 0;
+	int have = 0;
+
+	if (!m->l_ld)
+		return "";
+	for (const ElfW(Dyn) *d = m->l_ld; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_STRTAB)
+			strtab = d->d_un.d_ptr;
+		else if (d->d_tag == DT_SONAME)
+			soname = d->d_un.d_val, have = 1;
+	}
+	if (!have || !strtab)
+		return "";
+	if (strtab < m->l_addr)
+		strtab += m->l_addr;
+	return (const char *)strtab + soname;
+}
+
+static int seen_before(const char *caller, const char *name)
+{
+	uint64_t h = 1469598103934665603u;
+
+	for (const char *s = caller; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	h = (h ^ 0xff) * 1099511628211u;
+	for (const char *s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	for (size_t i = 0; i < st.nseen; i++)
+		if (st.seen[i] == h)
+			return 1;
+	if (st.nseen < SEEN_MAX)
+		st.seen[st.nseen++] = h;
+	return 0;
+}
+
+unsigned la_version(unsigned version)
+{
+	ssize_t n;
+
+	st.trace = getenv("DLNOTE_RECORD_TRACE");
+	if (st.trace && st.trace[0] != '/')
+		st.trace = NULL;         /* the tool passes an absolute path; children may chdir */
+	n = readlink("/proc/self/exe", st.exe, sizeof st.exe - 1);
+	st.exe[n > 0 ? n : 0] = '\0';
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+void la_activity(uintptr_t *cookie, unsigned flag)
+{
+	(void)cookie;
+	if (flag == LA_ACT_ADD) {
+		st.adding = 1;
+	} else if (flag == LA_ACT_CONSISTENT) {
+		st.adding = 0;
+		st.pending = 0;
+		if (!st.started && st.trace) {
+			struct line l;
+			line_start(&l, "start");
+			line_write(&l);
+		}
+		st.started = 1;
+	}
+}
+
+char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
+{
+	struct link_map *loader = (struct link_map *)*cookie;
+	struct line l;
+
+	if (flag != LA_SER_ORIG || !st.started || !st.trace || !loader)
+		return (char *)name;
+	st.pending = 0;
+	if (seen_before(map_path(loader), name))
+		return (char *)name;
+	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
+	if (strlen(name) >= sizeof st.name || strlen(map_path(loader)) >= sizeof st.caller)
+		return (char *)name;
+	strcpy(st.name, name);
+	strcpy(st.caller, map_path(loader));
+	st.pending = 1;
+	line_start(&l, "asked");
+	put_str(&l, "by", kind_names[st.kind]);
+	put_str(&l, "caller", st.caller);
+	put_str(&l, "name", st.name);
+	line_write(&l);
+	return (char *)name;
+}
+
+unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	struct line l;
+
+	(void)lmid;
+	*cookie = (uintptr_t)map;
+	if (!st.main_map)
+		st.main_map = map;       /* the first object reported is the program */
+	if (!st.started || !st.trace || !st.pending)
+		return 0;
+	st.pending = 0;
+	line_start(&l, "loaded");
+	put_str(&l, "by", kind_names[st.kind]);
+	put_str(&l, "caller", st.caller);
+	put_str(&l, "name", st.name);
+	put_str(&l, "soname", map_soname(map));
+	put_str(&l, "path", map->l_name ? map->l_name : "");
+	line_write(&l);
+	return 0;
+}

@@ -1,0 +1,240 @@
+/* record.c - the --record driver: find the audit module, look at COMMAND, set LD_AUDIT and
+ * DLNOTE_RECORD_TRACE, and exec COMMAND.  Exec (no fork) leaves COMMAND's standard streams,
+ * process id, signals and exit status exactly its own. */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "json.h"
+#include "util.h"
+
+/* Where `make install` puts the module, relative to the directory of the installed tool. */
+#ifndef RECORD_MODULE_FROM_BINDIR
+#define RECORD_MODULE_FROM_BINDIR "../lib/dlnote"
+#endif
+#define MODULE_NAME "dlnote-audit.so"
+
+static int fail(int status, const char *path, const char *msg)
+{
+	fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, msg);
+	return status;
+}
+
+/* The module: $DLNOTE_AUDIT_MODULE, else next to the tool (the build tree), else where
+ * `make install` puts it relative to the tool.  An absolute path: COMMAND may chdir. */
+static int find_module(char *out)
+{
+	const char *env = getenv("DLNOTE_AUDIT_MODULE");
+	char self[PATH_MAX], try[PATH_MAX + 64], *slash;
+	ssize_t n;
+
+	if (env && *env)
+		return realpath(env, out) ? 0 : -1;
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(try, sizeof try, "%s/" MODULE_NAME, self);
+	if (access(try, R_OK) == 0 && realpath(try, out))
+		return 0;
+	snprintf(try, sizeof try, "%s/" RECORD_MODULE_FROM_BINDIR "/" MODULE_NAME, self);
+	return access(try, R_OK) == 0 && realpath(try, out) ? 0 : -1;
+}
+
+/* COMMAND as execvp() will find it: a name with a '/' as is, else the first executable regular
+ * file of that name along PATH. */
+static int resolve(const char *cmd, char *out)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	struct stat st;
+
+	if (strchr(cmd, '/'))
+		return snprintf(out, PATH_MAX, "%s", cmd) < PATH_MAX ? 0 : -1;
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = end + 1) {
+		end = strchr(p, ':');
+		end = end ? end : p + strlen(p);
+		if (snprintf(out, PATH_MAX, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "", cmd) < PATH_MAX &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		if (!*end)
+			return -1;
+	}
+}
+
+static const char *machine_name(unsigned m)
+{
+	switch (m) {
+	case 3: return "i386";
+	case 8: return "MIPS";
+	case 20: return "PowerPC";
+	case 21: return "PowerPC64";
+	case 22: return "S/390";
+	case 40: return "ARM";
+	case 62: return "x86-64";
+	case 183: return "AArch64";
+	case 243: return "RISC-V";
+	default: return "another machine";
+	}
+}
+
+struct image {
+	int is64, big;
+	unsigned machine;
+	int dynamic;               /* has PT_INTERP */
+	char interp[256];
+};
+
+/* The ELF headers of path; 1 when it is not ELF, -1 when it cannot be read. */
+static int read_image(const char *path, struct image *im, char *first, size_t nfirst)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -1;
+	struct stat st;
+	struct elf ef;
+	struct err e = { 0 };
+	ssize_t n;
+
+	memset(im, 0, sizeof *im);
+	memset(first, 0, nfirst);
+	if (fd < 0 || fstat(fd, &st))
+		goto out;
+	n = pread(fd, first, nfirst - 1, 0);
+	if (n < 4 || memcmp(first, "\177ELF", 4) != 0) {
+		r = n < 0 ? -1 : 1;
+		goto out;
+	}
+	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e))
+		goto out;
+	im->is64 = ef.is64;
+	im->big = ef.big;
+	im->machine = ef.machine;
+	for (size_t i = 0; i < ef.phnum; i++)
+		if (ef.ph[i].type == 3 /* PT_INTERP */ && ef.ph[i].filesz) {
+			uint64_t len = ef.ph[i].filesz < sizeof im->interp ? ef.ph[i].filesz : sizeof im->interp - 1;
+			if (elf_read(&ef, ef.ph[i].offset, len, im->interp, &e) == 0) {
+				im->interp[len] = '\0';
+				im->dynamic = 1;
+			}
+		}
+	elf_close(&ef);
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* Why the module cannot run in the program at path, in `why`; 0 when it can (or when path is
+ * not something we can tell about: the loader decides).  A script is judged by its
+ * interpreter. */
+static int unauditable(const char *path, const struct image *module, char *why, size_t whysz, int depth)
+{
+	char first[256], interp[PATH_MAX];
+	const char *base;
+	struct image im;
+	struct stat st;
+	int r = read_image(path, &im, first, sizeof first);
+
+	if (r < 0)
+		return 0;
+	if (r == 1) {
+		if (depth || first[0] != '#' || first[1] != '!' ||
+		    sscanf(first + 2, " %4095[^ \t\n]", interp) != 1)
+			return 0;
+		return unauditable(interp, module, why, whysz, 1);
+	}
+	if (stat(path, &st) == 0 && (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+				     ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
+		return snprintf(why, whysz, "set-user-ID or set-group-ID program: the loader ignores LD_AUDIT for it"), 1;
+	if (!im.dynamic)
+		return snprintf(why, whysz, "statically linked program: no dynamic loader runs in it"), 1;
+	base = strrchr(im.interp, '/');
+	base = base ? base + 1 : im.interp;
+	if (strncmp(base, "ld-musl-", 8) == 0)
+		return snprintf(why, whysz, "musl program: its loader %s has no rtld-audit interface", im.interp), 1;
+	if (strncmp(base, "ld-linux", 8) != 0 && strncmp(base, "ld64.so", 7) != 0 && strncmp(base, "ld.so", 5) != 0)
+		return snprintf(why, whysz, "its loader %s is not glibc's", im.interp), 1;
+	if (im.is64 != module->is64 || im.big != module->big || im.machine != module->machine)
+		return snprintf(why, whysz, "ELFCLASS%d %s program: the audit module is ELFCLASS%d %s", im.is64 ? 64 : 32,
+				machine_name(im.machine), module->is64 ? 64 : 32, machine_name(module->machine)), 2;
+	return 0;
+}
+
+/* One line in the trace for this process (COMMAND keeps our pid across exec). */
+static int trace_unauditable(const char *trace, const char *exe, const char *why)
+{
+	struct buf b = { 0 };
+	int fd = open(trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644), r = -1;
+
+	buf_printf(&b, "{\"event\":\"unauditable\",\"pid\":%ld,\"exe\":", (long)getpid());
+	json_put_string(&b, exe, strlen(exe));
+	buf_puts(&b, ",\"reason\":");
+	json_put_string(&b, why, strlen(why));
+	buf_puts(&b, "}\n");
+	if (fd >= 0 && !b.oom && write(fd, b.p, b.len) == (ssize_t)b.len)
+		r = 0;
+	if (fd >= 0)
+		close(fd);
+	buf_free(&b);
+	return r;
+}
+
+/* LD_AUDIT: the module first, then whatever was there already (unless it is ours). */
+static int set_env(const char *module, const char *trace)
+{
+	const char *old = getenv("LD_AUDIT");
+	struct buf v = { 0 };
+	int r;
+
+	buf_puts(&v, module);
+	if (old && *old && strcmp(old, module) != 0) {
+		buf_putc(&v, ':');
+		buf_puts(&v, old);
+	}
+	buf_putc(&v, '\0');
+	r = v.oom || setenv("LD_AUDIT", v.p, 1) || setenv("DLNOTE_RECORD_TRACE", trace, 1) ? -1 : 0;
+	buf_free(&v);
+	return r;
+}
+
+int record_run(const char *trace_arg, char **argv)
+{
+	char module[PATH_MAX], trace[PATH_MAX], cwd[PATH_MAX], exe[PATH_MAX], first[8], why[512];
+	struct image mod;
+	int fd, kind = 0;
+
+	if (find_module(module))
+		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found next to the tool nor in "
+			    RECORD_MODULE_FROM_BINDIR " from it (set DLNOTE_AUDIT_MODULE)");
+	if (read_image(module, &mod, first, sizeof first))
+		return fail(RECORD_FAILED, module, "not an ELF file");
+	if (trace_arg[0] != '/' && !getcwd(cwd, sizeof cwd))
+		return fail(RECORD_FAILED, trace_arg, strerror(errno));
+	if (snprintf(trace, sizeof trace, "%s%s%s", trace_arg[0] == '/' ? "" : cwd, trace_arg[0] == '/' ? "" : "/",
+		     trace_arg) >= (int)sizeof trace)
+		return fail(RECORD_FAILED, trace_arg, "path too long");
+	fd = open(trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return fail(RECORD_FAILED, trace_arg, strerror(errno));
+	close(fd);
+	if (resolve(argv[0], exe) == 0 && (kind = unauditable(exe, &mod, why, sizeof why, 0)) != 0) {
+		fprintf(stderr, PROGRAM_NAME ": %s: not auditable: %s; what it dlopen()s is not recorded\n", exe, why);
+		if (trace_unauditable(trace, exe, why))
+			return fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
+	}
+	/* A program of another class or machine would have its loader print an error about the
+	 * module on its standard error: it runs without it (and so do its children). */
+	if (kind != 2 && set_env(module, trace))
+		return fail(RECORD_FAILED, argv[0], "cannot set the environment");
+	execvp(argv[0], argv);
+	return fail(errno == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_RUN, argv[0], strerror(errno));
+}
