@@ -26,6 +26,7 @@
  * libc only, and never built with a sanitizer: it runs inside other programs' loaders. */
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,14 +41,14 @@ enum kind { ASK_DLOPEN, ASK_NEEDED };
 
 static struct {
 	const char *trace;             /* NULL: recording off */
-	char exe[4096];
+	char exe[PATH_MAX];
 	int started;                   /* the start-up objects are all loaded */
 	int adding;                    /* between LA_ACT_ADD and LA_ACT_CONSISTENT */
 	struct link_map *main_map;
 	/* The last name asked, until its object is mapped or another name is asked. */
 	int pending;
 	enum kind kind;
-	char name[4096], caller[4096];
+	char name[PATH_MAX], caller[PATH_MAX];
 	/* (caller, name) pairs already written, as hashes: once per process. */
 	uint64_t seen[SEEN_MAX];
 	size_t nseen;
@@ -154,9 +155,37 @@ static void line_write(struct line *l)
 	close(fd);
 }
 
-static const char *map_path(struct link_map *m)
+/* An absolute path without "." components: a dlopen() of "./plugin.so" leaves that name in
+ * l_name, and $ORIGIN of such an object expands to ".../.".  Symbolic links are kept. */
+static const char *absolute(const char *path, char *buf)
 {
-	return m == st.main_map || !m->l_name || !m->l_name[0] ? st.exe : m->l_name;
+	char tmp[PATH_MAX];
+	size_t n = 0;
+	const char *s;
+
+	if (path[0] != '/') {
+		if (!getcwd(tmp, sizeof tmp) || strlen(tmp) + strlen(path) + 2 > sizeof tmp)
+			return path;
+		strcat(strcat(tmp, "/"), path);
+	} else if (strlen(path) < sizeof tmp) {
+		strcpy(tmp, path);
+	} else {
+		return path;
+	}
+	for (s = tmp; *s;) {
+		if (s[0] == '/' && (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || s[2] == '\0')))) {
+			s += s[1] == '/' ? 1 : 2;
+			continue;
+		}
+		buf[n++] = *s++;
+	}
+	buf[n ? n : (buf[0] = '/', 1)] = '\0';
+	return buf;
+}
+
+static const char *map_path(struct link_map *m, char *buf)
+{
+	return m == st.main_map || !m->l_name || !m->l_name[0] ? st.exe : absolute(m->l_name, buf);
 }
 
 /* DT_SONAME of a mapped object.  glibc relocates the dynamic section's address entries in place
@@ -232,18 +261,21 @@ void la_activity(uintptr_t *cookie, unsigned flag)
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 {
 	struct link_map *loader = (struct link_map *)*cookie;
+	static char buf[PATH_MAX];
+	const char *caller;
 	struct line l;
 
 	if (flag != LA_SER_ORIG || !st.started || !st.trace || !loader)
 		return (char *)name;
 	st.pending = 0;
-	if (seen_before(map_path(loader), name))
+	caller = map_path(loader, buf);
+	if (seen_before(caller, name))
 		return (char *)name;
 	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
-	if (strlen(name) >= sizeof st.name || strlen(map_path(loader)) >= sizeof st.caller)
+	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller)
 		return (char *)name;
 	strcpy(st.name, name);
-	strcpy(st.caller, map_path(loader));
+	strcpy(st.caller, caller);
 	st.pending = 1;
 	line_start(&l, "asked");
 	put_str(&l, "by", kind_names[st.kind]);
@@ -255,6 +287,7 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 
 unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
+	static char buf[PATH_MAX];
 	struct line l;
 
 	(void)lmid;
@@ -269,7 +302,7 @@ unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	put_str(&l, "caller", st.caller);
 	put_str(&l, "name", st.name);
 	put_str(&l, "soname", map_soname(map));
-	put_str(&l, "path", map->l_name ? map->l_name : "");
+	put_str(&l, "path", map->l_name ? absolute(map->l_name, buf) : "");
 	line_write(&l);
 	return 0;
 }
