@@ -208,7 +208,7 @@ static int set_env(const char *module, const char *trace)
 
 int record_run(const char *trace_arg, char **argv)
 {
-	char module[PATH_MAX], trace[PATH_MAX], cwd[PATH_MAX], exe[PATH_MAX], first[8], why[512];
+	char module[PATH_MAX], trace[PATH_MAX], cwd[PATH_MAX], exe[PATH_MAX], real[PATH_MAX], first[8], why[512];
 	struct image mod;
 	int fd, kind = 0;
 
@@ -228,7 +228,7 @@ int record_run(const char *trace_arg, char **argv)
 	close(fd);
 	if (resolve(argv[0], exe) == 0 && (kind = unauditable(exe, &mod, why, sizeof why, 0)) != 0) {
 		fprintf(stderr, PROGRAM_NAME ": %s: not auditable: %s; what it dlopen()s is not recorded\n", exe, why);
-		if (trace_unauditable(trace, exe, why))
+		if (trace_unauditable(trace, realpath(exe, real) ? real : exe, why))
 			return fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
 	}
 	/* A program of another class or machine would have its loader print an error about the

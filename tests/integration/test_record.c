@@ -309,7 +309,7 @@ static void expect_unauditable(const char *file, const char *reason)
 	t = trace_norm("trace", &pid, 1);
 	out = sh("rm trace");
 	free(out);
-	snprintf(want, sizeof want, "{\"event\":\"unauditable\",\"pid\":\"P1\",\"exe\":\"./%s\",\"reason\":\"%s\"}\n", file, reason);
+	snprintf(want, sizeof want, "{\"event\":\"unauditable\",\"pid\":\"P1\",\"exe\":\"W/%s\",\"reason\":\"%s\"}\n", file, reason);
 	cr_assert_str_eq(t, want);
 	free(t);
 	cmd_free(&c);
@@ -413,5 +413,18 @@ Test(record, lint_fails_then_passes_after_the_note_is_added)
 	out = sh("'%s' --check --recorded=trace prog", tool());
 	cr_assert_str_eq(out, "prog: ok (3 dlopen entries)\n"
 		"prog: not loaded: libdlr_never.so.1: declared, not dlopen()ed during the recording");
+	free(out);
+}
+
+/* The installed tool finds the installed module: $(LIBDIR)/dlnote relative to $(BINDIR). */
+Test(record, installed_tool_finds_its_module)
+{
+	char *out;
+
+	build();
+	free(sh("make -s -C '%s' install DESTDIR='%s/stage' PREFIX=/usr >/dev/null", srcdir(), wd));
+	out = sh("ls stage/usr/lib/dlnote && env -u DLNOTE_AUDIT_MODULE stage/usr/bin/dlnote-inject --record=trace -- ./prog "
+		 "o:libdlr_b.so.1 >/dev/null && grep -c '\"event\":\"loaded\"' trace");
+	cr_assert_str_eq(out, "dlnote-audit.so\n1");
 	free(out);
 }
