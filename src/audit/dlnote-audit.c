@@ -12,18 +12,27 @@
  *   la_objopen(map) follows the search of each object actually mapped, so it completes the
  *   last name asked with the path and the soname.
  *
- * What the loader answers without a search never reaches the audit interface: a dlopen() of an
- * object already loaded (by name or soname), which is why repeated dlopen() and RTLD_NOLOAD of a
- * loaded object are recorded once.  A name searched but never mapped (missing, or RTLD_NOLOAD of
- * an object not loaded) has an "asked" line and no "loaded" line.
+ * What the loader answers without a search never reaches those callbacks: a dlopen() of an
+ * object already loaded (by name or soname).  On x86-64 the module also sees those calls:
+ * la_symbind64 binds every PLT call of dlopen() to dlnote_dlopen_wrapper, which notes the caller
+ * (from its return address) and the name, then jumps to the real dlopen() with the stack as the
+ * caller left it, so that glibc still sees the caller's return address (it picks the namespace
+ * and the RUNPATH from it).  When the name is that of an object already loaded, the wrapper
+ * writes the lines the loader will not cause.  A call through a GOT entry (-fno-plt) or a
+ * pointer from dlsym() is not bound through la_symbind and is seen only when it loads something.
+ * Either way each (caller, name) is written once per process, so repeated dlopen() and
+ * RTLD_NOLOAD of a loaded object are recorded once.  A name searched but never mapped (missing,
+ * or RTLD_NOLOAD of an object not loaded) has an "asked" line and no "loaded" line.
  *
- * The loader serialises these callbacks under its load lock, so the static state needs no lock
- * of its own.  Each line is written by one write() on a descriptor opened with O_APPEND for it
+ * The loader serialises its callbacks under its load lock; the wrapper runs outside it, so the
+ * state both use (the loaded objects, the pairs written, the trace) is under a lock of ours,
+ * always taken after the loader's.  Each line is written by one write() on a descriptor opened with O_APPEND for it
  * alone: Linux serialises O_APPEND writes to a regular file on local filesystems, so lines from
  * concurrent processes never interleave (not so on NFS).  The descriptor is closed at once, so a
  * program that closes every descriptor it does not know loses nothing.
  *
  * libc only, and never built with a sanitizer: it runs inside other programs' loaders. */
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,10 +41,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <unistd.h>
 
 #define LINE_MAX_BYTES 16384
 #define SEEN_MAX 1024
+#define MAPS_MAX 1024
+#define ASKED_MAX 256
 
 enum kind { ASK_DLOPEN, ASK_NEEDED };
 
@@ -52,7 +64,26 @@ static struct {
 	/* (caller, name) pairs already written, as hashes: once per process. */
 	uint64_t seen[SEEN_MAX];
 	size_t nseen;
+	/* Objects loaded, for the wrapper: the name each was asked by, if it was recorded. */
+	struct loaded {
+		struct link_map *map;
+		Lmid_t lmid;
+		char asked[ASKED_MAX];
+	} maps[MAPS_MAX];
+	size_t nmaps;
+	char lock;
 } st;
+
+static void lock(void)
+{
+	while (__atomic_test_and_set(&st.lock, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void unlock(void)
+{
+	__atomic_clear(&st.lock, __ATOMIC_RELEASE);
+}
 
 static const char *const kind_names[] = { "dlopen", "needed" };
 
@@ -269,11 +300,16 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 		return (char *)name;
 	st.pending = 0;
 	caller = map_path(loader, buf);
-	if (seen_before(caller, name))
+	lock();
+	if (seen_before(caller, name)) {
+		unlock();
 		return (char *)name;
+	}
 	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
-	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller)
+	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller) {
+		unlock();
 		return (char *)name;
+	}
 	strcpy(st.name, name);
 	strcpy(st.caller, caller);
 	st.pending = 1;
@@ -282,27 +318,131 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 	put_str(&l, "caller", st.caller);
 	put_str(&l, "name", st.name);
 	line_write(&l);
+	unlock();
 	return (char *)name;
+}
+
+static void put_loaded(struct line *l, const char *by, const char *caller, const char *name, struct link_map *map)
+{
+	static char buf[PATH_MAX];
+
+	line_start(l, "loaded");
+	put_str(l, "by", by);
+	put_str(l, "caller", caller);
+	put_str(l, "name", name);
+	put_str(l, "soname", map_soname(map));
+	put_str(l, "path", map->l_name ? absolute(map->l_name, buf) : "");
 }
 
 unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
-	static char buf[PATH_MAX];
 	struct line l;
 
-	(void)lmid;
 	*cookie = (uintptr_t)map;
 	if (!st.main_map)
 		st.main_map = map;       /* the first object reported is the program */
-	if (!st.started || !st.trace || !st.pending)
-		return 0;
-	st.pending = 0;
-	line_start(&l, "loaded");
-	put_str(&l, "by", kind_names[st.kind]);
-	put_str(&l, "caller", st.caller);
-	put_str(&l, "name", st.name);
-	put_str(&l, "soname", map_soname(map));
-	put_str(&l, "path", map->l_name ? absolute(map->l_name, buf) : "");
-	line_write(&l);
+	lock();
+	if (st.nmaps < MAPS_MAX) {
+		struct loaded *m = &st.maps[st.nmaps++];
+		m->map = map;
+		m->lmid = lmid;
+		m->asked[0] = '\0';
+		if (st.pending && strlen(st.name) < sizeof m->asked)
+			strcpy(m->asked, st.name);
+	}
+	if (st.started && st.trace && st.pending) {
+		st.pending = 0;
+		put_loaded(&l, kind_names[st.kind], st.caller, st.name, map);
+		line_write(&l);
+	}
+	unlock();
+	return LA_FLG_BINDTO | LA_FLG_BINDFROM;
+}
+
+unsigned la_objclose(uintptr_t *cookie)
+{
+	lock();
+	for (size_t i = 0; i < st.nmaps; i++)
+		if (st.maps[i].map == (struct link_map *)*cookie) {
+			st.maps[i] = st.maps[--st.nmaps];
+			break;
+		}
+	unlock();
 	return 0;
 }
+
+#if defined(__x86_64__)
+/* The dlopen() the program's PLT calls were bound to (one definition: an interposer's is left
+ * alone), and the wrapper they are bound to instead. */
+__attribute__((visibility("hidden"))) void *dlnote_real_dlopen;
+__attribute__((visibility("hidden"))) void dlnote_dlopen_wrapper(void);
+__attribute__((visibility("hidden"))) void dlnote_before_dlopen(void *ret, const char *name);
+
+/* Keep dlopen()'s arguments, call dlnote_before_dlopen(return address, name) with the stack
+ * 16-byte aligned (three pushes after the call's return address), restore, and jump: the real
+ * dlopen() returns straight to the caller and sees the caller's return address. */
+__asm__(".text\n"
+	".type dlnote_dlopen_wrapper,@function\n"
+	"dlnote_dlopen_wrapper:\n"
+	"\tpush %rdi\n\tpush %rsi\n\tpush %rdx\n"
+	"\tmov %rdi, %rsi\n\tmov 24(%rsp), %rdi\n"
+	"\tcall dlnote_before_dlopen\n"
+	"\tpop %rdx\n\tpop %rsi\n\tpop %rdi\n"
+	"\tjmp *dlnote_real_dlopen(%rip)\n"
+	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+
+/* glibc's _dl_name_match_p: the name the object was loaded by, its path, its soname. */
+static struct loaded *find_loaded(const char *name, Lmid_t lmid)
+{
+	for (size_t i = 0; i < st.nmaps; i++) {
+		struct loaded *m = &st.maps[i];
+		if (m->lmid == lmid && (strcmp(m->asked, name) == 0 || (m->map->l_name && strcmp(m->map->l_name, name) == 0) ||
+					strcmp(map_soname(m->map), name) == 0))
+			return m;
+	}
+	return NULL;
+}
+
+/* Only a dlopen() the loader will answer from a loaded object is written here; any other is
+ * written by la_objsearch, which sees the same caller. */
+void dlnote_before_dlopen(void *ret, const char *name)
+{
+	static char buf[PATH_MAX];
+	struct link_map *caller = NULL;
+	struct loaded *m;
+	Lmid_t lmid = LM_ID_BASE;
+	Dl_info info;
+	struct line l;
+
+	if (!st.started || !st.trace || !name || !dladdr1(ret, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
+		return;
+	lock();
+	for (size_t i = 0; i < st.nmaps; i++)
+		if (st.maps[i].map == caller)
+			lmid = st.maps[i].lmid;
+	m = find_loaded(name, lmid);
+	if (m && !seen_before(map_path(caller, buf), name)) {
+		line_start(&l, "asked");
+		put_str(&l, "by", kind_names[ASK_DLOPEN]);
+		put_str(&l, "caller", map_path(caller, buf));
+		put_str(&l, "name", name);
+		line_write(&l);
+		put_loaded(&l, kind_names[ASK_DLOPEN], map_path(caller, buf), name, m->map);
+		line_write(&l);
+	}
+	unlock();
+}
+
+uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook, unsigned *flags,
+		       const char *symname)
+{
+	void *real = (void *)sym->st_value;
+
+	(void)ndx, (void)refcook, (void)defcook, (void)flags;
+	if (!st.trace || strcmp(symname, "dlopen") != 0)
+		return sym->st_value;
+	if (!__atomic_load_n(&dlnote_real_dlopen, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&dlnote_real_dlopen, real, __ATOMIC_RELEASE);
+	return real == dlnote_real_dlopen ? (uintptr_t)dlnote_dlopen_wrapper : sym->st_value;
+}
+#endif

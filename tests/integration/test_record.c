@@ -48,11 +48,13 @@ static const char prog_c[] =
 static const char plugin_c[] =
 	"#include <dlfcn.h>\n#include <stdio.h>\n"
 	"void plugin_run(void) { void *h = dlopen(\"libdlr_b.so.1\", RTLD_NOW);\n"
-	"  printf(\"plugin: libdlr_b.so.1 %s\\n\", h ? \"loaded\" : \"missing\"); }\n";
+	"  printf(\"plugin: libdlr_b.so.1 %s\\n\", h ? \"loaded\" : \"missing\");\n"
+	"#ifdef ALSO\n  printf(\"plugin: %s %s\\n\", ALSO, dlopen(ALSO, RTLD_NOW) ? \"loaded\" : \"missing\");\n#endif\n}\n";
 
 static char wd[4096];
 
-/* prog and child (a copy), plugin.so, libdlr_{a,b,c,t1..t4}.so.1; libdlr_a needs libdlr_c.
+/* prog and child (a copy), plugin.so and plugin_noplt.so, libdlr_{a,b,c,t1..t4}.so.1; libdlr_a
+ * needs libdlr_c, prog needs libdlr_t4.
  * Everything finds its libraries through RUNPATH $ORIGIN, which dlopen() uses for its caller. */
 static void build(void)
 {
@@ -65,7 +67,8 @@ static void build(void)
 		"echo 'int dlr_c(void); int dlr_a(void) { return dlr_c(); }' > a.c && "
 		"gcc -shared -fPIC -Wl,-soname,libdlr_a.so.1 -Wl,-rpath,'$ORIGIN' -o libdlr_a.so.1 a.c ./libdlr_c.so.1 && "
 		"gcc -shared -fPIC -Wl,-rpath,'$ORIGIN' -o plugin.so plugin.c && "
-		"gcc -pthread -Wl,-rpath,'$ORIGIN' -o prog prog.c && cp prog child"));
+		"gcc -shared -fPIC -fno-plt -Wl,-z,now -DALSO='\"libdlr_t3.so.1\"' -Wl,-rpath,'$ORIGIN' -o plugin_noplt.so plugin.c && "
+		"gcc -pthread -Wl,-rpath,'$ORIGIN' -o prog prog.c ./libdlr_t4.so.1 && cp prog child"));
 }
 
 /* The pids a run printed ("pid N" lines), in order. */
@@ -181,11 +184,13 @@ Test(record, each_dlopen_attributed_to_its_caller_with_needed_and_missing)
 	free(t);
 }
 
-/* The loader answers a dlopen() of a loaded object (by name or RTLD_NOLOAD) without a search;
- * a name asked again after failing is written once per process.  RTLD_NOLOAD of an object not
- * loaded is searched for and not mapped: an "asked" line alone, as for a missing one.  The
- * limit this shows (docs/recording.md): the plugin's dlopen() of libdlr_b.so.1, which prog
- * loaded already, never reaches the audit module, so it is not attributed to the plugin. */
+/* Each (caller, name) once per process: a repeated dlopen(), RTLD_NOLOAD of a loaded object, a
+ * name asked again after failing.  RTLD_NOLOAD of an object not loaded is searched for and not
+ * mapped: an "asked" line alone, as for a missing one.  The plugin's dlopen() of libdlr_b.so.1,
+ * which prog loaded already, is answered by the loader without a search: the dlopen() wrapper
+ * records it for the plugin; prog's dlopen() of libdlr_t4.so.1, its own DT_NEEDED, likewise.
+ * plugin_noplt.so calls dlopen() through its GOT (-fno-plt): its dlopen() of the loaded
+ * libdlr_b.so.1 is not seen (docs/recording.md), its dlopen() of libdlr_t3.so.1 loads it and is. */
 Test(record, repeated_and_noload_dlopen_recorded_once)
 {
 	long pids[16];
@@ -194,7 +199,7 @@ Test(record, repeated_and_noload_dlopen_recorded_once)
 
 	build();
 	t = record("o:libdlr_b.so.1 o:libdlr_b.so.1 n:libdlr_b.so.1 o:libdlr_b.so.1 o:libdlr_nope.so.1 o:libdlr_nope.so.1 "
-		   "n:libdlr_c.so.1 p:./plugin.so", pids, &n);
+		   "n:libdlr_c.so.1 p:./plugin.so o:libdlr_t4.so.1 p:./plugin_noplt.so", pids, &n);
 	cr_assert_str_eq(t,
 		START("P1", "W/prog")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1")
@@ -202,7 +207,15 @@ Test(record, repeated_and_noload_dlopen_recorded_once)
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_nope.so.1")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_c.so.1")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so")
-		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so", "", "W/plugin.so"));
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so", "", "W/plugin.so")
+		ASKED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t4.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t4.so.1", "libdlr_t4.so.1", "W/libdlr_t4.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "./plugin_noplt.so")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin_noplt.so", "", "W/plugin_noplt.so")
+		ASKED("P1", "W/prog", "dlopen", "W/plugin_noplt.so", "libdlr_t3.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/plugin_noplt.so", "libdlr_t3.so.1", "libdlr_t3.so.1", "W/libdlr_t3.so.1"));
 	free(t);
 }
 
