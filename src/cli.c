@@ -287,7 +287,7 @@ static int do_check(struct opts *o, const char *path, const struct elf *ef, cons
 			return err_set(e, EXIT_BAD_INPUT, "out of memory");
 		}
 		if (o->recorded_path)
-			undeclared = trace_check(&o->trace, path, &es, stdout, e);
+			undeclared = trace_check(&o->trace, ef, path, &es, stdout, e);
 	}
 	manifest_free(&es);
 	buf_free(&report);
@@ -303,7 +303,7 @@ static int do_discover(struct opts *o, const char *path, const struct elf *ef, c
 	int r = scan_entries(ef, sc, &es, e);
 
 	if (r == 0)
-		r = o->recorded_path ? trace_discover(&o->trace, path, &es, &o->found, e)
+		r = o->recorded_path ? trace_discover(&o->trace, ef, path, &es, &o->found, e)
 				     : discover_file(ef, &es, path, &o->found, e);
 	manifest_free(&es);
 	return r;

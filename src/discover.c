@@ -158,6 +158,19 @@ static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
 	return r ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
 }
 
+int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e)
+{
+	struct names ns = { 0 };
+	int r = dynamic_names(ef, &ns, e);
+
+	for (size_t i = 0; r == 0 && i < ns.n; i++) {
+		buf_put(out, ns.v[i], strlen(ns.v[i]) + 1);
+		(*n)++;
+	}
+	names_free(&ns);
+	return r == 0 && out->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : r;
+}
+
 /* ---- the scan ---- */
 
 static int name_char(unsigned char c)

@@ -223,12 +223,15 @@ static int asked_by(const struct trace_ask *a, const struct file_id *id)
 	       (a->caller_real && strcmp(a->caller_real, id->real) == 0) || strcmp(a->caller, id->real) == 0;
 }
 
-/* Every soname of every entry of the notes, in order. */
-static int declared_list(const struct entries *declared, struct buf *all, size_t *n)
+/* Every soname of every entry of the notes, then the file's DT_NEEDED and DT_SONAME names. */
+static int declared_list(const struct elf *ef, const struct entries *declared, struct buf *all, size_t *n,
+			 struct err *e)
 {
 	struct buf s = { 0 };
 
 	*n = 0;
+	if (discover_linked_names(ef, all, n, e))
+		return -1;
 	for (size_t i = 0; i < declared->n; i++) {
 		const struct member *m = entry_find(&declared->v[i], "soname");
 		size_t pos = 0;
@@ -240,7 +243,7 @@ static int declared_list(const struct entries *declared, struct buf *all, size_t
 		}
 	}
 	buf_free(&s);
-	return all->oom ? -1 : 0;
+	return all->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
 }
 
 static int in_list(const char *list, size_t n, const char *name)
@@ -348,8 +351,8 @@ static void groups_free(struct group *g, size_t n)
 	free(g);
 }
 
-int trace_discover(const struct trace *t, const char *path, const struct entries *declared, struct discovery *d,
-		   struct err *e)
+int trace_discover(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared,
+		   struct discovery *d, struct err *e)
 {
 	struct buf dl = { 0 };
 	struct file_id id;
@@ -359,7 +362,11 @@ int trace_discover(const struct trace *t, const char *path, const struct entries
 	int r = 0;
 
 	file_id(path, &id);
-	if (declared_list(declared, &dl, &ndl) || make_groups(t, &id, &g, &ng)) {
+	if (declared_list(ef, declared, &dl, &ndl, e)) {
+		buf_free(&dl);
+		return -1;
+	}
+	if (make_groups(t, &id, &g, &ng)) {
 		buf_free(&dl);
 		return err_set(e, EXIT_BAD_INPUT, "out of memory");
 	}
@@ -382,7 +389,8 @@ int trace_discover(const struct trace *t, const char *path, const struct entries
 	return r ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
 }
 
-long trace_check(const struct trace *t, const char *path, const struct entries *declared, FILE *out, struct err *e)
+long trace_check(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared, FILE *out,
+		 struct err *e)
 {
 	struct buf dl = { 0 }, s = { 0 }, seen = { 0 };
 	struct file_id id;
@@ -390,8 +398,8 @@ long trace_check(const struct trace *t, const char *path, const struct entries *
 	long undeclared = 0;
 
 	file_id(path, &id);
-	if (declared_list(declared, &dl, &ndl))
-		return buf_free(&dl), err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (declared_list(ef, declared, &dl, &ndl, e))
+		return buf_free(&dl), -1;
 	for (i = 0; i < t->n; i++) {
 		const struct trace_ask *a = &t->v[i];
 		int loaded = 0;

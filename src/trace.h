@@ -34,15 +34,19 @@ struct trace {
 int trace_load(const char *path, struct trace *t, struct err *e);
 void trace_free(struct trace *t);
 
+/* FILE's own DT_NEEDED (and DT_SONAME) names count as declared: a dlopen() of a library the file
+ * links anyway adds no dependency.  `ef` is FILE. */
+
 /* --discover --recorded: append to d the name groups FILE (path) asked for and its notes
  * (declared) do not declare.  A group is a run of names one process of FILE tried in a row for
  * the same library (the same text before ".so"), each failing but the last: alternatives. */
-int trace_discover(const struct trace *t, const char *path, const struct entries *declared, struct discovery *d,
-		   struct err *e);
+int trace_discover(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared,
+		   struct discovery *d, struct err *e);
 
 /* --check --recorded: print to out each name FILE asked for that its notes do not declare, and
  * as information each declared entry none of whose sonames it asked for.  Returns the number of
  * undeclared names, or -1 (e set). */
-long trace_check(const struct trace *t, const char *path, const struct entries *declared, FILE *out, struct err *e);
+long trace_check(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared, FILE *out,
+		 struct err *e);
 
 #endif

@@ -68,7 +68,7 @@ static void build(void)
 		"gcc -shared -fPIC -Wl,-soname,libdlr_a.so.1 -Wl,-rpath,'$ORIGIN' -o libdlr_a.so.1 a.c ./libdlr_c.so.1 && "
 		"gcc -shared -fPIC -Wl,-rpath,'$ORIGIN' -o plugin.so plugin.c && "
 		"gcc -shared -fPIC -fno-plt -Wl,-z,now -DALSO='\"libdlr_t3.so.1\"' -Wl,-rpath,'$ORIGIN' -o plugin_noplt.so plugin.c && "
-		"gcc -pthread -Wl,-rpath,'$ORIGIN' -o prog prog.c ./libdlr_t4.so.1 && cp prog child"));
+		"gcc -pthread -Wl,-rpath,'$ORIGIN' -o prog prog.c -Wl,--no-as-needed ./libdlr_t4.so.1 && cp prog child"));
 }
 
 /* The pids a run printed ("pid N" lines), in order. */
@@ -306,6 +306,9 @@ Test(record, command_status_and_streams_passed_through)
 	cmd_free(&c);
 }
 
+static const char hi_c[] = "#include <stdio.h>\n#include <unistd.h>\n"
+	"int main(void) { printf(\"pid %d\\nhi\\n\", (int)getpid()); return 0; }\n";
+
 /* What the module cannot run in: one message, one trace line (with the process's pid), and
  * the program runs as it would without the tool. */
 static void expect_unauditable(const char *file, const char *reason)
@@ -335,8 +338,7 @@ Test(record, static_musl_and_other_class_programs_not_auditable)
 	build();
 	need("musl-gcc");
 	need("i686-linux-gnu-gcc");
-	put_file("hi.c", "#include <stdio.h>\n#include <unistd.h>\n"
-		 "int main(void) { printf(\"pid %d\\nhi\\n\", (int)getpid()); return 0; }\n");
+	put_file("hi.c", hi_c);
 	free(sh("gcc -static -o static hi.c && musl-gcc -o musl hi.c && i686-linux-gnu-gcc -o elf32 hi.c"));
 	expect_unauditable("static", "statically linked program: no dynamic loader runs in it");
 	expect_unauditable("musl", "musl program: its loader /lib/ld-musl-x86_64.so.1 has no rtld-audit interface");
@@ -362,7 +364,9 @@ Test(record, setuid_program)
 
 	build();
 	if (geteuid() == 0) {
-		free(sh("cp prog suid && chown nobody suid && chmod u+s suid"));
+		/* Secure-execution mode ignores RUNPATH $ORIGIN too: a program without libraries of ours. */
+		put_file("hi.c", hi_c);
+		free(sh("gcc -o suid hi.c && chown nobody suid && chmod u+s suid"));
 		c = run("'%s' --record=trace -- ./suid", tool());
 		cr_assert_str_eq(c.err, "dlnote-inject: ./suid: not auditable: set-user-ID or set-group-ID program: "
 				 "the loader ignores LD_AUDIT for it; what it dlopen()s is not recorded\n");
@@ -389,8 +393,10 @@ Test(record, lint_fails_then_passes_after_the_note_is_added)
 	char *out;
 
 	build();
-	free(sh("'%s' --record=trace -- ./prog o:libdlr_t2.so.2 o:libdlr_t2.so.1 o:libdlr_a.so.1 p:./plugin.so >/dev/null",
-		tool()));
+	free(sh("'%s' --record=trace -- ./prog o:libdlr_t2.so.2 o:libdlr_t2.so.1 o:libdlr_a.so.1 o:libdlr_t4.so.1 p:./plugin.so "
+		">/dev/null && grep -q '\"caller\":\"%s/prog\",\"name\":\"libdlr_t4.so.1\",\"soname' trace",
+		tool(), wd));
+	/* libdlr_t4.so.1, which prog links (DT_NEEDED), is recorded but adds no dependency. */
 	c = run("'%s' --check --recorded=trace prog plugin.so", tool());
 	cr_assert_eq(c.status, 1);
 	cr_assert_str_eq(c.out,
