@@ -215,6 +215,8 @@ int record_run(const char *trace_arg, char **argv)
 	if (find_module(module))
 		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found next to the tool nor in "
 			    RECORD_MODULE_FROM_BINDIR " from it (set DLNOTE_AUDIT_MODULE)");
+	if (strchr(module, ':'))
+		return fail(RECORD_FAILED, module, "a ':' in the module's path cannot be put in LD_AUDIT");
 	if (read_image(module, &mod, first, sizeof first))
 		return fail(RECORD_FAILED, module, "not an ELF file");
 	if (trace_arg[0] != '/' && !getcwd(cwd, sizeof cwd))

@@ -71,18 +71,32 @@ static struct {
 		char asked[ASKED_MAX];
 	} maps[MAPS_MAX];
 	size_t nmaps;
-	char lock;
+	pid_t lock;                    /* the process holding it, 0 when free */
+	pid_t pid;                     /* whose pairs `seen` holds */
 } st;
 
+/* A lock that fork() cannot leave held: the program's fork() does not run handlers registered
+ * with the module's own libc, so a child finding the lock held by another process (its parent,
+ * at the fork) takes it over.  A forked child also starts its own set of pairs written. */
 static void lock(void)
 {
-	while (__atomic_test_and_set(&st.lock, __ATOMIC_ACQUIRE))
+	pid_t self = getpid(), held = 0;
+
+	while (!__atomic_compare_exchange_n(&st.lock, &held, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (held != self && __atomic_compare_exchange_n(&st.lock, &held, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
 		sched_yield();
+		held = 0;
+	}
+	if (st.pid != self) {
+		st.pid = self;
+		st.nseen = 0;
+	}
 }
 
 static void unlock(void)
 {
-	__atomic_clear(&st.lock, __ATOMIC_RELEASE);
+	__atomic_store_n(&st.lock, 0, __ATOMIC_RELEASE);
 }
 
 static const char *const kind_names[] = { "dlopen", "needed" };
@@ -356,7 +370,7 @@ unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		line_write(&l);
 	}
 	unlock();
-	return LA_FLG_BINDTO | LA_FLG_BINDFROM;
+	return st.trace ? LA_FLG_BINDTO | LA_FLG_BINDFROM : 0;
 }
 
 unsigned la_objclose(uintptr_t *cookie)
@@ -396,7 +410,7 @@ static struct loaded *find_loaded(const char *name, Lmid_t lmid)
 {
 	for (size_t i = 0; i < st.nmaps; i++) {
 		struct loaded *m = &st.maps[i];
-		if (m->lmid == lmid && (strcmp(m->asked, name) == 0 || (m->map->l_name && strcmp(m->map->l_name, name) == 0) ||
+		if (m->lmid == lmid && ((m->asked[0] && strcmp(m->asked, name) == 0) || (m->map->l_name && strcmp(m->map->l_name, name) == 0) ||
 					strcmp(map_soname(m->map), name) == 0))
 			return m;
 	}
