@@ -296,6 +296,11 @@ Test(record, command_status_and_streams_passed_through)
 	cr_assert_str_eq(c.err, "to stderr\n");
 	free(sh("grep -c '^pid [0-9]*$' out && test $(wc -l < out) = 1"));
 	cmd_free(&c);
+	/* A signal too: the tool is COMMAND (exec), the shell sees the signal itself. */
+	c = run("'%s' --record=trace -- sh -c 'echo out; kill -TERM $$'", tool());
+	cr_assert_eq(c.status, 128 + 15);
+	cr_assert_str_eq(c.out, "out\n");
+	cmd_free(&c);
 	c = run("'%s' --record=trace -- ./no-such-program", tool());
 	cr_assert_eq(c.status, 127);
 	cr_assert_str_eq(c.err, "dlnote-inject: ./no-such-program: No such file or directory\n");
