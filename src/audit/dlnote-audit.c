@@ -51,14 +51,21 @@
 
 enum kind { ASK_DLOPEN, ASK_NEEDED };
 
+struct line {
+	char p[LINE_MAX_BYTES];
+	size_t len;
+	int overflow;
+};
+
 static struct {
 	const char *trace;             /* NULL: recording off */
 	char exe[PATH_MAX];
 	int started;                   /* the start-up objects are all loaded */
 	int adding;                    /* between LA_ACT_ADD and LA_ACT_CONSISTENT */
 	struct link_map *main_map;
-	/* The last name asked, until its object is mapped or another name is asked. */
-	int pending;
+	/* The last name asked, until its object is mapped or another name is asked; write: its
+	 * lines are written (the pair is new). */
+	int pending, write;
 	enum kind kind;
 	char name[PATH_MAX], caller[PATH_MAX];
 	/* (caller, name) pairs already written, as hashes: once per process. */
@@ -73,6 +80,9 @@ static struct {
 	size_t nmaps;
 	pid_t lock;                    /* the process holding it, 0 when free */
 	pid_t pid;                     /* whose pairs `seen` holds */
+	/* The line being written: here, not on the stack of a thread that may have a small one;
+	 * used under the lock. */
+	struct line line;
 } st;
 
 /* A lock that fork() cannot leave held: the program's fork() does not run handlers registered
@@ -101,11 +111,6 @@ static void unlock(void)
 
 static const char *const kind_names[] = { "dlopen", "needed" };
 
-struct line {
-	char p[LINE_MAX_BYTES];
-	size_t len;
-	int overflow;
-};
 
 static void put(struct line *l, const char *s, size_t n)
 {
@@ -295,9 +300,10 @@ void la_activity(uintptr_t *cookie, unsigned flag)
 		st.adding = 0;
 		st.pending = 0;
 		if (!st.started && st.trace) {
-			struct line l;
-			line_start(&l, "start");
-			line_write(&l);
+			lock();
+			line_start(&st.line, "start");
+			line_write(&st.line);
+			unlock();
 		}
 		st.started = 1;
 	}
@@ -308,30 +314,26 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 	struct link_map *loader = (struct link_map *)*cookie;
 	static char buf[PATH_MAX];
 	const char *caller;
-	struct line l;
 
 	if (flag != LA_SER_ORIG || !st.started || !st.trace || !loader)
 		return (char *)name;
 	st.pending = 0;
 	caller = map_path(loader, buf);
-	lock();
-	if (seen_before(caller, name)) {
-		unlock();
+	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller)
 		return (char *)name;
-	}
-	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
-	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller) {
-		unlock();
-		return (char *)name;
-	}
 	strcpy(st.name, name);
 	strcpy(st.caller, caller);
+	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
 	st.pending = 1;
-	line_start(&l, "asked");
-	put_str(&l, "by", kind_names[st.kind]);
-	put_str(&l, "caller", st.caller);
-	put_str(&l, "name", st.name);
-	line_write(&l);
+	lock();
+	st.write = !seen_before(caller, name);
+	if (st.write) {
+		line_start(&st.line, "asked");
+		put_str(&st.line, "by", kind_names[st.kind]);
+		put_str(&st.line, "caller", st.caller);
+		put_str(&st.line, "name", st.name);
+		line_write(&st.line);
+	}
 	unlock();
 	return (char *)name;
 }
@@ -350,8 +352,6 @@ static void put_loaded(struct line *l, const char *by, const char *caller, const
 
 unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
-	struct line l;
-
 	*cookie = (uintptr_t)map;
 	if (!st.main_map)
 		st.main_map = map;       /* the first object reported is the program */
@@ -364,11 +364,11 @@ unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		if (st.pending && strlen(st.name) < sizeof m->asked)
 			strcpy(m->asked, st.name);
 	}
-	if (st.started && st.trace && st.pending) {
-		st.pending = 0;
-		put_loaded(&l, kind_names[st.kind], st.caller, st.name, map);
-		line_write(&l);
+	if (st.started && st.trace && st.pending && st.write) {
+		put_loaded(&st.line, kind_names[st.kind], st.caller, st.name, map);
+		line_write(&st.line);
 	}
+	st.pending = 0;
 	unlock();
 	return st.trace ? LA_FLG_BINDTO | LA_FLG_BINDFROM : 0;
 }
@@ -426,7 +426,6 @@ void dlnote_before_dlopen(void *ret, const char *name)
 	struct loaded *m;
 	Lmid_t lmid = LM_ID_BASE;
 	Dl_info info;
-	struct line l;
 
 	if (!st.started || !st.trace || !name || !dladdr1(ret, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
 		return;
@@ -436,13 +435,13 @@ void dlnote_before_dlopen(void *ret, const char *name)
 			lmid = st.maps[i].lmid;
 	m = find_loaded(name, lmid);
 	if (m && !seen_before(map_path(caller, buf), name)) {
-		line_start(&l, "asked");
-		put_str(&l, "by", kind_names[ASK_DLOPEN]);
-		put_str(&l, "caller", map_path(caller, buf));
-		put_str(&l, "name", name);
-		line_write(&l);
-		put_loaded(&l, kind_names[ASK_DLOPEN], map_path(caller, buf), name, m->map);
-		line_write(&l);
+		line_start(&st.line, "asked");
+		put_str(&st.line, "by", kind_names[ASK_DLOPEN]);
+		put_str(&st.line, "caller", map_path(caller, buf));
+		put_str(&st.line, "name", name);
+		line_write(&st.line);
+		put_loaded(&st.line, kind_names[ASK_DLOPEN], map_path(caller, buf), name, m->map);
+		line_write(&st.line);
 	}
 	unlock();
 }
