@@ -118,7 +118,7 @@ static int read_image(const char *path, struct image *im, char *first, size_t nf
 	im->big = ef.big;
 	im->machine = ef.machine;
 	for (size_t i = 0; i < ef.phnum; i++)
-		if (ef.ph[i].type == 3 /* PT_INTERP */ && ef.ph[i].filesz) {
+		if (ef.ph[i].type == PT_INTERP_ && ef.ph[i].filesz) {
 			uint64_t len = ef.ph[i].filesz < sizeof im->interp ? ef.ph[i].filesz : sizeof im->interp - 1;
 			if (elf_read(&ef, ef.ph[i].offset, len, im->interp, &e) == 0) {
 				im->interp[len] = '\0';
