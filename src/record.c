@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "elf.h"
@@ -28,27 +30,56 @@ static int fail(int status, const char *path, const char *msg)
 	return status;
 }
 
-/* The module: $DLNOTE_AUDIT_MODULE, else next to the tool (the build tree), else where
- * `make install` puts it relative to the tool.  An absolute path: COMMAND may chdir. */
-static int find_module(char *out)
+/* The modules: one per $PLATFORM in DIR/PLATFORM/dlnote-audit.so, which the loader of each
+ * program expands from LD_AUDIT (rtld.c: DSTs are expanded in audit names); `native` is this
+ * machine's.  $DLNOTE_AUDIT_MODULE names one module instead (dir empty).  Absolute paths:
+ * COMMAND may chdir. */
+struct modules {
+	char dir[PATH_MAX];
+	char native[PATH_MAX];
+	char ld_audit[PATH_MAX + 32];
+};
+
+static const char *platform(void)
+{
+	static struct utsname u;
+	const char *p = (const char *)getauxval(AT_PLATFORM);
+
+	return p && *p ? p : uname(&u) == 0 ? u.machine : "unknown";
+}
+
+/* The module directory: audit/ next to the tool (the build tree), else where `make install`
+ * puts it relative to the tool. */
+static int find_modules(struct modules *m)
 {
 	const char *env = getenv("DLNOTE_AUDIT_MODULE");
-	char self[PATH_MAX], try[PATH_MAX + 64], *slash;
+	static const char *const dirs[] = { "audit", RECORD_MODULE_FROM_BINDIR };
+	char self[PATH_MAX], try[2 * PATH_MAX];
 	ssize_t n;
 
-	if (env && *env)
-		return realpath(env, out) ? 0 : -1;
+	memset(m, 0, sizeof *m);
+	if (env && *env) {
+		if (!realpath(env, m->native))
+			return -1;
+		snprintf(m->ld_audit, sizeof m->ld_audit, "%s", m->native);
+		return 0;
+	}
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n <= 0)
 		return -1;
 	self[n] = '\0';
-	slash = strrchr(self, '/');
-	*slash = '\0';
-	snprintf(try, sizeof try, "%s/" MODULE_NAME, self);
-	if (access(try, R_OK) == 0 && realpath(try, out))
+	*strrchr(self, '/') = '\0';
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(try, sizeof try, "%s/%s/%s/" MODULE_NAME, self, dirs[i], platform());
+		if (access(try, R_OK) != 0 || !realpath(try, m->native))
+			continue;
+		snprintf(try, sizeof try, "%s/%s", self, dirs[i]);
+		if (!realpath(try, m->dir))
+			return -1;
+		snprintf(m->ld_audit, sizeof m->ld_audit, "%s/$PLATFORM/" MODULE_NAME, m->dir);
 		return 0;
-	snprintf(try, sizeof try, "%s/" RECORD_MODULE_FROM_BINDIR "/" MODULE_NAME, self);
-	return access(try, R_OK) == 0 && realpath(try, out) ? 0 : -1;
+	}
+	return -1;
 }
 
 /* COMMAND as execvp() will find it: a name with a '/' as is, else the first executable regular
@@ -133,10 +164,33 @@ out:
 	return r;
 }
 
+static int same_target(const char *module, const struct image *im)
+{
+	struct image m;
+	char first[8];
+
+	return read_image(module, &m, first, sizeof first) == 0 && m.is64 == im->is64 && m.big == im->big &&
+	       m.machine == im->machine;
+}
+
+/* Whether a module will load in a program like im: this machine's, or the i686 one for an i386
+ * program (the kernel gives 32-bit x86 programs AT_PLATFORM "i686"). */
+static int module_for(const struct modules *mods, const struct image *im)
+{
+	char i686[PATH_MAX + 32];
+
+	if (same_target(mods->native, im))
+		return 1;
+	if (!mods->dir[0] || im->machine != 3 /* EM_386 */)
+		return 0;
+	snprintf(i686, sizeof i686, "%s/i686/" MODULE_NAME, mods->dir);
+	return same_target(i686, im);
+}
+
 /* Why the module cannot run in the program at path, in `why`; 0 when it can (or when path is
  * not something we can tell about: the loader decides).  A script is judged by its
  * interpreter. */
-static int unauditable(const char *path, const struct image *module, char *why, size_t whysz, int depth)
+static int unauditable(const char *path, const struct modules *mods, char *why, size_t whysz, int depth)
 {
 	char first[256], interp[PATH_MAX];
 	const char *base;
@@ -150,7 +204,7 @@ static int unauditable(const char *path, const struct image *module, char *why, 
 		if (depth || first[0] != '#' || first[1] != '!' ||
 		    sscanf(first + 2, " %4095[^ \t\n]", interp) != 1)
 			return 0;
-		return unauditable(interp, module, why, whysz, 1);
+		return unauditable(interp, mods, why, whysz, 1);
 	}
 	if (stat(path, &st) == 0 && (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
 				     ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
@@ -163,9 +217,9 @@ static int unauditable(const char *path, const struct image *module, char *why, 
 		return snprintf(why, whysz, "musl program: its loader %s has no rtld-audit interface", im.interp), 1;
 	if (strncmp(base, "ld-linux", 8) != 0 && strncmp(base, "ld64.so", 7) != 0 && strncmp(base, "ld.so", 5) != 0)
 		return snprintf(why, whysz, "its loader %s is not glibc's", im.interp), 1;
-	if (im.is64 != module->is64 || im.big != module->big || im.machine != module->machine)
-		return snprintf(why, whysz, "ELFCLASS%d %s program: the audit module is ELFCLASS%d %s", im.is64 ? 64 : 32,
-				machine_name(im.machine), module->is64 ? 64 : 32, machine_name(module->machine)), 2;
+	if (!module_for(mods, &im))
+		return snprintf(why, whysz, "ELFCLASS%d %s program: no audit module of that class and machine",
+				im.is64 ? 64 : 32, machine_name(im.machine)), 2;
 	return 0;
 }
 
@@ -208,17 +262,18 @@ static int set_env(const char *module, const char *trace)
 
 int record_run(const char *trace_arg, char **argv)
 {
-	char module[PATH_MAX], trace[PATH_MAX], cwd[PATH_MAX], exe[PATH_MAX], real[PATH_MAX], first[8], why[512];
+	char trace[PATH_MAX], cwd[PATH_MAX], exe[PATH_MAX], real[PATH_MAX], first[8], why[512];
+	struct modules mods;
 	struct image mod;
 	int fd, kind = 0;
 
-	if (find_module(module))
-		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found next to the tool nor in "
-			    RECORD_MODULE_FROM_BINDIR " from it (set DLNOTE_AUDIT_MODULE)");
-	if (strchr(module, ':'))
-		return fail(RECORD_FAILED, module, "a ':' in the module's path cannot be put in LD_AUDIT");
-	if (read_image(module, &mod, first, sizeof first))
-		return fail(RECORD_FAILED, module, "not an ELF file");
+	if (find_modules(&mods))
+		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found in audit/PLATFORM next to the tool nor in "
+			    RECORD_MODULE_FROM_BINDIR "/PLATFORM from it (set DLNOTE_AUDIT_MODULE)");
+	if (strpbrk(mods.dir, ":$") || strchr(mods.native, ':'))
+		return fail(RECORD_FAILED, mods.native, "a ':' or '$' in the module's path cannot be put in LD_AUDIT");
+	if (read_image(mods.native, &mod, first, sizeof first))
+		return fail(RECORD_FAILED, mods.native, "not an ELF file");
 	if (trace_arg[0] != '/' && !getcwd(cwd, sizeof cwd))
 		return fail(RECORD_FAILED, trace_arg, strerror(errno));
 	if (snprintf(trace, sizeof trace, "%s%s%s", trace_arg[0] == '/' ? "" : cwd, trace_arg[0] == '/' ? "" : "/",
@@ -228,14 +283,14 @@ int record_run(const char *trace_arg, char **argv)
 	if (fd < 0)
 		return fail(RECORD_FAILED, trace_arg, strerror(errno));
 	close(fd);
-	if (resolve(argv[0], exe) == 0 && (kind = unauditable(exe, &mod, why, sizeof why, 0)) != 0) {
+	if (resolve(argv[0], exe) == 0 && (kind = unauditable(exe, &mods, why, sizeof why, 0)) != 0) {
 		fprintf(stderr, PROGRAM_NAME ": %s: not auditable: %s; what it dlopen()s is not recorded\n", exe, why);
 		if (trace_unauditable(trace, realpath(exe, real) ? real : exe, why))
 			return fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
 	}
 	/* A program of another class or machine would have its loader print an error about the
 	 * module on its standard error: it runs without it (and so do its children). */
-	if (kind != 2 && set_env(module, trace))
+	if (kind != 2 && set_env(mods.ld_audit, trace))
 		return fail(RECORD_FAILED, argv[0], "cannot set the environment");
 	execvp(argv[0], argv);
 	return fail(errno == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_RUN, argv[0], strerror(errno));
