@@ -309,6 +309,14 @@ Test(record, command_status_and_streams_passed_through)
 	cr_assert_eq(c.status, 2);
 	cr_assert(strstr(c.err, "--record needs a COMMAND"), "%s", c.err);
 	cmd_free(&c);
+	c = run("'%s' --list --recorded=trace prog", tool());
+	cr_assert_eq(c.status, 2);
+	cr_assert(strstr(c.err, "dlnote-inject: --recorded is only for --check and --discover\n"), "%s", c.err);
+	cmd_free(&c);
+	c = run("'%s' --check --recorded=no-such-trace prog", tool());
+	cr_assert_eq(c.status, 1);
+	cr_assert_str_eq(c.err, "dlnote-inject: no-such-trace: No such file or directory\n");
+	cmd_free(&c);
 }
 
 static const char hi_c[] = "#include <stdio.h>\n#include <unistd.h>\n"
