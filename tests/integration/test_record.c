@@ -18,7 +18,8 @@ static int line_cmp(const void *a, const void *b)
 
 /* o:NAME dlopen(); n:NAME dlopen(RTLD_NOLOAD); p:PATH dlopen() a plugin and run it;
  * t:A,B,... one thread per name, all at once; f:N start N copies of ./child at once with the
- * remaining arguments; e:N write to both streams and exit N. */
+ * remaining arguments; e:N write to both streams and exit N; k:NAME fork a child (no exec) that
+ * dlopen()s NAME. */
 static const char prog_c[] =
 	"#include <dlfcn.h>\n#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
 	"#include <sys/wait.h>\n#include <unistd.h>\n"
@@ -39,6 +40,9 @@ static const char prog_c[] =
 	"      for (int k = atoi(v); k > 0; k--) if (fork() == 0) { execv(\"./child\", argv + i); _exit(127); }\n"
 	"      while (wait(0) > 0) ; return 0;\n"
 	"    case 'e': fputs(\"to stderr\\n\", stderr); return atoi(v);\n"
+	"    case 'k': if (fork() == 0) { printf(\"pid %d\\n\", (int)getpid()); h = dlopen(v, RTLD_NOW);\n"
+	"        printf(\"child %s %s\\n\", v, h ? \"loaded\" : \"missing\"); fflush(stdout); _exit(0); }\n"
+	"      wait(0); break;\n"
 	"    }\n"
 	"    fflush(stdout);\n"
 	"  }\n"
@@ -283,6 +287,28 @@ Test(record, children_recorded_concurrently)
 	s = sorted(t);
 	cr_assert_str_eq(s, sorted(want));
 	free(s);
+	free(t);
+}
+
+/* A child forked without exec has the parent's module state: it records its own dlopen() of an
+ * object the parent loaded (and recorded) already, under its own pid. */
+Test(record, forked_child_records_its_own_dlopen)
+{
+	long pids[16];
+	size_t n;
+	char *t;
+
+	build();
+	t = record("o:libdlr_b.so.1 k:libdlr_b.so.1 k:libdlr_c.so.1", pids, &n);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(t,
+		START("P1", "W/prog")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
+		ASKED("P2", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1")
+		LOADED("P2", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
+		ASKED("P3", "W/prog", "dlopen", "W/prog", "libdlr_c.so.1")
+		LOADED("P3", "W/prog", "dlopen", "W/prog", "libdlr_c.so.1", "libdlr_c.so.1", "W/libdlr_c.so.1"));
 	free(t);
 }
 
