@@ -33,7 +33,7 @@ LDFLAGS    += -fsanitize=address,undefined
 BUILD      := build-san
 endif
 
-CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.c src/layout.c src/layout_linked.c src/output.c src/deps.c src/report.c src/pkgdeps.c src/discover.c
+CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.c src/layout.c src/layout_linked.c src/output.c src/deps.c src/report.c src/pkgdeps.c src/discover.c src/trace.c src/record.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
@@ -51,6 +51,32 @@ $(BUILD)/libdlnote.a: $(CORE_OBJ)
 
 $(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# --record's rtld-audit module runs inside other programs' loaders: libc only, position
+# independent, and never built with a sanitizer (SANITIZE=1 builds only the tool with one).
+# One module per $PLATFORM (AT_PLATFORM), which the loader expands in LD_AUDIT: this machine's,
+# and on x86_64 also i686 for 32-bit programs when an i686 cross compiler is there.  The tool
+# looks for audit/PLATFORM/ next to itself, then at $(LIBDIR)/dlnote relative to $(BINDIR).
+AUDIT_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -shared -Wl,-z,defs
+AUDIT_PLATFORM := $(or $(shell LD_SHOW_AUXV=1 /bin/true 2>/dev/null | sed -n 's/^AT_PLATFORM: *//p'),$(shell uname -m))
+I686_CC   ?= i686-linux-gnu-gcc
+AUDIT_MODULES := $(BUILD)/audit/$(AUDIT_PLATFORM)/dlnote-audit.so
+ifeq ($(AUDIT_PLATFORM),x86_64)
+ifneq ($(shell command -v $(I686_CC)),)
+AUDIT_MODULES += $(BUILD)/audit/i686/dlnote-audit.so
+endif
+endif
+$(BIN): | $(AUDIT_MODULES)
+RECORD_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)/dlnote)
+$(BUILD)/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"'
+
+$(BUILD)/audit/$(AUDIT_PLATFORM)/dlnote-audit.so: src/audit/dlnote-audit.c
+	mkdir -p $(@D)
+	$(CC) $(AUDIT_CFLAGS) -o $@ $<
+
+$(BUILD)/audit/i686/dlnote-audit.so: src/audit/dlnote-audit.c
+	mkdir -p $(@D)
+	$(I686_CC) $(AUDIT_CFLAGS) -o $@ $<
 
 # ---- tests ----
 FUZZ_TARGETS := manifest note elf
@@ -124,6 +150,10 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds/.done
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/dlnote-inject
+	for m in $(AUDIT_MODULES); do \
+		d=$(DESTDIR)$(LIBDIR)/dlnote/$$(basename $$(dirname $$m)); \
+		install -d $$d && install -m 644 $$m $$d/dlnote-audit.so || exit 1; \
+	done
 	install -m 644 docs/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
 	install -d $(DESTDIR)$(BASHCOMPDIR)
 	install -m 644 completion/dlnote-inject.bash $(DESTDIR)$(BASHCOMPDIR)/dlnote-inject

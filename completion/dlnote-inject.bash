@@ -6,7 +6,7 @@ _dlnote_inject()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
 	local opts="--manifest --feature --soname --description --priority --merge --remove --list
-		--json --check --discover --format --only-feature --only-priority --rpm-requires
+		--json --check --discover --record --recorded --format --only-feature --only-priority --rpm-requires
 		--rpm-recommends --rpm-suggests --deb-map --rpm-generate --rpm-package --rpm-features
 		--rpm-protocol --expect --skip-non-elf --files-from --null
 		--output --fsync --verbose --quiet --version --help"
@@ -20,7 +20,7 @@ _dlnote_inject()
 	fi
 
 	case $prev in
-	-m | --manifest | --expect | --deb-map | --files-from | -o | --output)
+	-m | --manifest | --expect | --deb-map | --files-from | -o | --output | --record | --recorded)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;

@@ -18,15 +18,17 @@
 #include "manifest.h"
 #include "note.h"
 #include "output.h"
+#include "record.h"
 #include "report.h"
 #include "scan.h"
+#include "trace.h"
 #include "util.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
 #endif
 
-enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER };
+enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD };
 
 struct opts {
 	enum mode mode;
@@ -41,6 +43,9 @@ struct opts {
 	const char *expect_path;   /* --check --expect */
 	struct entries expect;
 	struct discovery found;    /* --discover */
+	const char *record_path;   /* --record */
+	const char *recorded_path; /* --discover/--check --recorded */
+	struct trace trace;
 	const char *files_from;    /* --files-from: more FILEs, one per line ('-': standard input) */
 	int null_sep;              /* -0/--null: the list's names end with NUL bytes */
 	int generate;              /* --rpm-generate: an rpm dependency generator */
@@ -69,6 +74,9 @@ static const char usage_text[] =
 	"      --check             validate the notes in each FILE; exit 1 if any is invalid\n"
 	"      --discover          draft a manifest from soname-like strings in read-only data\n"
 	"                          that are neither DT_NEEDED nor declared (a heuristic)\n"
+	"      --record=TRACE -- COMMAND [ARG]...  run COMMAND with an rtld-audit module\n"
+	"                          that appends each dlopen() and its caller to TRACE\n"
+	"      --recorded=TRACE    for --discover/--check: what each FILE dlopen()ed in TRACE\n"
 	"Packaging (the entries of all FILEs together):\n"
 	"      --format F          for --list: table, json, jsonl (a line per file), sonames,\n"
 	"                          features, rpm or deb\n"
@@ -274,6 +282,7 @@ static int do_check(struct opts *o, const char *path, const struct elf *ef, cons
 	struct buf report = { 0 };
 	struct entries es = { 0 };
 	size_t errors = scan_check(ef, sc, &report), i, start;
+	long undeclared = 0;
 
 	for (i = start = 0; i < report.len; i++) {
 		if (report.p[i] != '\n')
@@ -292,9 +301,14 @@ static int do_check(struct opts *o, const char *path, const struct elf *ef, cons
 			buf_free(&report);
 			return err_set(e, EXIT_BAD_INPUT, "out of memory");
 		}
+		if (o->recorded_path)
+			undeclared = trace_check(&o->trace, ef, path, &es, stdout, e);
 	}
 	manifest_free(&es);
 	buf_free(&report);
+	if (undeclared)
+		return undeclared < 0 ? -1 : err_set(e, EXIT_BAD_INPUT, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
+						     undeclared == 1 ? "y" : "ies", o->recorded_path);
 	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes", errors, errors == 1 ? "" : "s") : 0;
 }
 
@@ -304,7 +318,8 @@ static int do_discover(struct opts *o, const char *path, const struct elf *ef, c
 	int r = scan_entries(ef, sc, &es, e);
 
 	if (r == 0)
-		r = discover_file(ef, &es, path, &o->found, e);
+		r = o->recorded_path ? trace_discover(&o->trace, ef, path, &es, &o->found, e)
+				     : discover_file(ef, &es, path, &o->found, e);
 	manifest_free(&es);
 	return r;
 }
@@ -464,7 +479,8 @@ enum {
 	OPT_FEATURE = 256, OPT_SONAME, OPT_DESCRIPTION, OPT_PRIORITY, OPT_MERGE, OPT_REMOVE, OPT_LIST, OPT_JSON,
 	OPT_CHECK, OPT_VERSION, OPT_FSYNC, OPT_DISCOVER, OPT_FORMAT, OPT_ONLY_FEATURE, OPT_ONLY_PRIORITY,
 	OPT_RPM_SUGGESTS, OPT_RPM_RECOMMENDS, OPT_RPM_REQUIRES, OPT_DEB_MAP, OPT_EXPECT, OPT_SKIP_NON_ELF,
-	OPT_FILES_FROM, OPT_RPM_GENERATE, OPT_RPM_PACKAGE, OPT_RPM_FEATURES, OPT_RPM_PROTOCOL,
+	OPT_FILES_FROM, OPT_RECORD, OPT_RECORDED,
+	OPT_RPM_GENERATE, OPT_RPM_PACKAGE, OPT_RPM_FEATURES, OPT_RPM_PROTOCOL,
 };
 
 static const struct option longopts[] = {
@@ -479,6 +495,8 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "discover", no_argument, NULL, OPT_DISCOVER },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "recorded", required_argument, NULL, OPT_RECORDED },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "only-feature", required_argument, NULL, OPT_ONLY_FEATURE },
 	{ "only-priority", required_argument, NULL, OPT_ONLY_PRIORITY },
@@ -505,7 +523,7 @@ static const struct option longopts[] = {
 
 static const char *mode_name(enum mode m)
 {
-	static const char *const names[] = { "replace", "--merge", "--remove", "--list", "--check", "--discover" };
+	static const char *const names[] = { "replace", "--merge", "--remove", "--list", "--check", "--discover", "--record" };
 	return names[m];
 }
 
@@ -652,6 +670,8 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_LIST: bad = set_mode(o, MODE_LIST); break;
 		case OPT_CHECK: bad = set_mode(o, MODE_CHECK); break;
 		case OPT_DISCOVER: bad = set_mode(o, MODE_DISCOVER); break;
+		case OPT_RECORD: o->record_path = optarg; bad = set_mode(o, MODE_RECORD); break;
+		case OPT_RECORDED: o->recorded_path = optarg; break;
 		case OPT_JSON: bad = set_format(o, FORMAT_JSON, "--json"); break;
 		case OPT_FORMAT:
 			if (report_format_parse(optarg) < 0)
@@ -715,6 +735,10 @@ static int check_usage(struct opts *o, int nfiles)
 {
 	int edits = o->mode == MODE_REPLACE || o->mode == MODE_MERGE;
 
+	if (o->mode == MODE_RECORD)
+		return nfiles ? -1 : usage_error("%s", "--record needs a COMMAND (after '--')");
+	if (o->recorded_path && o->mode != MODE_CHECK && o->mode != MODE_DISCOVER)
+		return usage_error("%s", "--recorded is only for --check and --discover");
 	if (o->gen_opt && !o->generate)
 		return usage_error("%s is only for --rpm-generate", o->gen_opt);
 	/* rpm hands a generator the file names on standard input. */
@@ -747,6 +771,22 @@ static int check_usage(struct opts *o, int nfiles)
 	return -1;
 }
 
+/* --recorded: the trace, read once before the files. */
+static int load_trace(struct opts *o)
+{
+	struct err e = { 0 };
+
+	if (trace_load(o->recorded_path, &o->trace, &e)) {
+		report_err(o->recorded_path, &e);
+		return -1;
+	}
+	if (o->trace.unauditable && !o->quiet)
+		fprintf(stderr, PROGRAM_NAME ": %s: %zu program%s could not be audited: what %s dlopen()ed is missing\n",
+			o->recorded_path, o->trace.unauditable, o->trace.unauditable == 1 ? "" : "s",
+			o->trace.unauditable == 1 ? "it" : "they");
+	return 0;
+}
+
 /* What is printed once for all files: the gathered formats, the lint, the discovery draft. */
 static int finish(struct opts *o)
 {
@@ -764,7 +804,10 @@ static int finish(struct opts *o)
 	}
 	if (o->mode == MODE_DISCOVER) {
 		report_draft(&o->found, stdout);
-		if (!o->quiet)
+		if (!o->quiet && o->recorded_path)
+			fprintf(stderr, PROGRAM_NAME ": %s: %zu undeclared dlopen() dependenc%s recorded; describe each feature\n",
+				o->recorded_path, o->found.n, o->found.n == 1 ? "y" : "ies");
+		else if (!o->quiet)
 			fprintf(stderr, PROGRAM_NAME ": --discover is a heuristic: %zu soname-like string%s in read-only data, "
 				"neither DT_NEEDED nor declared; review the draft before using it\n",
 				o->found.n, o->found.n == 1 ? "" : "s");
@@ -796,6 +839,10 @@ int main(int argc, char **argv)
 	if (r < 0 && ((o.expect_path && load(o.expect_path, "manifest", parse_manifest, &o.expect)) ||
 		      (o.rep.deb_map_path && load(o.rep.deb_map_path, "map", parse_deb_map, &o.rep.deb_map))))
 		r = EXIT_BAD_INPUT;
+	if (r < 0 && o.mode == MODE_RECORD)
+		r = record_run(o.record_path, argv + optind);
+	if (r < 0 && o.recorded_path && load_trace(&o))
+		r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
 			int s = process(&o, argv[i], o.files_from || argc - optind > 1);
@@ -820,5 +867,6 @@ int main(int argc, char **argv)
 	report_listing_free(&o.listed);
 	report_opts_free(&o.rep);
 	discover_free(&o.found);
+	trace_free(&o.trace);
 	return r;
 }

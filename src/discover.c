@@ -158,6 +158,19 @@ static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
 	return r ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
 }
 
+int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e)
+{
+	struct names ns = { 0 };
+	int r = dynamic_names(ef, &ns, e);
+
+	for (size_t i = 0; r == 0 && i < ns.n; i++) {
+		buf_put(out, ns.v[i], strlen(ns.v[i]) + 1);
+		(*n)++;
+	}
+	names_free(&ns);
+	return r == 0 && out->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : r;
+}
+
 /* ---- the scan ---- */
 
 static int name_char(unsigned char c)
@@ -194,20 +207,37 @@ struct scanner {
 	int too_long;
 };
 
-static int found_push(struct discovery *d, const char *s, const char *path)
+int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path, int recorded)
 {
-	struct found *v;
+	struct found *v, *f;
 
 	for (size_t i = 0; i < d->n; i++)
-		if (strcmp(d->v[i].soname, s) == 0)
+		if (strcmp(d->v[i].soname, names[0]) == 0)
 			return 0;
 	v = xrealloc(d->v, d->n + 1, sizeof *v);
 	if (!v)
 		return -1;
 	d->v = v;
-	d->v[d->n].soname = xstrndup(s, strlen(s));
-	d->v[d->n].path = path;
-	return d->v[d->n].soname ? (d->n++, 0) : -1;
+	f = &d->v[d->n];
+	memset(f, 0, sizeof *f);
+	f->path = path;
+	f->recorded = recorded;
+	f->soname = xstrndup(names[0], strlen(names[0]));
+	f->alt = n > 1 ? xcalloc(n - 1, sizeof *f->alt) : NULL;
+	for (f->nalt = 0; f->nalt + 1 < n && f->alt; f->nalt++)
+		if (!(f->alt[f->nalt] = xstrndup(names[f->nalt + 1], strlen(names[f->nalt + 1]))))
+			break;
+	if (!f->soname || f->nalt + 1 < n) {
+		d->n++;
+		return -1;               /* discover_free frees what was made */
+	}
+	d->n++;
+	return 0;
+}
+
+static int found_push(struct discovery *d, const char *s, const char *path)
+{
+	return discover_add(d, &s, 1, path, 0);
 }
 
 /* The end of a run of name characters: keep it if it is a soname nobody accounts for. */
@@ -324,8 +354,12 @@ int discover_file(const struct elf *ef, const struct entries *declared, const ch
 
 void discover_free(struct discovery *d)
 {
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
+		for (size_t k = 0; k < d->v[i].nalt; k++)
+			free(d->v[i].alt[k]);
+		free(d->v[i].alt);
 		free(d->v[i].soname);
+	}
 	free(d->v);
 	memset(d, 0, sizeof *d);
 }

@@ -17,7 +17,13 @@
 #define DISCOVER_MAX_NAME 255
 
 struct discovery {
-	struct found { char *soname; const char *path; } *v;   /* path: the first file it was seen in */
+	struct found {
+		char *soname;
+		const char *path;            /* the first file it was seen in */
+		char **alt;                  /* later alternatives (from a recording), in the order tried */
+		size_t nalt;
+		int recorded;                /* from --recorded: dlopen()ed by path, not guessed */
+	} *v;
 	size_t n;
 };
 
@@ -25,6 +31,11 @@ struct discovery {
  * notes.  The file is read in fixed-size chunks; nothing is trusted. */
 int discover_file(const struct elf *ef, const struct entries *declared, const char *path, struct discovery *d,
 		  struct err *e);
+/* The names a file accounts for without a note, its DT_NEEDED and DT_SONAME strings: appended
+ * to `out`, each followed by a NUL byte; *n counts them. */
+int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e);
+/* Append one found entry: names[0] and its alternatives, unless names[0] is there already. */
+int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path, int recorded);
 void discover_free(struct discovery *d);
 
 #endif

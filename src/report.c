@@ -379,11 +379,17 @@ void report_draft(const struct discovery *d, FILE *out)
 	buf_puts(&b, d->n ? "[\n" : "[");
 	for (i = 0; i < d->n; i++) {
 		why.len = 0;
-		buf_puts(&why, "FIXME: guessed by dlnote-inject --discover (a heuristic) from a string in ");
+		buf_puts(&why, v[i].recorded ? "FIXME: dlopen()ed by " :
+			 "FIXME: guessed by dlnote-inject --discover (a heuristic) from a string in ");
 		put_printable(&why, v[i].path);
-		buf_puts(&why, "; check that it is loaded with dlopen(), then describe the feature");
+		buf_puts(&why, v[i].recorded ? " during dlnote-inject --record; describe the feature" :
+			 "; check that it is loaded with dlopen(), then describe the feature");
 		buf_puts(&b, "  {\"soname\":[");
 		json_put_string(&b, v[i].soname, strlen(v[i].soname));
+		for (size_t k = 0; k < v[i].nalt; k++) {
+			buf_putc(&b, ',');
+			json_put_string(&b, v[i].alt[k], strlen(v[i].alt[k]));
+		}
 		buf_puts(&b, "],\"feature\":\"FIXME\",\"description\":");
 		json_put_string(&b, why.p, why.len);
 		buf_printf(&b, ",\"priority\":\"recommended\"}%s\n", i + 1 < d->n ? "," : "");

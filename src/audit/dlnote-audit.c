@@ -1,0 +1,461 @@
+/* dlnote-audit.c - the glibc rtld-audit module behind `dlnote-inject --record` (rtld-audit(7)).
+ *
+ * Loaded through LD_AUDIT into every dynamically linked glibc process started under the
+ * recording, it appends one JSON line to the trace named by DLNOTE_RECORD_TRACE for each object
+ * the program asks the loader for after start-up:
+ *
+ *   la_objsearch(name, loader, LA_SER_ORIG) is the name as asked, before any search.  For a
+ *   dlopen() the loader is the object that called dlopen() (glibc's dl-open.c finds it from the
+ *   return address); for a DT_NEEDED entry it is the object that needs it.  The two are told
+ *   apart by la_activity: a dlopen() asks while the namespace is consistent, the DT_NEEDED
+ *   entries of what it maps are asked after LA_ACT_ADD.
+ *   la_objopen(map) follows the search of each object actually mapped, so it completes the
+ *   last name asked with the path and the soname.
+ *
+ * What the loader answers without a search never reaches those callbacks: a dlopen() of an
+ * object already loaded (by name or soname).  On x86-64 the module also sees those calls:
+ * la_symbind64 binds every PLT call of dlopen() to dlnote_dlopen_wrapper, which notes the caller
+ * (from its return address) and the name, then jumps to the real dlopen() with the stack as the
+ * caller left it, so that glibc still sees the caller's return address (it picks the namespace
+ * and the RUNPATH from it).  When the name is that of an object already loaded, the wrapper
+ * writes the lines the loader will not cause.  A call through a GOT entry (-fno-plt) or a
+ * pointer from dlsym() is not bound through la_symbind and is seen only when it loads something.
+ * Either way each (caller, name) is written once per process, so repeated dlopen() and
+ * RTLD_NOLOAD of a loaded object are recorded once.  A name searched but never mapped (missing,
+ * or RTLD_NOLOAD of an object not loaded) has an "asked" line and no "loaded" line.
+ *
+ * The loader serialises its callbacks under its load lock; the wrapper runs outside it, so the
+ * state both use (the loaded objects, the pairs written, the trace) is under a lock of ours,
+ * always taken after the loader's.  Each line is written by one write() on a descriptor opened with O_APPEND for it
+ * alone: Linux serialises O_APPEND writes to a regular file on local filesystems, so lines from
+ * concurrent processes never interleave (not so on NFS).  The descriptor is closed at once, so a
+ * program that closes every descriptor it does not know loses nothing.
+ *
+ * libc only, and never built with a sanitizer: it runs inside other programs' loaders. */
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sched.h>
+#include <unistd.h>
+
+#define LINE_MAX_BYTES 16384
+#define SEEN_MAX 1024
+#define MAPS_MAX 1024
+#define ASKED_MAX 256
+
+enum kind { ASK_DLOPEN, ASK_NEEDED };
+
+struct line {
+	char p[LINE_MAX_BYTES];
+	size_t len;
+	int overflow;
+};
+
+static struct {
+	const char *trace;             /* NULL: recording off */
+	char exe[PATH_MAX];
+	int started;                   /* the start-up objects are all loaded */
+	int adding;                    /* between LA_ACT_ADD and LA_ACT_CONSISTENT */
+	struct link_map *main_map;
+	/* The last name asked, until its object is mapped or another name is asked; write: its
+	 * lines are written (the pair is new). */
+	int pending, write;
+	enum kind kind;
+	char name[PATH_MAX], caller[PATH_MAX];
+	/* (caller, name) pairs already written, as hashes: once per process. */
+	uint64_t seen[SEEN_MAX];
+	size_t nseen;
+	/* Objects loaded, for the wrapper: the name each was asked by, if it was recorded. */
+	struct loaded {
+		struct link_map *map;
+		Lmid_t lmid;
+		char asked[ASKED_MAX];
+	} maps[MAPS_MAX];
+	size_t nmaps;
+	pid_t lock;                    /* the process holding it, 0 when free */
+	pid_t pid;                     /* whose pairs `seen` holds */
+	/* The line being written: here, not on the stack of a thread that may have a small one;
+	 * used under the lock. */
+	struct line line;
+} st;
+
+/* A lock that fork() cannot leave held: the program's fork() does not run handlers registered
+ * with the module's own libc, so a child finding the lock held by another process (its parent,
+ * at the fork) takes it over.  A forked child also starts its own set of pairs written. */
+static void lock(void)
+{
+	pid_t self = getpid(), held = 0;
+
+	while (!__atomic_compare_exchange_n(&st.lock, &held, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (held != self && __atomic_compare_exchange_n(&st.lock, &held, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+		sched_yield();
+		held = 0;
+	}
+	if (st.pid != self) {
+		st.pid = self;
+		st.nseen = 0;
+	}
+}
+
+static void unlock(void)
+{
+	__atomic_store_n(&st.lock, 0, __ATOMIC_RELEASE);
+}
+
+static const char *const kind_names[] = { "dlopen", "needed" };
+
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	if (l->len + n >= sizeof l->p) {
+		l->overflow = 1;
+		return;
+	}
+	memcpy(l->p + l->len, s, n);
+	l->len += n;
+}
+
+static void puts_(struct line *l, const char *s)
+{
+	put(l, s, strlen(s));
+}
+
+static void put_u64(struct line *l, uint64_t v)
+{
+	char d[24];
+	size_t i = sizeof d;
+
+	do
+		d[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	put(l, d + i, sizeof d - i);
+}
+
+/* Length of the valid UTF-8 sequence at s (json.c's rules: no overlongs, no surrogates), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+	uint32_t cp;
+
+	if (n == 0)
+		return 0;
+	cp = c & (0xff >> (n + 1));
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* "key":"value", with '"' and '\' escaped; a control character or a byte that is not valid
+ * UTF-8 is written as '?' (the trace reader accepts strict JSON strings only). */
+static void put_str(struct line *l, const char *key, const char *v)
+{
+	const unsigned char *s = (const unsigned char *)v;
+
+	put(l, ",\"", 2);
+	puts_(l, key);
+	put(l, "\":\"", 3);
+	while (*s) {
+		size_t n = *s < 0x80 ? 1 : utf8_len(s);
+		if (*s == '"' || *s == '\\')
+			put(l, "\\", 1), put(l, (const char *)s, 1);
+		else if (*s < 0x20 || *s == 0x7f || n == 0)
+			put(l, "?", 1), n = 1;
+		else
+			put(l, (const char *)s, n);
+		s += n;
+	}
+	put(l, "\"", 1);
+}
+
+static void line_start(struct line *l, const char *event)
+{
+	l->len = 0;
+	l->overflow = 0;
+	puts_(l, "{\"event\":\"");
+	puts_(l, event);
+	puts_(l, "\",\"pid\":");
+	put_u64(l, (uint64_t)getpid());
+	put_str(l, "exe", st.exe);
+}
+
+static void line_write(struct line *l)
+{
+	int fd;
+
+	if (l->overflow)
+		return;                  /* longer than any path the loader takes */
+	put(l, "}\n", 2);
+	fd = open(st.trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	(void)!write(fd, l->p, l->len);
+	close(fd);
+}
+
+/* An absolute path without "." components: a dlopen() of "./plugin.so" leaves that name in
+ * l_name, and $ORIGIN of such an object expands to ".../.".  Symbolic links are kept. */
+static const char *absolute(const char *path, char *buf)
+{
+	char tmp[PATH_MAX];
+	size_t n = 0;
+	const char *s;
+
+	if (path[0] != '/') {
+		if (!getcwd(tmp, sizeof tmp) || strlen(tmp) + strlen(path) + 2 > sizeof tmp)
+			return path;
+		strcat(strcat(tmp, "/"), path);
+	} else if (strlen(path) < sizeof tmp) {
+		strcpy(tmp, path);
+	} else {
+		return path;
+	}
+	for (s = tmp; *s;) {
+		if (s[0] == '/' && (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || s[2] == '\0')))) {
+			s += s[1] == '/' ? 1 : 2;
+			continue;
+		}
+		buf[n++] = *s++;
+	}
+	buf[n ? n : (buf[0] = '/', 1)] = '\0';
+	return buf;
+}
+
+static const char *map_path(struct link_map *m, char *buf)
+{
+	return m == st.main_map || !m->l_name || !m->l_name[0] ? st.exe : absolute(m->l_name, buf);
+}
+
+/* DT_SONAME of a mapped object.  glibc relocates the dynamic section's address entries in place
+ * when the section is writable, and leaves them as link-time addresses when it is read-only: an
+ * address below l_addr has not been relocated. */
+static const char *map_soname(struct link_map *m)
+{
+	ElfW(Addr) strtab = 0;
+	ElfW(Xword) soname = 0;
+	int have = 0;
+
+	if (!m->l_ld)
+		return "";
+	for (const ElfW(Dyn) *d = m->l_ld; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_STRTAB)
+			strtab = d->d_un.d_ptr;
+		else if (d->d_tag == DT_SONAME)
+			soname = d->d_un.d_val, have = 1;
+	}
+	if (!have || !strtab)
+		return "";
+	if (strtab < m->l_addr)
+		strtab += m->l_addr;
+	return (const char *)strtab + soname;
+}
+
+static int seen_before(const char *caller, const char *name)
+{
+	uint64_t h = 1469598103934665603u;
+
+	for (const char *s = caller; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	h = (h ^ 0xff) * 1099511628211u;
+	for (const char *s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	for (size_t i = 0; i < st.nseen; i++)
+		if (st.seen[i] == h)
+			return 1;
+	if (st.nseen < SEEN_MAX)
+		st.seen[st.nseen++] = h;
+	return 0;
+}
+
+unsigned la_version(unsigned version)
+{
+	ssize_t n;
+
+	st.trace = getenv("DLNOTE_RECORD_TRACE");
+	if (st.trace && st.trace[0] != '/')
+		st.trace = NULL;         /* the tool passes an absolute path; children may chdir */
+	n = readlink("/proc/self/exe", st.exe, sizeof st.exe - 1);
+	st.exe[n > 0 ? n : 0] = '\0';
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+void la_activity(uintptr_t *cookie, unsigned flag)
+{
+	(void)cookie;
+	if (flag == LA_ACT_ADD) {
+		st.adding = 1;
+	} else if (flag == LA_ACT_CONSISTENT) {
+		st.adding = 0;
+		st.pending = 0;
+		if (!st.started && st.trace) {
+			lock();
+			line_start(&st.line, "start");
+			line_write(&st.line);
+			unlock();
+		}
+		st.started = 1;
+	}
+}
+
+char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
+{
+	struct link_map *loader = (struct link_map *)*cookie;
+	static char buf[PATH_MAX];
+	const char *caller;
+
+	if (flag != LA_SER_ORIG || !st.started || !st.trace || !loader)
+		return (char *)name;
+	st.pending = 0;
+	caller = map_path(loader, buf);
+	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller)
+		return (char *)name;
+	strcpy(st.name, name);
+	strcpy(st.caller, caller);
+	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
+	st.pending = 1;
+	lock();
+	st.write = !seen_before(caller, name);
+	if (st.write) {
+		line_start(&st.line, "asked");
+		put_str(&st.line, "by", kind_names[st.kind]);
+		put_str(&st.line, "caller", st.caller);
+		put_str(&st.line, "name", st.name);
+		line_write(&st.line);
+	}
+	unlock();
+	return (char *)name;
+}
+
+static void put_loaded(struct line *l, const char *by, const char *caller, const char *name, struct link_map *map)
+{
+	static char buf[PATH_MAX];
+
+	line_start(l, "loaded");
+	put_str(l, "by", by);
+	put_str(l, "caller", caller);
+	put_str(l, "name", name);
+	put_str(l, "soname", map_soname(map));
+	put_str(l, "path", map->l_name ? absolute(map->l_name, buf) : "");
+}
+
+unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	*cookie = (uintptr_t)map;
+	if (!st.main_map)
+		st.main_map = map;       /* the first object reported is the program */
+	lock();
+	if (st.nmaps < MAPS_MAX) {
+		struct loaded *m = &st.maps[st.nmaps++];
+		m->map = map;
+		m->lmid = lmid;
+		m->asked[0] = '\0';
+		if (st.pending && strlen(st.name) < sizeof m->asked)
+			strcpy(m->asked, st.name);
+	}
+	if (st.started && st.trace && st.pending && st.write) {
+		put_loaded(&st.line, kind_names[st.kind], st.caller, st.name, map);
+		line_write(&st.line);
+	}
+	st.pending = 0;
+	unlock();
+	return st.trace ? LA_FLG_BINDTO | LA_FLG_BINDFROM : 0;
+}
+
+unsigned la_objclose(uintptr_t *cookie)
+{
+	lock();
+	for (size_t i = 0; i < st.nmaps; i++)
+		if (st.maps[i].map == (struct link_map *)*cookie) {
+			st.maps[i] = st.maps[--st.nmaps];
+			break;
+		}
+	unlock();
+	return 0;
+}
+
+#if defined(__x86_64__)
+/* The dlopen() the program's PLT calls were bound to (one definition: an interposer's is left
+ * alone), and the wrapper they are bound to instead. */
+__attribute__((visibility("hidden"))) void *dlnote_real_dlopen;
+__attribute__((visibility("hidden"))) void dlnote_dlopen_wrapper(void);
+__attribute__((visibility("hidden"))) void dlnote_before_dlopen(void *ret, const char *name);
+
+/* Keep dlopen()'s arguments, call dlnote_before_dlopen(return address, name) with the stack
+ * 16-byte aligned (three pushes after the call's return address), restore, and jump: the real
+ * dlopen() returns straight to the caller and sees the caller's return address. */
+__asm__(".text\n"
+	".type dlnote_dlopen_wrapper,@function\n"
+	"dlnote_dlopen_wrapper:\n"
+	"\tpush %rdi\n\tpush %rsi\n\tpush %rdx\n"
+	"\tmov %rdi, %rsi\n\tmov 24(%rsp), %rdi\n"
+	"\tcall dlnote_before_dlopen\n"
+	"\tpop %rdx\n\tpop %rsi\n\tpop %rdi\n"
+	"\tjmp *dlnote_real_dlopen(%rip)\n"
+	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+
+/* glibc's _dl_name_match_p: the name the object was loaded by, its path, its soname. */
+static struct loaded *find_loaded(const char *name, Lmid_t lmid)
+{
+	for (size_t i = 0; i < st.nmaps; i++) {
+		struct loaded *m = &st.maps[i];
+		if (m->lmid == lmid && ((m->asked[0] && strcmp(m->asked, name) == 0) || (m->map->l_name && strcmp(m->map->l_name, name) == 0) ||
+					strcmp(map_soname(m->map), name) == 0))
+			return m;
+	}
+	return NULL;
+}
+
+/* Only a dlopen() the loader will answer from a loaded object is written here; any other is
+ * written by la_objsearch, which sees the same caller. */
+void dlnote_before_dlopen(void *ret, const char *name)
+{
+	static char buf[PATH_MAX];
+	struct link_map *caller = NULL;
+	struct loaded *m;
+	Lmid_t lmid = LM_ID_BASE;
+	Dl_info info;
+
+	if (!st.started || !st.trace || !name || !dladdr1(ret, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
+		return;
+	lock();
+	for (size_t i = 0; i < st.nmaps; i++)
+		if (st.maps[i].map == caller)
+			lmid = st.maps[i].lmid;
+	m = find_loaded(name, lmid);
+	if (m && !seen_before(map_path(caller, buf), name)) {
+		line_start(&st.line, "asked");
+		put_str(&st.line, "by", kind_names[ASK_DLOPEN]);
+		put_str(&st.line, "caller", map_path(caller, buf));
+		put_str(&st.line, "name", name);
+		line_write(&st.line);
+		put_loaded(&st.line, kind_names[ASK_DLOPEN], map_path(caller, buf), name, m->map);
+		line_write(&st.line);
+	}
+	unlock();
+}
+
+uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook, unsigned *flags,
+		       const char *symname)
+{
+	void *real = (void *)sym->st_value;
+
+	(void)ndx, (void)refcook, (void)defcook, (void)flags;
+	if (!st.trace || strcmp(symname, "dlopen") != 0)
+		return sym->st_value;
+	if (!__atomic_load_n(&dlnote_real_dlopen, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&dlnote_real_dlopen, real, __ATOMIC_RELEASE);
+	return real == dlnote_real_dlopen ? (uintptr_t)dlnote_dlopen_wrapper : sym->st_value;
+}
+#endif

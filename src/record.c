@@ -1,0 +1,297 @@
+/* record.c - the --record driver: find the audit module, look at COMMAND, set LD_AUDIT and
+ * DLNOTE_RECORD_TRACE, and exec COMMAND.  Exec (no fork) leaves COMMAND's standard streams,
+ * process id, signals and exit status exactly its own. */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "json.h"
+#include "util.h"
+
+/* Where `make install` puts the module, relative to the directory of the installed tool. */
+#ifndef RECORD_MODULE_FROM_BINDIR
+#define RECORD_MODULE_FROM_BINDIR "../lib/dlnote"
+#endif
+#define MODULE_NAME "dlnote-audit.so"
+
+static int fail(int status, const char *path, const char *msg)
+{
+	fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, msg);
+	return status;
+}
+
+/* The modules: one per $PLATFORM in DIR/PLATFORM/dlnote-audit.so, which the loader of each
+ * program expands from LD_AUDIT (rtld.c: DSTs are expanded in audit names); `native` is this
+ * machine's.  $DLNOTE_AUDIT_MODULE names one module instead (dir empty).  Absolute paths:
+ * COMMAND may chdir. */
+struct modules {
+	char dir[PATH_MAX];
+	char native[PATH_MAX];
+	char ld_audit[PATH_MAX + 32];
+};
+
+static const char *platform(void)
+{
+	static struct utsname u;
+	const char *p = (const char *)getauxval(AT_PLATFORM);
+
+	return p && *p ? p : uname(&u) == 0 ? u.machine : "unknown";
+}
+
+/* The module directory: audit/ next to the tool (the build tree), else where `make install`
+ * puts it relative to the tool. */
+static int find_modules(struct modules *m)
+{
+	const char *env = getenv("DLNOTE_AUDIT_MODULE");
+	static const char *const dirs[] = { "audit", RECORD_MODULE_FROM_BINDIR };
+	char self[PATH_MAX], try[2 * PATH_MAX];
+	ssize_t n;
+
+	memset(m, 0, sizeof *m);
+	if (env && *env) {
+		if (!realpath(env, m->native))
+			return -1;
+		snprintf(m->ld_audit, sizeof m->ld_audit, "%s", m->native);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(try, sizeof try, "%s/%s/%s/" MODULE_NAME, self, dirs[i], platform());
+		if (access(try, R_OK) != 0 || !realpath(try, m->native))
+			continue;
+		snprintf(try, sizeof try, "%s/%s", self, dirs[i]);
+		if (!realpath(try, m->dir))
+			return -1;
+		snprintf(m->ld_audit, sizeof m->ld_audit, "%s/$PLATFORM/" MODULE_NAME, m->dir);
+		return 0;
+	}
+	return -1;
+}
+
+/* COMMAND as execvp() will find it: a name with a '/' as is, else the first executable regular
+ * file of that name along PATH. */
+static int resolve(const char *cmd, char *out)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	struct stat st;
+
+	if (strchr(cmd, '/'))
+		return snprintf(out, PATH_MAX, "%s", cmd) < PATH_MAX ? 0 : -1;
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = end + 1) {
+		end = strchr(p, ':');
+		end = end ? end : p + strlen(p);
+		if (snprintf(out, PATH_MAX, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "", cmd) < PATH_MAX &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		if (!*end)
+			return -1;
+	}
+}
+
+static const char *machine_name(unsigned m)
+{
+	switch (m) {
+	case 3: return "i386";
+	case 8: return "MIPS";
+	case 20: return "PowerPC";
+	case 21: return "PowerPC64";
+	case 22: return "S/390";
+	case 40: return "ARM";
+	case 62: return "x86-64";
+	case 183: return "AArch64";
+	case 243: return "RISC-V";
+	default: return "another machine";
+	}
+}
+
+struct image {
+	int is64, big;
+	unsigned machine;
+	int dynamic;               /* has PT_INTERP */
+	char interp[256];
+};
+
+/* The ELF headers of path; 1 when it is not ELF, -1 when it cannot be read. */
+static int read_image(const char *path, struct image *im, char *first, size_t nfirst)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -1;
+	struct stat st;
+	struct elf ef;
+	struct err e = { 0 };
+	ssize_t n;
+
+	memset(im, 0, sizeof *im);
+	memset(first, 0, nfirst);
+	if (fd < 0 || fstat(fd, &st))
+		goto out;
+	n = pread(fd, first, nfirst - 1, 0);
+	if (n < 4 || memcmp(first, "\177ELF", 4) != 0) {
+		r = n < 0 ? -1 : 1;
+		goto out;
+	}
+	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e))
+		goto out;
+	im->is64 = ef.is64;
+	im->big = ef.big;
+	im->machine = ef.machine;
+	for (size_t i = 0; i < ef.phnum; i++)
+		if (ef.ph[i].type == PT_INTERP_ && ef.ph[i].filesz) {
+			uint64_t len = ef.ph[i].filesz < sizeof im->interp ? ef.ph[i].filesz : sizeof im->interp - 1;
+			if (elf_read(&ef, ef.ph[i].offset, len, im->interp, &e) == 0) {
+				im->interp[len] = '\0';
+				im->dynamic = 1;
+			}
+		}
+	elf_close(&ef);
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static int same_target(const char *module, const struct image *im)
+{
+	struct image m;
+	char first[8];
+
+	return read_image(module, &m, first, sizeof first) == 0 && m.is64 == im->is64 && m.big == im->big &&
+	       m.machine == im->machine;
+}
+
+/* Whether a module will load in a program like im: this machine's, or the i686 one for an i386
+ * program (the kernel gives 32-bit x86 programs AT_PLATFORM "i686"). */
+static int module_for(const struct modules *mods, const struct image *im)
+{
+	char i686[PATH_MAX + 32];
+
+	if (same_target(mods->native, im))
+		return 1;
+	if (!mods->dir[0] || im->machine != 3 /* EM_386 */)
+		return 0;
+	snprintf(i686, sizeof i686, "%s/i686/" MODULE_NAME, mods->dir);
+	return same_target(i686, im);
+}
+
+/* Why the module cannot run in the program at path, in `why`; 0 when it can (or when path is
+ * not something we can tell about: the loader decides).  A script is judged by its
+ * interpreter. */
+static int unauditable(const char *path, const struct modules *mods, char *why, size_t whysz, int depth)
+{
+	char first[256], interp[PATH_MAX];
+	const char *base;
+	struct image im;
+	struct stat st;
+	int r = read_image(path, &im, first, sizeof first);
+
+	if (r < 0)
+		return 0;
+	if (r == 1) {
+		if (depth || first[0] != '#' || first[1] != '!' ||
+		    sscanf(first + 2, " %4095[^ \t\n]", interp) != 1)
+			return 0;
+		return unauditable(interp, mods, why, whysz, 1);
+	}
+	if (stat(path, &st) == 0 && (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+				     ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
+		return snprintf(why, whysz, "set-user-ID or set-group-ID program: the loader ignores LD_AUDIT for it"), 1;
+	if (!im.dynamic)
+		return snprintf(why, whysz, "statically linked program: no dynamic loader runs in it"), 1;
+	base = strrchr(im.interp, '/');
+	base = base ? base + 1 : im.interp;
+	if (strncmp(base, "ld-musl-", 8) == 0)
+		return snprintf(why, whysz, "musl program: its loader %s has no rtld-audit interface", im.interp), 1;
+	if (strncmp(base, "ld-linux", 8) != 0 && strncmp(base, "ld64.so", 7) != 0 && strncmp(base, "ld.so", 5) != 0)
+		return snprintf(why, whysz, "its loader %s is not glibc's", im.interp), 1;
+	if (!module_for(mods, &im))
+		return snprintf(why, whysz, "ELFCLASS%d %s program: no audit module of that class and machine",
+				im.is64 ? 64 : 32, machine_name(im.machine)), 2;
+	return 0;
+}
+
+/* One line in the trace for this process (COMMAND keeps our pid across exec). */
+static int trace_unauditable(const char *trace, const char *exe, const char *why)
+{
+	struct buf b = { 0 };
+	int fd = open(trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644), r = -1;
+
+	buf_printf(&b, "{\"event\":\"unauditable\",\"pid\":%ld,\"exe\":", (long)getpid());
+	json_put_string(&b, exe, strlen(exe));
+	buf_puts(&b, ",\"reason\":");
+	json_put_string(&b, why, strlen(why));
+	buf_puts(&b, "}\n");
+	if (fd >= 0 && !b.oom && write(fd, b.p, b.len) == (ssize_t)b.len)
+		r = 0;
+	if (fd >= 0)
+		close(fd);
+	buf_free(&b);
+	return r;
+}
+
+/* LD_AUDIT: the module first, then whatever was there already (unless it is ours). */
+static int set_env(const char *module, const char *trace)
+{
+	const char *old = getenv("LD_AUDIT");
+	struct buf v = { 0 };
+	int r;
+
+	buf_puts(&v, module);
+	if (old && *old && strcmp(old, module) != 0) {
+		buf_putc(&v, ':');
+		buf_puts(&v, old);
+	}
+	buf_putc(&v, '\0');
+	r = v.oom || setenv("LD_AUDIT", v.p, 1) || setenv("DLNOTE_RECORD_TRACE", trace, 1) ? -1 : 0;
+	buf_free(&v);
+	return r;
+}
+
+int record_run(const char *trace_arg, char **argv)
+{
+	char trace[PATH_MAX], cwd[PATH_MAX], exe[PATH_MAX], real[PATH_MAX], first[8], why[512];
+	struct modules mods;
+	struct image mod;
+	int fd, kind = 0;
+
+	if (find_modules(&mods))
+		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found in audit/PLATFORM next to the tool nor in "
+			    RECORD_MODULE_FROM_BINDIR "/PLATFORM from it (set DLNOTE_AUDIT_MODULE)");
+	if (strpbrk(mods.dir, ":$") || strchr(mods.native, ':'))
+		return fail(RECORD_FAILED, mods.native, "a ':' or '$' in the module's path cannot be put in LD_AUDIT");
+	if (read_image(mods.native, &mod, first, sizeof first))
+		return fail(RECORD_FAILED, mods.native, "not an ELF file");
+	if (trace_arg[0] != '/' && !getcwd(cwd, sizeof cwd))
+		return fail(RECORD_FAILED, trace_arg, strerror(errno));
+	if (snprintf(trace, sizeof trace, "%s%s%s", trace_arg[0] == '/' ? "" : cwd, trace_arg[0] == '/' ? "" : "/",
+		     trace_arg) >= (int)sizeof trace)
+		return fail(RECORD_FAILED, trace_arg, "path too long");
+	fd = open(trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return fail(RECORD_FAILED, trace_arg, strerror(errno));
+	close(fd);
+	if (resolve(argv[0], exe) == 0 && (kind = unauditable(exe, &mods, why, sizeof why, 0)) != 0) {
+		fprintf(stderr, PROGRAM_NAME ": %s: not auditable: %s; what it dlopen()s is not recorded\n", exe, why);
+		if (trace_unauditable(trace, realpath(exe, real) ? real : exe, why))
+			return fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
+	}
+	/* A program of another class or machine would have its loader print an error about the
+	 * module on its standard error: it runs without it (and so do its children). */
+	if (kind != 2 && set_env(mods.ld_audit, trace))
+		return fail(RECORD_FAILED, argv[0], "cannot set the environment");
+	execvp(argv[0], argv);
+	return fail(errno == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_RUN, argv[0], strerror(errno));
+}

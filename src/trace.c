@@ -1,0 +1,440 @@
+/* trace.c - the trace written by --record, read back for --discover/--check --recorded. */
+#include "trace.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json.h"
+
+/* The module writes lines of at most 16 KiB; anything much longer is not ours. */
+#define TRACE_MAX_LINE 65536
+
+enum field { F_EVENT, F_BY, F_CALLER, F_NAME, FIELDS };
+static const char *const field_names[FIELDS] = { "event", "by", "caller", "name" };
+
+struct line {
+	struct buf f[FIELDS];
+	long pid;
+};
+
+/* One line: a flat JSON object.  Unknown keys are skipped (later versions may add some). */
+static int parse_line(const char *s, size_t len, size_t lineno, struct line *l, struct err *e)
+{
+	struct buf key = { 0 }, val = { 0 };
+	struct json j;
+	int r = -1, k;
+
+	for (k = 0; k < FIELDS; k++)
+		l->f[k].len = 0;
+	l->pid = -1;
+	json_init(&j, s, len, e);
+	j.line = lineno;
+	json_ws(&j);
+	if (json_expect(&j, '{', "'{'"))
+		goto out;
+	do {
+		key.len = val.len = 0;
+		json_ws(&j);
+		if (json_string(&j, &key))
+			goto out;
+		json_ws(&j);
+		if (json_expect(&j, ':', "':'"))
+			goto out;
+		json_ws(&j);
+		for (k = 0; k < FIELDS; k++)
+			if (key.len == strlen(field_names[k]) && memcmp(key.p, field_names[k], key.len) == 0)
+				break;
+		if (json_peek(&j) == '"' ? json_string(&j, k < FIELDS ? &l->f[k] : &val) : json_value(&j, 1, &val))
+			goto out;
+		if (key.len == 3 && memcmp(key.p, "pid", 3) == 0 && val.len) {
+			buf_putc(&val, '\0');
+			l->pid = strtol(val.p, NULL, 10);
+		}
+		json_ws(&j);
+	} while (json_eat(&j, ','));
+	if (json_expect(&j, '}', "',' or '}'"))
+		goto out;
+	json_ws(&j);
+	if (json_peek(&j) >= 0) {
+		json_error(&j, "text after the line's object");
+		goto out;
+	}
+	for (k = 0; k < FIELDS; k++)
+		buf_putc(&l->f[k], '\0');
+	r = 0;
+	for (k = 0; k < FIELDS; k++)
+		r |= l->f[k].oom;
+	if (r)
+		err_set(e, EXIT_BAD_INPUT, "out of memory");
+out:
+	buf_free(&key);
+	buf_free(&val);
+	return r;
+}
+
+static int is(const struct line *l, enum field f, const char *s)
+{
+	return strcmp(l->f[f].p, s) == 0;
+}
+
+/* Where the caller is now, to compare with a FILE: by device and inode, and by real path (a file
+ * rewritten in place by this tool has a new inode). */
+static void resolve_caller(struct trace_ask *a, const struct trace_ask *prev)
+{
+	struct stat st;
+	char real[PATH_MAX];
+
+	if (prev && strcmp(prev->caller, a->caller) == 0) {
+		a->caller_known = prev->caller_known;
+		a->dev = prev->dev;
+		a->ino = prev->ino;
+		a->caller_real = prev->caller_real ? xstrndup(prev->caller_real, strlen(prev->caller_real)) : NULL;
+		return;
+	}
+	if (stat(a->caller, &st) == 0) {
+		a->caller_known = 1;
+		a->dev = st.st_dev;
+		a->ino = st.st_ino;
+	}
+	a->caller_real = realpath(a->caller, real) ? xstrndup(real, strlen(real)) : NULL;
+}
+
+static int add_ask(struct trace *t, const struct line *l)
+{
+	struct trace_ask *v = xrealloc(t->v, t->n + 1, sizeof *v), *a;
+
+	if (!v)
+		return -1;
+	t->v = v;
+	a = &t->v[t->n];
+	memset(a, 0, sizeof *a);
+	a->pid = l->pid;
+	a->caller = xstrndup(l->f[F_CALLER].p, strlen(l->f[F_CALLER].p));
+	a->name = xstrndup(l->f[F_NAME].p, strlen(l->f[F_NAME].p));
+	if (!a->caller || !a->name) {
+		free(a->caller);
+		free(a->name);
+		return -1;
+	}
+	resolve_caller(a, t->n ? &t->v[t->n - 1] : NULL);
+	t->n++;
+	return 0;
+}
+
+/* A "loaded" line completes the latest ask of that process for that caller and name. */
+static void mark_loaded(struct trace *t, const struct line *l)
+{
+	for (size_t i = t->n; i-- > 0;)
+		if (t->v[i].pid == l->pid && strcmp(t->v[i].caller, l->f[F_CALLER].p) == 0 &&
+		    strcmp(t->v[i].name, l->f[F_NAME].p) == 0) {
+			t->v[i].loaded = 1;
+			return;
+		}
+}
+
+static int take_line(struct trace *t, const struct line *l)
+{
+	if (is(l, F_EVENT, "unauditable"))
+		t->unauditable++;
+	/* Only dlopen() by name: a DT_NEEDED entry is declared already, a path is a plugin. */
+	if (!is(l, F_BY, "dlopen") || strchr(l->f[F_NAME].p, '/') || !l->f[F_NAME].p[0])
+		return 0;
+	if (is(l, F_EVENT, "asked"))
+		return add_ask(t, l);
+	if (is(l, F_EVENT, "loaded"))
+		mark_loaded(t, l);
+	return 0;
+}
+
+int trace_load(const char *path, struct trace *t, struct err *e)
+{
+	FILE *f = fopen(path, "re");
+	struct line l;
+	char *s = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	int r = 0;
+
+	memset(t, 0, sizeof *t);
+	memset(&l, 0, sizeof l);
+	t->path = path;
+	if (!f)
+		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
+	while (r == 0 && (n = getline(&s, &cap, f)) >= 0) {
+		lineno++;
+		if (n && s[n - 1] == '\n')
+			n--;
+		if (n > TRACE_MAX_LINE)
+			r = err_set(e, EXIT_BAD_INPUT, "line %zu: longer than %d bytes", lineno, TRACE_MAX_LINE);
+		else if (n && parse_line(s, (size_t)n, lineno, &l, e) == 0 && take_line(t, &l))
+			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+		else if (n && e->msg[0])
+			r = -1;
+	}
+	if (r == 0 && ferror(f))
+		r = err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
+	for (int k = 0; k < FIELDS; k++)
+		buf_free(&l.f[k]);
+	free(s);
+	fclose(f);
+	return r;
+}
+
+void trace_free(struct trace *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].caller);
+		free(t->v[i].name);
+		free(t->v[i].caller_real);
+	}
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+/* ---- per FILE ---- */
+
+struct file_id {
+	int known;
+	dev_t dev;
+	ino_t ino;
+	char real[PATH_MAX];
+};
+
+static void file_id(const char *path, struct file_id *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof *id);
+	if (stat(path, &st) == 0) {
+		id->known = 1;
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+	}
+	if (!realpath(path, id->real))
+		snprintf(id->real, sizeof id->real, "%s", path);
+}
+
+static int asked_by(const struct trace_ask *a, const struct file_id *id)
+{
+	return (id->known && a->caller_known && a->dev == id->dev && a->ino == id->ino) ||
+	       (a->caller_real && strcmp(a->caller_real, id->real) == 0) || strcmp(a->caller, id->real) == 0;
+}
+
+/* Every soname of every entry of the notes, then the file's DT_NEEDED and DT_SONAME names. */
+static int declared_list(const struct elf *ef, const struct entries *declared, struct buf *all, size_t *n,
+			 struct err *e)
+{
+	struct buf s = { 0 };
+
+	*n = 0;
+	if (discover_linked_names(ef, all, n, e))
+		return -1;
+	for (size_t i = 0; i < declared->n; i++) {
+		const struct member *m = entry_find(&declared->v[i], "soname");
+		size_t pos = 0;
+		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
+			buf_put(all, s.p, s.len);
+			buf_putc(all, '\0');
+			(*n)++;
+			s.len = 0;
+		}
+	}
+	buf_free(&s);
+	return all->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+}
+
+static int in_list(const char *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++, list += strlen(list) + 1)
+		if (strcmp(list, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* "libfoo.so.2" and "libfoo.so.1" name the same library: the text before ".so". */
+static int same_library(const char *a, const char *b)
+{
+	const char *ea = strstr(a, ".so"), *eb = strstr(b, ".so");
+
+	return ea && eb && ea - a == eb - b && memcmp(a, b, (size_t)(ea - a)) == 0;
+}
+
+struct group {
+	size_t *ask;                 /* indices into the trace, in the order tried */
+	size_t n;
+};
+
+static int group_has(const struct trace *t, const struct group *g, const char *name)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(t->v[g->ask[i]].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static int group_push(struct group *g, size_t ask)
+{
+	size_t *v = xrealloc(g->ask, g->n + 1, sizeof *v);
+
+	if (!v)
+		return -1;
+	g->ask = v;
+	g->ask[g->n++] = ask;
+	return 0;
+}
+
+/* The asks of FILE in groups of alternatives; groups that share a name are one. */
+static int make_groups(const struct trace *t, const struct file_id *id, struct group **out, size_t *nout)
+{
+	struct group *g = NULL, *v;
+	size_t n = 0, i, k, m;
+
+	for (i = 0; i < t->n; i++) {
+		const struct trace_ask *a = &t->v[i];
+		struct group *prev = NULL;
+		if (!asked_by(a, id))
+			continue;
+		for (k = n; k-- > 0 && !prev;)
+			if (t->v[g[k].ask[g[k].n - 1]].pid == a->pid)
+				prev = &g[k];
+		if (prev && group_has(t, prev, a->name))
+			continue;
+		if (!(prev && !t->v[prev->ask[prev->n - 1]].loaded && same_library(t->v[prev->ask[0]].name, a->name))) {
+			for (k = 0; k < n && !group_has(t, &g[k], a->name); k++)
+				;
+			if (k < n)
+				continue;        /* asked before, by another process or earlier */
+			v = xrealloc(g, n + 1, sizeof *v);
+			if (!v)
+				goto oom;
+			g = v;
+			memset(&g[n], 0, sizeof g[n]);
+			prev = &g[n++];
+		}
+		if (group_push(prev, i))
+			goto oom;
+	}
+	/* Fold a group into an earlier one that shares a name. */
+	for (i = 1; i < n; i++)
+		for (k = 0; k < i; k++) {
+			int share = 0;
+			for (m = 0; m < g[i].n && !share; m++)
+				share = group_has(t, &g[k], t->v[g[i].ask[m]].name);
+			if (!share)
+				continue;
+			for (m = 0; m < g[i].n; m++)
+				if (!group_has(t, &g[k], t->v[g[i].ask[m]].name) && group_push(&g[k], g[i].ask[m]))
+					goto oom;
+			free(g[i].ask);
+			memmove(&g[i], &g[i + 1], (n - i - 1) * sizeof *g);
+			n--;
+			i--;
+			break;
+		}
+	*out = g;
+	*nout = n;
+	return 0;
+oom:
+	for (i = 0; i < n; i++)
+		free(g[i].ask);
+	free(g);
+	return -1;
+}
+
+static void groups_free(struct group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(g[i].ask);
+	free(g);
+}
+
+int trace_discover(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared,
+		   struct discovery *d, struct err *e)
+{
+	struct buf dl = { 0 };
+	struct file_id id;
+	struct group *g = NULL;
+	const char **names = NULL;
+	size_t ng = 0, ndl, i, k, n;
+	int r = 0;
+
+	file_id(path, &id);
+	if (declared_list(ef, declared, &dl, &ndl, e)) {
+		buf_free(&dl);
+		return -1;
+	}
+	if (make_groups(t, &id, &g, &ng)) {
+		buf_free(&dl);
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	}
+	for (i = 0; i < ng && r == 0; i++) {
+		const char **v = xrealloc(names, g[i].n, sizeof *v);
+		if (!v) {
+			r = -1;
+			break;
+		}
+		names = v;
+		for (k = n = 0; k < g[i].n; k++)
+			if (!in_list(dl.p, ndl, t->v[g[i].ask[k]].name))
+				names[n++] = t->v[g[i].ask[k]].name;
+		if (n)
+			r = discover_add(d, names, n, path, 1);
+	}
+	free(names);
+	groups_free(g, ng);
+	buf_free(&dl);
+	return r ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+}
+
+long trace_check(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared, FILE *out,
+		 struct err *e)
+{
+	struct buf dl = { 0 }, s = { 0 }, seen = { 0 };
+	struct file_id id;
+	size_t ndl, nseen = 0, i, k;
+	long undeclared = 0;
+
+	file_id(path, &id);
+	if (declared_list(ef, declared, &dl, &ndl, e))
+		return buf_free(&dl), -1;
+	for (i = 0; i < t->n; i++) {
+		const struct trace_ask *a = &t->v[i];
+		int loaded = 0;
+		if (!asked_by(a, &id) || in_list(seen.p, nseen, a->name))
+			continue;
+		buf_puts(&seen, a->name);
+		buf_putc(&seen, '\0');
+		nseen++;
+		if (in_list(dl.p, ndl, a->name))
+			continue;
+		for (k = i; k < t->n; k++)
+			loaded |= t->v[k].loaded && asked_by(&t->v[k], &id) && strcmp(t->v[k].name, a->name) == 0;
+		fprintf(out, "%s: undeclared: %s: %s during the recording\n", path, a->name,
+			loaded ? "dlopen()ed" : "asked for with dlopen(), not found,");
+		undeclared++;
+	}
+	/* Information: entries none of whose sonames this file asked for. */
+	for (i = 0; i < declared->n; i++) {
+		const struct member *m = entry_find(&declared->v[i], "soname");
+		struct buf list = { 0 };
+		size_t pos = 0;
+		int asked = 0;
+		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
+			buf_putc(&s, '\0');
+			asked |= in_list(seen.p, nseen, s.p);
+			buf_printf(&list, "%s%s", list.len ? ", " : "", s.p);
+			s.len = 0;
+		}
+		if (!asked && list.len)
+			fprintf(out, "%s: not loaded: %.*s: declared, not dlopen()ed during the recording\n", path,
+				(int)list.len, list.p);
+		buf_free(&list);
+	}
+	buf_free(&s);
+	buf_free(&seen);
+	buf_free(&dl);
+	return undeclared;
+}

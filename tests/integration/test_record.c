@@ -1,0 +1,534 @@
+/* test_record.c - `--record` and `--discover/--check --recorded` (issue "Record what programs
+ * really dlopen()"): real programs, libraries and plugins built here, run under the recording,
+ * and every trace line compared with what the program did (it prints each dlopen() result and
+ * its process id).  Paths are shown relative to the work directory as "W", process ids as the
+ * order in which the programs printed them ("P1", "P2"...). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* o:NAME dlopen(); n:NAME dlopen(RTLD_NOLOAD); p:PATH dlopen() a plugin and run it;
+ * t:A,B,... one thread per name, all at once; f:N start N copies of ./child at once with the
+ * remaining arguments; e:N write to both streams and exit N; k:NAME fork a child (no exec) that
+ * dlopen()s NAME. */
+static const char prog_c[] =
+	"#include <dlfcn.h>\n#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+	"#include <sys/wait.h>\n#include <unistd.h>\n"
+	"static void *opener(void *name) { return dlopen(name, RTLD_NOW); }\n"
+	"int main(int argc, char **argv) {\n"
+	"  printf(\"pid %d\\n\", (int)getpid()); fflush(stdout);\n"
+	"  for (int i = 1; i < argc; i++) {\n"
+	"    char *v = argv[i] + 2; void *h;\n"
+	"    switch (argv[i][0]) {\n"
+	"    case 'o': h = dlopen(v, RTLD_NOW); printf(\"%s %s\\n\", v, h ? \"loaded\" : \"missing\"); break;\n"
+	"    case 'n': h = dlopen(v, RTLD_NOW | RTLD_NOLOAD); printf(\"%s %s\\n\", v, h ? \"loaded\" : \"not loaded\"); break;\n"
+	"    case 'p': { h = dlopen(v, RTLD_NOW); void (*run)(void) = h ? (void (*)(void))dlsym(h, \"plugin_run\") : 0;\n"
+	"      if (run) run(); break; }\n"
+	"    case 't': { pthread_t t[8]; int n = 0; for (char *s = strtok(v, \",\"); s && n < 8; s = strtok(0, \",\"))\n"
+	"        pthread_create(&t[n++], 0, opener, s);\n"
+	"      for (int k = 0; k < n; k++) pthread_join(t[k], 0); break; }\n"
+	"    case 'f': fflush(stdout); argv[i] = \"./child\";\n"
+	"      for (int k = atoi(v); k > 0; k--) if (fork() == 0) { execv(\"./child\", argv + i); _exit(127); }\n"
+	"      while (wait(0) > 0) ; return 0;\n"
+	"    case 'e': fputs(\"to stderr\\n\", stderr); return atoi(v);\n"
+	"    case 'k': if (fork() == 0) { printf(\"pid %d\\n\", (int)getpid()); h = dlopen(v, RTLD_NOW);\n"
+	"        printf(\"child %s %s\\n\", v, h ? \"loaded\" : \"missing\"); fflush(stdout); _exit(0); }\n"
+	"      wait(0); break;\n"
+	"    }\n"
+	"    fflush(stdout);\n"
+	"  }\n"
+	"  return 0;\n"
+	"}\n";
+
+static const char plugin_c[] =
+	"#include <dlfcn.h>\n#include <stdio.h>\n"
+	"void plugin_run(void) { void *h = dlopen(\"libdlr_b.so.1\", RTLD_NOW);\n"
+	"  printf(\"plugin: libdlr_b.so.1 %s\\n\", h ? \"loaded\" : \"missing\");\n"
+	"#ifdef ALSO\n  printf(\"plugin: %s %s\\n\", ALSO, dlopen(ALSO, RTLD_NOW) ? \"loaded\" : \"missing\");\n#endif\n}\n";
+
+static char wd[4096];
+
+/* prog and child (a copy), plugin.so and plugin_noplt.so, libdlr_{a,b,c,t1..t4}.so.1; libdlr_a
+ * needs libdlr_c, prog needs libdlr_t4.
+ * Everything finds its libraries through RUNPATH $ORIGIN, which dlopen() uses for its caller. */
+static void build(void)
+{
+	need("gcc");
+	cr_assert(realpath(workdir(), wd));
+	put_file("prog.c", prog_c);
+	put_file("plugin.c", plugin_c);
+	free(sh("for l in b c t1 t2 t3 t4; do echo \"int dlr_$l(void) { return 1; }\" > $l.c; "
+		"gcc -shared -fPIC -Wl,-soname,libdlr_$l.so.1 -o libdlr_$l.so.1 $l.c || exit 1; done && "
+		"echo 'int dlr_c(void); int dlr_a(void) { return dlr_c(); }' > a.c && "
+		"gcc -shared -fPIC -Wl,-soname,libdlr_a.so.1 -Wl,-rpath,'$ORIGIN' -o libdlr_a.so.1 a.c ./libdlr_c.so.1 && "
+		"gcc -shared -fPIC -Wl,-rpath,'$ORIGIN' -o plugin.so plugin.c && "
+		"gcc -shared -fPIC -fno-plt -Wl,-z,now -DALSO='\"libdlr_t3.so.1\"' -Wl,-rpath,'$ORIGIN' -o plugin_noplt.so plugin.c && "
+		"gcc -pthread -Wl,-rpath,'$ORIGIN' -o prog prog.c -Wl,--no-as-needed ./libdlr_t4.so.1 && cp prog child"));
+}
+
+/* The pids a run printed ("pid N" lines), in order. */
+static size_t pids_of(const char *out, long *pids, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(out, "pid "); p && n < max; p = strstr(p + 1, "pid "))
+		if (p == out || p[-1] == '\n')
+			pids[n++] = strtol(p + 4, NULL, 10);
+	return n;
+}
+
+/* The trace with the work directory as "W" and each pid as "Pk" (k: its rank in pids). */
+static char *trace_norm(const char *trace, const long *pids, size_t npids)
+{
+	size_t len, wl = strlen(wd);
+	char *t = get_file(trace, &len), *out = malloc(len + 1), *o = out;
+
+	for (const char *p = t; *p;) {
+		if (strncmp(p, wd, wl) == 0) {
+			*o++ = 'W';
+			p += wl;
+		} else if (strncmp(p, "\"pid\":", 6) == 0) {
+			char *end;
+			long pid = strtol(p + 6, &end, 10);
+			size_t k;
+			for (k = 0; k < npids && pids[k] != pid; k++)
+				;
+			o += sprintf(o, "\"pid\":\"P%zu\"", k < npids ? k + 1 : 0);
+			p = end;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	free(t);
+	return out;
+}
+
+#define START(P, E) "{\"event\":\"start\",\"pid\":\"" P "\",\"exe\":\"" E "\"}\n"
+#define ASKED(P, E, BY, C, N) "{\"event\":\"asked\",\"pid\":\"" P "\",\"exe\":\"" E "\",\"by\":\"" BY "\",\"caller\":\"" C \
+	"\",\"name\":\"" N "\"}\n"
+#define LOADED(P, E, BY, C, N, S, F) "{\"event\":\"loaded\",\"pid\":\"" P "\",\"exe\":\"" E "\",\"by\":\"" BY "\",\"caller\":\"" \
+	C "\",\"name\":\"" N "\",\"soname\":\"" S "\",\"path\":\"" F "\"}\n"
+
+/* The lines of text, sorted, joined again. */
+static char *sorted(const char *text)
+{
+	char *copy = strdup(text), *v[64], *out = calloc(1, strlen(text) + 2);
+	size_t n = 0;
+
+	for (char *s = strtok(copy, "\n"); s && n < 64; s = strtok(NULL, "\n"))
+		v[n++] = s;
+	qsort(v, n, sizeof *v, line_cmp);
+	for (size_t i = 0; i < n; i++)
+		strcat(strcat(out, v[i]), "\n");
+	free(copy);
+	return out;
+}
+
+/* Output without the "pid N" lines, sorted (children print at the same time). */
+static char *without_pids(const char *out)
+{
+	char *copy = strdup(out), *p, *s;
+
+	while ((p = strstr(copy, "pid ")) && (p == copy || p[-1] == '\n')) {
+		s = strchr(p, '\n');
+		memmove(p, s + 1, strlen(s + 1) + 1);
+	}
+	s = sorted(copy);
+	free(copy);
+	return s;
+}
+
+/* Run prog under the recording; its output must be what it prints without it. */
+static char *record(const char *args, long *pids, size_t *npids)
+{
+	struct cmd plain = run("./prog %s", args), rec = run("'%s' --record=trace -- ./prog %s", tool(), args);
+	char *a = without_pids(plain.out), *b = without_pids(rec.out);
+
+	cr_assert_eq(rec.status, plain.status);
+	cr_assert_str_eq(rec.err, plain.err);
+	cr_assert_str_eq(b, a);
+	*npids = pids_of(rec.out, pids, 16);
+	free(a);
+	free(b);
+	cmd_free(&plain);
+	cmd_free(&rec);
+	return trace_norm("trace", pids, *npids);
+}
+
+Test(record, each_dlopen_attributed_to_its_caller_with_needed_and_missing)
+{
+	long pids[16];
+	size_t n;
+	char *t;
+
+	build();
+	t = record("o:libdlr_a.so.1 p:./plugin.so o:libdlr_missing.so.2", pids, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(t,
+		START("P1", "W/prog")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_a.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_a.so.1", "libdlr_a.so.1", "W/libdlr_a.so.1")
+		ASKED("P1", "W/prog", "needed", "W/libdlr_a.so.1", "libdlr_c.so.1")
+		LOADED("P1", "W/prog", "needed", "W/libdlr_a.so.1", "libdlr_c.so.1", "libdlr_c.so.1", "W/libdlr_c.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so", "", "W/plugin.so")
+		ASKED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_missing.so.2"));
+	free(t);
+}
+
+/* Each (caller, name) once per process: a repeated dlopen(), RTLD_NOLOAD of a loaded object, a
+ * name asked again after failing.  RTLD_NOLOAD of an object not loaded is searched for and not
+ * mapped: an "asked" line alone, as for a missing one.  The plugin's dlopen() of libdlr_b.so.1,
+ * which prog loaded already, is answered by the loader without a search: the dlopen() wrapper
+ * records it for the plugin; prog's dlopen() of libdlr_t4.so.1, its own DT_NEEDED, likewise.
+ * plugin_noplt.so calls dlopen() through its GOT (-fno-plt): its dlopen() of the loaded
+ * libdlr_b.so.1 is not seen (docs/recording.md), its dlopen() of libdlr_t3.so.1 loads it and is. */
+Test(record, repeated_and_noload_dlopen_recorded_once)
+{
+	long pids[16];
+	size_t n;
+	char *t;
+
+	build();
+	t = record("o:libdlr_b.so.1 o:libdlr_b.so.1 n:libdlr_b.so.1 o:libdlr_b.so.1 o:libdlr_nope.so.1 o:libdlr_nope.so.1 "
+		   "n:libdlr_c.so.1 p:./plugin.so o:libdlr_t4.so.1 p:./plugin_noplt.so", pids, &n);
+	cr_assert_str_eq(t,
+		START("P1", "W/prog")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_nope.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_c.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so", "", "W/plugin.so")
+		ASKED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t4.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t4.so.1", "libdlr_t4.so.1", "W/libdlr_t4.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "./plugin_noplt.so")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin_noplt.so", "", "W/plugin_noplt.so")
+		ASKED("P1", "W/prog", "dlopen", "W/plugin_noplt.so", "libdlr_t3.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/plugin_noplt.so", "libdlr_t3.so.1", "libdlr_t3.so.1", "W/libdlr_t3.so.1"));
+	free(t);
+}
+
+/* Four threads dlopen() at once: each object once, each "loaded" line right after its "asked"
+ * line (the loader serialises the audit calls). */
+Test(record, multithreaded_program)
+{
+	long pids[16];
+	size_t n;
+	char *t, *s, *p;
+
+	build();
+	t = record("t:libdlr_t1.so.1,libdlr_t2.so.1,libdlr_t3.so.1,libdlr_t4.so.1", pids, &n);
+	for (p = strstr(t, "\"asked\""); p; p = strstr(p + 1, "\"asked\"")) {
+		char *name = strstr(p, "\"name\":"), *next = strchr(p, '\n') + 1;
+		cr_assert(strncmp(next, "{\"event\":\"loaded\"", 17) == 0, "%s", t);
+		cr_assert(strncmp(strstr(next, "\"name\":"), name, (size_t)(strchr(name, '}') - name)) == 0, "%s", t);
+	}
+	s = sorted(t);
+	cr_assert_str_eq(s,
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t1.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t2.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t3.so.1")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t4.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t1.so.1", "libdlr_t1.so.1", "W/libdlr_t1.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t2.so.1", "libdlr_t2.so.1", "W/libdlr_t2.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t3.so.1", "libdlr_t3.so.1", "W/libdlr_t3.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t4.so.1", "libdlr_t4.so.1", "W/libdlr_t4.so.1")
+		START("P1", "W/prog"));
+	free(s);
+	free(t);
+}
+
+/* prog dlopen()s, then starts three children at once (fork + exec, through LD_AUDIT inherited
+ * in the environment) that each dlopen() two objects: every process's lines, whole. */
+Test(record, children_recorded_concurrently)
+{
+	long pids[16];
+	size_t n, i;
+	char *t, *s, want[8192], *w = want;
+
+	build();
+	t = record("o:libdlr_a.so.1 f:3 o:libdlr_b.so.1 o:libdlr_t1.so.1", pids, &n);
+	cr_assert_eq(n, 4, "%zu pids", n);
+	w += sprintf(w, START("P1", "W/prog")
+		     ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_a.so.1")
+		     LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_a.so.1", "libdlr_a.so.1", "W/libdlr_a.so.1")
+		     ASKED("P1", "W/prog", "needed", "W/libdlr_a.so.1", "libdlr_c.so.1")
+		     LOADED("P1", "W/prog", "needed", "W/libdlr_a.so.1", "libdlr_c.so.1", "libdlr_c.so.1", "W/libdlr_c.so.1"));
+	for (i = 2; i <= 4; i++) {
+		char p[8];
+		snprintf(p, sizeof p, "P%zu", i);
+#define C(X) X(p, "W/child")
+		w += sprintf(w, "{\"event\":\"start\",\"pid\":\"%s\",\"exe\":\"W/child\"}\n", p);
+		w += sprintf(w, "{\"event\":\"asked\",\"pid\":\"%s\",\"exe\":\"W/child\",\"by\":\"dlopen\",\"caller\":\"W/child\","
+			     "\"name\":\"libdlr_b.so.1\"}\n", p);
+		w += sprintf(w, "{\"event\":\"loaded\",\"pid\":\"%s\",\"exe\":\"W/child\",\"by\":\"dlopen\",\"caller\":\"W/child\","
+			     "\"name\":\"libdlr_b.so.1\",\"soname\":\"libdlr_b.so.1\",\"path\":\"W/libdlr_b.so.1\"}\n", p);
+		w += sprintf(w, "{\"event\":\"asked\",\"pid\":\"%s\",\"exe\":\"W/child\",\"by\":\"dlopen\",\"caller\":\"W/child\","
+			     "\"name\":\"libdlr_t1.so.1\"}\n", p);
+		w += sprintf(w, "{\"event\":\"loaded\",\"pid\":\"%s\",\"exe\":\"W/child\",\"by\":\"dlopen\",\"caller\":\"W/child\","
+			     "\"name\":\"libdlr_t1.so.1\",\"soname\":\"libdlr_t1.so.1\",\"path\":\"W/libdlr_t1.so.1\"}\n", p);
+#undef C
+	}
+	s = sorted(t);
+	cr_assert_str_eq(s, sorted(want));
+	free(s);
+	free(t);
+}
+
+/* A child forked without exec has the parent's module state: it records its own dlopen() of an
+ * object the parent loaded (and recorded) already, under its own pid. */
+Test(record, forked_child_records_its_own_dlopen)
+{
+	long pids[16];
+	size_t n;
+	char *t;
+
+	build();
+	t = record("o:libdlr_b.so.1 k:libdlr_b.so.1 k:libdlr_c.so.1", pids, &n);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(t,
+		START("P1", "W/prog")
+		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1")
+		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
+		ASKED("P2", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1")
+		LOADED("P2", "W/prog", "dlopen", "W/prog", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
+		ASKED("P3", "W/prog", "dlopen", "W/prog", "libdlr_c.so.1")
+		LOADED("P3", "W/prog", "dlopen", "W/prog", "libdlr_c.so.1", "libdlr_c.so.1", "W/libdlr_c.so.1"));
+	free(t);
+}
+
+Test(record, command_status_and_streams_passed_through)
+{
+	struct cmd c;
+
+	build();
+	c = run("'%s' --record=trace -- ./prog e:3 > out", tool());
+	cr_assert_eq(c.status, 3);
+	cr_assert_str_eq(c.err, "to stderr\n");
+	free(sh("grep -c '^pid [0-9]*$' out && test $(wc -l < out) = 1"));
+	cmd_free(&c);
+	/* A signal too: the tool is COMMAND (exec), the shell sees the signal itself. */
+	c = run("'%s' --record=trace -- sh -c 'echo out; kill -TERM $$'", tool());
+	cr_assert_eq(c.status, 128 + 15);
+	cr_assert_str_eq(c.out, "out\n");
+	cmd_free(&c);
+	c = run("'%s' --record=trace -- ./no-such-program", tool());
+	cr_assert_eq(c.status, 127);
+	cr_assert_str_eq(c.err, "dlnote-inject: ./no-such-program: No such file or directory\n");
+	cmd_free(&c);
+	c = run("'%s' --record=trace", tool());
+	cr_assert_eq(c.status, 2);
+	cr_assert(strstr(c.err, "--record needs a COMMAND"), "%s", c.err);
+	cmd_free(&c);
+	c = run("'%s' --list --recorded=trace prog", tool());
+	cr_assert_eq(c.status, 2);
+	cr_assert(strstr(c.err, "dlnote-inject: --recorded is only for --check and --discover\n"), "%s", c.err);
+	cmd_free(&c);
+	c = run("'%s' --check --recorded=no-such-trace prog", tool());
+	cr_assert_eq(c.status, 1);
+	cr_assert_str_eq(c.err, "dlnote-inject: no-such-trace: No such file or directory\n");
+	cmd_free(&c);
+}
+
+static const char hi_c[] = "#include <stdio.h>\n#include <unistd.h>\n"
+	"int main(void) { printf(\"pid %d\\nhi\\n\", (int)getpid()); return 0; }\n";
+
+/* What the module cannot run in: one message, one trace line (with the process's pid), and
+ * the program runs as it would without the tool. */
+static void expect_unauditable(const char *file, const char *reason)
+{
+	char want[1024], *t, *out;
+	long pid;
+	struct cmd c = run("'%s' --record=trace -- ./%s", tool(), file);
+
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	snprintf(want, sizeof want, "dlnote-inject: ./%s: not auditable: %s; what it dlopen()s is not recorded\n", file, reason);
+	cr_assert_str_eq(c.err, want);
+	cr_assert_eq(sscanf(c.out, "pid %ld\nhi\n", &pid), 1, "%s", c.out);
+	cr_assert(strstr(c.out, "\nhi\n"), "%s", c.out);
+	t = trace_norm("trace", &pid, 1);
+	out = sh("rm trace");
+	free(out);
+	snprintf(want, sizeof want, "{\"event\":\"unauditable\",\"pid\":\"P1\",\"exe\":\"W/%s\",\"reason\":\"%s\"}\n", file, reason);
+	cr_assert_str_eq(t, want);
+	free(t);
+	cmd_free(&c);
+}
+
+Test(record, static_musl_and_other_machine_programs_not_auditable)
+{
+	struct cmd c;
+	char *t;
+
+	build();
+	need("musl-gcc");
+	need("aarch64-linux-gnu-gcc");
+	put_file("hi.c", hi_c);
+	free(sh("gcc -static -o static hi.c && musl-gcc -o musl hi.c && aarch64-linux-gnu-gcc -o arm64 hi.c"));
+	expect_unauditable("static", "statically linked program: no dynamic loader runs in it");
+	expect_unauditable("musl", "musl program: its loader /lib/ld-musl-x86_64.so.1 has no rtld-audit interface");
+	/* This kernel cannot run it (what execvp() then does is its business): the message comes
+	 * first, and LD_AUDIT is not set, so no loader complains about the module. */
+	c = run("'%s' --record=trace -- ./arm64", tool());
+	cr_assert(strncmp(c.err, "dlnote-inject: ./arm64: not auditable: ELFCLASS64 AArch64 program: no audit module of "
+			  "that class and machine; what it dlopen()s is not recorded\n", 123) == 0, "%s", c.err);
+	cmd_free(&c);
+	t = get_file("trace", NULL);
+	cr_assert(strstr(t, "\"reason\":\"ELFCLASS64 AArch64 program: no audit module of that class and machine\"}\n"), "%s", t);
+	free(t);
+	/* A script is judged by its interpreter. */
+	free(sh("printf '#!%s/static\\n' > script && chmod +x script", wd));
+	c = run("'%s' --record=trace -- ./script", tool());
+	cr_assert(strstr(c.err, "not auditable: statically linked program"), "%s", c.err);
+	cmd_free(&c);
+}
+
+/* A 32-bit x86 program gets the i686 module through $PLATFORM in LD_AUDIT.  This kernel runs no
+ * 32-bit code: qemu-i386 runs it (itself recorded with the x86_64 module), and the guest's loader
+ * expands $PLATFORM to i686. */
+Test(record, i386_program_recorded_with_the_i686_module)
+{
+	char *t, *guest, *p;
+	long pid;
+	struct cmd c;
+
+	build();
+	need("i686-linux-gnu-gcc");
+	need("qemu-i386");
+	put_file("d32.c", "#include <dlfcn.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+		 "int main(void) { printf(\"pid %d\\n\", (int)getpid()); void *h = dlopen(\"libm.so.6\", RTLD_NOW);\n"
+		 "  void *n = dlopen(\"libdlr_none.so.1\", RTLD_NOW); printf(\"%d %d\\n\", !!h, !!n); return 0; }\n");
+	free(sh("i686-linux-gnu-gcc -o d32 d32.c"));
+	c = run("'%s' --record=trace -- qemu-i386 -L /usr/i686-linux-gnu ./d32", tool());
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_assert_str_eq(c.err, "");
+	cr_assert_eq(sscanf(c.out, "pid %ld\n", &pid), 1, "%s", c.out);
+	cr_assert(strstr(c.out, "\n1 0\n"), "%s", c.out);
+	t = trace_norm("trace", &pid, 1);
+	/* The guest's lines, then the path its loader found libm.so.6 at (a 32-bit object). */
+	guest = strstr(t, "{\"event\":\"start\",\"pid\":\"P1\",\"exe\":\"W/d32\"}\n");
+	cr_assert(guest, "%s", t);
+	p = strstr(guest, ",\"path\":\"");
+	cr_assert(p, "%s", t);
+	*p = '\0';
+	cr_assert_str_eq(guest, START("P1", "W/d32")
+		ASKED("P1", "W/d32", "dlopen", "W/d32", "libm.so.6")
+		"{\"event\":\"loaded\",\"pid\":\"P1\",\"exe\":\"W/d32\",\"by\":\"dlopen\",\"caller\":\"W/d32\","
+		"\"name\":\"libm.so.6\",\"soname\":\"libm.so.6\"");
+	p += 9;
+	*strchr(p, '"') = '\0';
+	free(sh("readelf -h '%s' | grep -q 'Class: *ELF32' && readelf -h '%s' | grep -q 'Machine: *Intel 80386'", p, p));
+	cr_assert_str_eq(p + strlen(p) + 1, "}\n" ASKED("P1", "W/d32", "dlopen", "W/d32", "libdlr_none.so.1"));
+	free(t);
+	cmd_free(&c);
+}
+
+/* A set-user-ID program the loader runs in secure-execution mode (it changes the effective
+ * user: root running one owned by nobody) ignores LD_AUDIT.  Set-user-ID to oneself changes
+ * nothing, and is recorded. */
+Test(record, setuid_program)
+{
+	struct cmd c;
+	char *t;
+
+	build();
+	if (geteuid() == 0) {
+		/* Secure-execution mode ignores RUNPATH $ORIGIN too: a program without libraries of ours. */
+		put_file("hi.c", hi_c);
+		free(sh("gcc -o suid hi.c && chown nobody suid && chmod u+s suid"));
+		c = run("'%s' --record=trace -- ./suid", tool());
+		cr_assert_str_eq(c.err, "dlnote-inject: ./suid: not auditable: set-user-ID or set-group-ID program: "
+				 "the loader ignores LD_AUDIT for it; what it dlopen()s is not recorded\n");
+		t = get_file("trace", NULL);
+		cr_assert(strstr(t, "\"event\":\"unauditable\"") && !strstr(t, "\"start\""), "%s", t);
+	} else {
+		free(sh("cp prog suid && chmod u+s suid"));
+		c = run("'%s' --record=trace -- ./suid o:libdlr_b.so.1", tool());
+		cr_assert_str_eq(c.err, "");
+		t = get_file("trace", NULL);
+		cr_assert(strstr(t, "\"name\":\"libdlr_b.so.1\",\"soname\"") && !strstr(t, "unauditable"), "%s", t);
+	}
+	cr_assert_eq(c.status, 0);
+	free(t);
+	cmd_free(&c);
+}
+
+/* The maintainer's loop: record, the lint fails and names what is undeclared, --discover
+ * drafts it (libdlr_t2.so.2 tried first and missing, then libdlr_t2.so.1: alternatives), the
+ * draft is completed and injected with the tool, the lint passes. */
+Test(record, lint_fails_then_passes_after_the_note_is_added)
+{
+	struct cmd c;
+	char *out;
+
+	build();
+	free(sh("'%s' --record=trace -- ./prog o:libdlr_t2.so.2 o:libdlr_t2.so.1 o:libdlr_a.so.1 o:libdlr_t4.so.1 p:./plugin.so "
+		">/dev/null && grep -q '\"caller\":\"%s/prog\",\"name\":\"libdlr_t4.so.1\",\"soname' trace",
+		tool(), wd));
+	/* libdlr_t4.so.1, which prog links (DT_NEEDED), is recorded but adds no dependency. */
+	c = run("'%s' --check --recorded=trace prog plugin.so", tool());
+	cr_assert_eq(c.status, 1);
+	cr_assert_str_eq(c.out,
+		"prog: ok (0 dlopen entries)\n"
+		"prog: undeclared: libdlr_t2.so.2: asked for with dlopen(), not found, during the recording\n"
+		"prog: undeclared: libdlr_t2.so.1: dlopen()ed during the recording\n"
+		"prog: undeclared: libdlr_a.so.1: dlopen()ed during the recording\n"
+		"plugin.so: ok (0 dlopen entries)\n"
+		"plugin.so: undeclared: libdlr_b.so.1: dlopen()ed during the recording\n");
+	cr_assert_str_eq(c.err,
+		"dlnote-inject: prog: 3 undeclared dlopen() dependencies in trace\n"
+		"dlnote-inject: plugin.so: 1 undeclared dlopen() dependency in trace\n");
+	cmd_free(&c);
+
+	out = sh("'%s' --discover --recorded=trace -q prog", tool());
+	cr_assert_str_eq(out, "[\n"
+		"  {\"soname\":[\"libdlr_a.so.1\"],\"feature\":\"FIXME\",\"description\":\"FIXME: dlopen()ed by prog during "
+		"dlnote-inject --record; describe the feature\",\"priority\":\"recommended\"},\n"
+		"  {\"soname\":[\"libdlr_t2.so.2\",\"libdlr_t2.so.1\"],\"feature\":\"FIXME\",\"description\":\"FIXME: dlopen()ed by "
+		"prog during dlnote-inject --record; describe the feature\",\"priority\":\"recommended\"}\n"
+		"]");
+	free(out);
+	free(sh("'%s' --discover --recorded=trace -q prog | sed -e 's/FIXME: [^\"]*/Loaded at run time/' "
+		"-e '0,/FIXME/s/FIXME/a/' -e 's/FIXME/b/' > prog.json && "
+		"'%s' -m prog.json prog && '%s' --feature b --soname libdlr_b.so.1 plugin.so", tool(), tool(), tool()));
+	/* The edited program still runs, and the lint passes: no more recording needed. */
+	free(sh("./prog o:libdlr_b.so.1 | grep -q 'libdlr_b.so.1 loaded'"));
+	out = sh("'%s' --check --recorded=trace prog plugin.so", tool());
+	cr_assert_str_eq(out, "prog: ok (2 dlopen entries)\nplugin.so: ok (1 dlopen entry)");
+	free(out);
+	/* A declared entry never loaded is information, not a failure. */
+	free(sh("'%s' --merge --feature never --soname libdlr_never.so.1 prog", tool()));
+	out = sh("'%s' --check --recorded=trace prog", tool());
+	cr_assert_str_eq(out, "prog: ok (3 dlopen entries)\n"
+		"prog: not loaded: libdlr_never.so.1: declared, not dlopen()ed during the recording");
+	free(out);
+}
+
+/* The installed tool finds the installed module: $(LIBDIR)/dlnote relative to $(BINDIR). */
+Test(record, installed_tool_finds_its_module)
+{
+	char *out;
+
+	build();
+	free(sh("make -s -C '%s' install DESTDIR='%s/stage' PREFIX=/usr >/dev/null", srcdir(), wd));
+	out = sh("cd stage/usr/lib/dlnote && ls */dlnote-audit.so && cd - >/dev/null && env -u DLNOTE_AUDIT_MODULE "
+		 "stage/usr/bin/dlnote-inject --record=trace -- ./prog o:libdlr_b.so.1 >/dev/null && "
+		 "grep -c '\"event\":\"loaded\"' trace");
+	cr_assert_str_eq(out, "i686/dlnote-audit.so\nx86_64/dlnote-audit.so\n1");
+	free(out);
+}
