@@ -612,19 +612,6 @@ static void log_note(struct lay *L)
 		   L->where == NOTE_TAIL ? "after the end of the input" : "in our segment");
 }
 
-static int plan_rel(struct lay *L)
-{
-	if (!L->notesz)
-		L->where = NOTE_NONE;
-	else if (L->target && lay_place_in_place(L))
-		L->where = NOTE_INPLACE;
-	else
-		L->where = NOTE_TAIL;
-	L->pl->strategy = L->where == NOTE_NONE ? "removed" : L->where == NOTE_INPLACE ? "in place" :
-			  L->target ? "section moved to the end" : "new section";
-	return 0;
-}
-
 static int layout_tail(struct lay *L)
 {
 	const struct elf *ef = L->ef;
@@ -679,8 +666,8 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		if (i == ef->phnum)   /* nothing loaded: not a program, and our table would be empty */
 			return err_set(e, EXIT_BAD_INPUT, "linked file without a PT_LOAD segment");
 	}
-	if (!L.linked && !ef->shnum)
-		return err_set(e, EXIT_BAD_INPUT, "relocatable object without section headers");
+	if (!L.linked)
+		return layout_plan_rel_note(ef, sc, note, pl, e);
 	if (elf_check_layout(ef, e) || find_dlopen_sections(&L))
 		goto out;
 	if (already_done(&L)) {
@@ -691,9 +678,9 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		r = 0;
 		goto out;
 	}
-	if (L.linked && lay_find_own(&L))
+	if (lay_find_own(&L))
 		goto out;
-	if ((L.linked ? lay_plan_linked(&L) : plan_rel(&L)) || setup_sections(&L) || layout_tail(&L))
+	if (lay_plan_linked(&L) || setup_sections(&L) || layout_tail(&L))
 		goto out;
 	finish_sections(&L);
 	r = emit(&L);

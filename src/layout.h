@@ -36,4 +36,13 @@ struct plan {
 int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
 void layout_free(struct plan *pl);
 
+/* layout_rel.c: a relocatable object.  `want` are the entries the object must carry; with
+ * keep_all (merge) every dlopen section stays and only missing entries are added, else dlopen
+ * sections that are not exactly one wanted entry in a COMDAT group of its own are removed.
+ * layout_plan() on an object is layout_plan_rel() with the note's entries and keep_all 0. */
+struct entries;
+int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
+		    struct err *e);
+int layout_plan_rel_note(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
+
 #endif
