@@ -15,7 +15,7 @@ enum {
 	SHT_HASH_ = 5, SHT_DYNAMIC_ = 6, SHT_GROUP_ = 17, SHT_GNU_HASH_ = 0x6ffffff6, SHT_GNU_VERDEF_ = 0x6ffffffd,
 	SHT_GNU_VERNEED_ = 0x6ffffffe, SHT_GNU_VERSYM_ = 0x6fffffff,
 	SHT_LLVM_ADDRSIG_ = 0x6fff4c03, SHT_LLVM_CALL_GRAPH_PROFILE_ = 0x6fff4c09,
-	SHF_LINK_ORDER_ = 0x80, SHF_GROUP_ = 0x200, SHF_GNU_RETAIN_ = 0x200000, GRP_COMDAT_ = 1, EM_MIPS_ = 8,
+	SHF_LINK_ORDER_ = 0x80, SHN_ABS_ = 0xfff1, SHF_GROUP_ = 0x200, SHF_GNU_RETAIN_ = 0x200000, GRP_COMDAT_ = 1, EM_MIPS_ = 8,
 };
 
 struct move {
@@ -36,13 +36,14 @@ struct oe {
 	size_t n;
 	size_t *grp, *map;
 	size_t symtab, xtab;
+	int new_symtab;            /* the object had none: .symtab and .strtab are added last */
 	uint64_t nsym, nlocal, nsym_out, nlocal_out;
 	uint64_t *del;
 	size_t ndel;
 	struct move *mv;
 	size_t nmv;
 	struct buf strtab_add, shstr_add;
-	uint32_t *sig_name, name_group, name_note;
+	uint32_t *sig_name, name_group, name_note, name_symtab, name_strtab;
 	struct osec *os;
 	size_t nout;
 	uint64_t shoff;
@@ -176,8 +177,12 @@ static int find_symtab(struct oe *X)
 	for (i = 1; X->symtab && i < X->n; i++)
 		if (ef->sh[i].type == SHT_SYMTAB_SHNDX_ && ef->sh[i].link == X->symtab)
 			X->xtab = i;
-	if (!X->symtab)
-		return X->o->nadd ? err_set(X->e, EXIT_BAD_INPUT, "relocatable object without a symbol table: cannot add a section group") : 0;
+	if (!X->symtab) {
+		/* Only the null symbol; the signature symbols come after it. */
+		X->new_symtab = X->o->nadd != 0;
+		X->nsym = X->nlocal = X->new_symtab;
+		return 0;
+	}
 	{
 		const struct elf_shdr *st = &ef->sh[X->symtab];
 		if (st->entsize != elf_sym_size(ef) || st->size % st->entsize || st->link == 0 || st->link >= X->n ||
@@ -250,7 +255,7 @@ static int find_removed_symbols(struct oe *X)
 	for (i = 1; i < X->n; i++)
 		if (ef->sh[i].type == SHT_GROUP_ && ef->sh[i].link == X->symtab)
 			*(X->o->drop[i] ? &sig_gone[ngone++] : &sig_kept[nkept++]) = ef->sh[i].info;
-	for (k = 0; k < X->nsym; k += 256) {
+	for (k = 0; X->symtab && k < X->nsym; k += 256) {
 		size_t n = X->nsym - k < 256 ? (size_t)(X->nsym - k) : 256, j;
 		if (read_syms(X, k, n, s, x))
 			goto out;
@@ -423,8 +428,22 @@ static int names(struct oe *X)
 	X->sig_name = xcalloc(X->o->nadd, sizeof *X->sig_name);
 	if (!X->sig_name)
 		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+	if (X->new_symtab) {
+		buf_putc(&X->strtab_add, '\0');
+		for (j = 0; j < X->o->nadd; j++) {
+			X->sig_name[j] = (uint32_t)X->strtab_add.len;
+			buf_put(&X->strtab_add, X->o->add[j].sig.p, X->o->add[j].sig.len);
+			buf_putc(&X->strtab_add, '\0');
+		}
+		if (X->strtab_add.len > UINT32_MAX)
+			return err_set(X->e, EXIT_BAD_INPUT, "string table too large");
+		return find_or_add(X, ef->shstrndx, ".symtab", 7, &X->shstr_add, &X->name_symtab) ||
+		       find_or_add(X, ef->shstrndx, ".strtab", 7, &X->shstr_add, &X->name_strtab);
+	}
+	/* clang uses one table for section and symbol names */
 	for (j = 0; j < X->o->nadd; j++)
-		if (find_or_add(X, ef->sh[X->symtab].link, X->o->add[j].sig.p, X->o->add[j].sig.len, &X->strtab_add, &X->sig_name[j]))
+		if (find_or_add(X, ef->sh[X->symtab].link, X->o->add[j].sig.p, X->o->add[j].sig.len,
+				ef->sh[X->symtab].link == ef->shstrndx ? &X->shstr_add : &X->strtab_add, &X->sig_name[j]))
 			return -1;
 	return 0;
 }
@@ -436,6 +455,12 @@ static size_t sec_new(const struct oe *X, size_t i)
 	return i < X->n ? X->map[i] : 0;
 }
 
+/* Output index of the symbol table. */
+static size_t symtab_out(const struct oe *X)
+{
+	return X->new_symtab ? X->nout - 2 : X->map[X->symtab];
+}
+
 static int build_sections(struct oe *X)
 {
 	const struct elf *ef = X->ef;
@@ -445,7 +470,7 @@ static int build_sections(struct oe *X)
 	X->nout = 1;
 	for (i = 1; i < X->n; i++)
 		X->nout += !X->o->drop[i];
-	X->nout += 2 * X->o->nadd;
+	X->nout += 2 * X->o->nadd + 2 * (size_t)X->new_symtab;
 	X->os = xcalloc(X->nout, sizeof *X->os);
 	if (!X->map || !X->os)
 		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
@@ -485,7 +510,7 @@ static int build_sections(struct oe *X)
 		elf_put(ef, d, 4, GRP_COMDAT_);
 		elf_put(ef, d + 4, 4, k + 1);
 		X->os[k].data = d;
-		*g = (struct elf_shdr){ .name = X->name_group, .type = SHT_GROUP_, .link = (uint32_t)X->map[X->symtab],
+		*g = (struct elf_shdr){ .name = X->name_group, .type = SHT_GROUP_, .link = (uint32_t)symtab_out(X),
 					.info = (uint32_t)(X->nlocal_out - X->o->nadd + j), .size = 8, .addralign = 4, .entsize = 4 };
 		*m = (struct elf_shdr){ .name = X->name_note, .type = SHT_NOTE_, .flags = SHF_ALLOC_ | SHF_GROUP_ | SHF_GNU_RETAIN_,
 					.size = X->o->add[j].note.len, .addralign = 4 };
@@ -494,6 +519,15 @@ static int build_sections(struct oe *X)
 			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
 		memcpy(X->os[k + 1].data, X->o->add[j].note.p, X->o->add[j].note.len);
 		k += 2;
+	}
+	if (X->new_symtab) {
+		X->os[k].sh = (struct elf_shdr){ .name = X->name_symtab, .type = SHT_SYMTAB_, .link = (uint32_t)(k + 1),
+						 .info = (uint32_t)X->nlocal_out, .addralign = ef->is64 ? 8 : 4, .entsize = elf_sym_size(ef) };
+		X->os[k + 1].sh = (struct elf_shdr){ .name = X->name_strtab, .type = SHT_STRTAB_, .size = X->strtab_add.len, .addralign = 1 };
+		X->os[k + 1].data = malloc(X->strtab_add.len);
+		if (!X->os[k + 1].data)
+			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		memcpy(X->os[k + 1].data, X->strtab_add.p, X->strtab_add.len);
 	}
 	return 0;
 }
@@ -548,9 +582,9 @@ static int rewrite_symbols(struct oe *X)
 	uint32_t x[256];
 	uint64_t k;
 
-	if (!X->symtab)
+	if (!X->symtab && !X->new_symtab)
 		return 0;
-	st = &X->os[X->map[X->symtab]];
+	st = &X->os[symtab_out(X)];
 	st->sh.size = X->nsym_out * es;
 	st->data = xcalloc((size_t)X->nsym_out, es);
 	if (X->xtab) {
@@ -560,7 +594,7 @@ static int rewrite_symbols(struct oe *X)
 	}
 	if (!st->data || (xt && !xt->data))
 		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
-	for (k = 0; k < X->nsym; k += 256) {
+	for (k = 0; X->symtab && k < X->nsym; k += 256) {
 		size_t n = X->nsym - k < 256 ? (size_t)(X->nsym - k) : 256;
 		if (read_syms(X, k, n, s, x))
 			return -1;
@@ -580,7 +614,12 @@ static int rewrite_symbols(struct oe *X)
 		uint64_t to = X->nlocal_out - X->o->nadd + j;
 		struct elf_sym ns = { .name = X->sig_name[j] };
 		uint32_t xo = 0;
-		if (put_shndx(X, &ns, &xo, X->nout - 2 * X->o->nadd + 2 * j))
+		uint64_t g = X->nout - 2 * X->o->nadd - 2 * (size_t)X->new_symtab + 2 * j;
+		/* Defined in its group, so that a discarded copy leaves no symbol behind; absolute
+		 * (like sd-dlopen.h's) when the index needs a table the object lacks. */
+		if (g >= SHN_LORESERVE_ && !X->xtab)
+			ns.shndx = SHN_ABS_;
+		else if (put_shndx(X, &ns, &xo, g))
 			return -1;
 		elf_encode_sym(ef, &ns, st->data + to * es);
 		if (xt)
@@ -656,7 +695,7 @@ static int lay_out(struct oe *X, size_t **order)
 		struct osec *o = &X->os[ord[i]];
 		if (o->in == X->o->ef->shstrndx && o->in)
 			o->tail = &X->shstr_add;
-		if (X->symtab && o->in == ef->sh[X->symtab].link)
+		if (X->symtab && o->in == ef->sh[X->symtab].link && !o->tail)
 			o->tail = &X->strtab_add;
 		if (o->tail)
 			o->sh.size += o->tail->len;
@@ -740,6 +779,10 @@ static int emit(struct oe *X, const size_t *order)
 		if (patch(X, X->shoff + i * shes, shes, ent, 0))
 			return -1;
 	}
+	/* SHF_GNU_RETAIN means something only with the GNU OS ABI (bfd ignores it otherwise, and
+	 * --gc-sections drops the note): gas and llvm-mc mark the object the same way. */
+	if (X->o->nadd && model.ident[7] == 0)
+		model.ident[7] = 3;
 	model.phoff = ef->phnum ? phoff : 0;
 	model.shoff = X->shoff;
 	model.shnum = X->nout;
@@ -764,7 +807,7 @@ int objedit_plan(struct objedit *o)
 	 * address-significance table (lld then treats every symbol as significant, which is safe)
 	 * and call-graph profile (an optimization hint). */
 	for (pass = 0; pass < 2; pass++) {
-		if (close_sections(&X) || (X.symtab && (find_removed_symbols(&X) || permute(&X))))
+		if (close_sections(&X) || ((X.symtab || X.new_symtab) && (find_removed_symbols(&X) || permute(&X))))
 			goto out;
 		if (!X.ndel && !X.nmv)
 			break;
