@@ -77,11 +77,13 @@ static int has_entry(const struct entries *es, const struct entry *en)
 }
 
 /* Which dlopen sections stay: with keep_all (merge), every one; else those alone in a COMDAT
- * group holding exactly one wanted entry not kept yet.  `present` receives the kept entries. */
+ * group holding exactly one entry, the next wanted one: the entries keep the requested order
+ * (kept groups come first in the output, added ones after).  `present` receives the kept
+ * entries. */
 static int choose_kept(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all,
 		       const unsigned char *isd, const size_t *grp, unsigned char *drop, struct entries *present, struct err *e)
 {
-	size_t i;
+	size_t i, next = 0;
 
 	for (i = 1; i < ef->shnum; i++) {
 		struct entries es = { 0 };
@@ -92,7 +94,10 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 			manifest_free(&es);
 			return err_prefix(e, "section [%zu]: ", i);
 		}
-		keep = keep_all || (es.n == 1 && alone_in_comdat(ef, grp, i) && has_entry(want, &es.v[0]) && !has_entry(present, &es.v[0]));
+		keep = keep_all || (es.n == 1 && alone_in_comdat(ef, grp, i) && next < want->n && manifest_entry_equal(&want->v[next], &es.v[0]));
+		while (keep && !keep_all && ++next < want->n &&
+		       (has_entry(present, &want->v[next]) || manifest_entry_equal(&want->v[next], &es.v[0])))
+			;          /* a repeated entry is written once */
 		if (keep && manifest_merge_all(present, &es)) {
 			manifest_free(&es);
 			return err_set(e, EXIT_BAD_INPUT, "out of memory");
