@@ -628,6 +628,63 @@ static int rewrite_symbols(struct oe *X)
 	return 0;
 }
 
+/* LLVM's address-significance table: symbol indexes as ULEB128 numbers.  Removed symbols leave
+ * it (they are gone from the output), moved ones are renumbered. */
+static int rewrite_addrsig(struct oe *X)
+{
+	const struct elf *ef = X->ef;
+	size_t i;
+
+	for (i = 1; i < X->nout; i++) {
+		struct osec *o = &X->os[i];
+		const struct elf_shdr *s = o->in ? &ef->sh[o->in] : NULL;
+		unsigned char *in, *out;
+		uint64_t k = 0, len = 0;
+		if (!s || s->type != SHT_LLVM_ADDRSIG_ || !X->symtab || s->link != X->symtab)
+			continue;
+		if (s->size > SCAN_MAX_AREA)
+			return err_set(X->e, EXIT_BAD_INPUT, "address-significance table [%zu] too large", o->in);
+		in = malloc(s->size + 1);
+		out = malloc(s->size * 10 + 10);    /* an index takes at most 10 bytes */
+		if (!in || !out) {
+			free(in);
+			free(out);
+			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		}
+		if (elf_read(ef, s->offset, s->size, in, X->e)) {
+			free(in);
+			free(out);
+			return -1;
+		}
+		while (k < s->size) {
+			uint64_t v = 0;
+			int64_t to;
+			unsigned shift = 0;
+			do {
+				if (k >= s->size || shift > 63) {
+					free(in);
+					free(out);
+					return err_set(X->e, EXIT_BAD_INPUT, "malformed address-significance table [%zu]", o->in);
+				}
+				v |= (uint64_t)(in[k] & 0x7f) << shift;
+				shift += 7;
+			} while (in[k++] & 0x80);
+			to = v < X->nsym ? sym_new(X, v) : (int64_t)v;
+			if (to < 0)
+				continue;
+			for (v = (uint64_t)to;; v >>= 7) {
+				out[len++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+				if (v < 0x80)
+					break;
+			}
+		}
+		free(in);
+		o->data = out;
+		o->sh.size = len;
+	}
+	return 0;
+}
+
 /* ---- layout and patches ---- */
 
 static int patch(struct oe *X, uint64_t off, uint64_t len, const void *data, uint64_t src)
@@ -797,27 +854,17 @@ int objedit_plan(struct objedit *o)
 {
 	struct oe X;
 	size_t i, *order = NULL;
-	int r = -1, pass;
+	int r = -1;
 
 	memset(&X, 0, sizeof X);
 	X.o = o, X.ef = o->ef, X.e = o->e, X.n = o->ef->shnum;
 	if (objedit_groups(o->ef, &X.grp, o->e) || find_symtab(&X))
 		goto out;
-	/* Tables of symbol indexes that nothing rewrites go when symbols are renumbered: LLVM's
-	 * address-significance table (lld then treats every symbol as significant, which is safe)
-	 * and call-graph profile (an optimization hint). */
-	for (pass = 0; pass < 2; pass++) {
-		if (close_sections(&X) || ((X.symtab || X.new_symtab) && (find_removed_symbols(&X) || permute(&X))))
-			goto out;
-		if (!X.ndel && !X.nmv)
-			break;
-		for (i = 1; i < X.n; i++)
-			if (o->ef->sh[i].type == SHT_LLVM_ADDRSIG_ || o->ef->sh[i].type == SHT_LLVM_CALL_GRAPH_PROFILE_)
-				o->drop[i] = 1;
-	}
+	if (close_sections(&X) || ((X.symtab || X.new_symtab) && (find_removed_symbols(&X) || permute(&X))))
+		goto out;
 	if (X.symtab && o->drop[X.symtab])
 		goto out;
-	if (names(&X) || build_sections(&X) || rewrite_groups(&X) || rewrite_symbols(&X) || lay_out(&X, &order))
+	if (names(&X) || build_sections(&X) || rewrite_groups(&X) || rewrite_symbols(&X) || rewrite_addrsig(&X) || lay_out(&X, &order))
 		goto out;
 	o->pl->keep = 0;
 	r = emit(&X, order);
