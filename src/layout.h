@@ -35,6 +35,8 @@ struct plan {
 /* `note` holds the encoded note (empty: remove every dlopen note). */
 int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
 void layout_free(struct plan *pl);
+/* Append a patch to the plan (data is copied; NULL: copy from input at src, or PATCH_ZERO). */
+int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e);
 
 /* layout_rel.c: a relocatable object.  `want` are the entries the object must carry; with
  * keep_all (merge) every dlopen section stays and only missing entries are added, else dlopen

@@ -16,26 +16,6 @@
 
 enum { SHT_GROUP_ = 17, GRP_COMDAT_ = 1 };
 
-/* isd[i]: section i holds only dlopen notes or is named .note.dlopen. */
-static int dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd, struct err *e)
-{
-	size_t i;
-
-	for (i = 0; i < sc->nareas; i++) {
-		const struct scan_area *a = &sc->areas[i];
-		char name[64];
-		if (a->kind != AREA_SECTION || (!a->named && !a->ndlopen))
-			continue;
-		if (a->n != a->ndlopen) {
-			elf_section_name(ef, a->index, name, sizeof name);
-			return err_set(e, EXIT_BAD_INPUT, "section [%zu] %s mixes dlopen notes with other notes; rewriting it is not supported",
-				       a->index, name);
-		}
-		isd[a->index] = 1;
-	}
-	return 0;
-}
-
 static int section_entries(const struct elf *ef, const struct scan *sc, size_t idx, struct entries *out, struct err *e)
 {
 	size_t i, k;
@@ -164,7 +144,7 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 		err_set(e, EXIT_BAD_INPUT, "out of memory");
 		goto out;
 	}
-	if (elf_check_layout(ef, e) || dlopen_sections(ef, sc, isd, e) || objedit_groups(ef, &grp, e) ||
+	if (elf_check_layout(ef, e) || scan_dlopen_sections(ef, sc, isd, e) || objedit_groups(ef, &grp, e) ||
 	    choose_kept(ef, sc, want, keep_all, isd, grp, o.drop, &present, e) ||
 	    groups_to_add(ef, want, &present, &o.add, &o.nadd, e))
 		goto out;

@@ -310,3 +310,22 @@ size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
 	free(v);
 	return errors;
 }
+
+int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd, struct err *e)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nareas; i++) {
+		const struct scan_area *a = &sc->areas[i];
+		char name[64];
+		if (a->kind != AREA_SECTION || (!a->named && !a->ndlopen))
+			continue;
+		if (a->n != a->ndlopen) {
+			elf_section_name(ef, a->index, name, sizeof name);
+			return err_set(e, EXIT_BAD_INPUT, "section [%zu] %s mixes dlopen notes with other notes; rewriting it is not supported",
+				       a->index, name);
+		}
+		isd[a->index] = 1;
+	}
+	return 0;
+}
