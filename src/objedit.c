@@ -54,8 +54,9 @@ int objedit_groups(const struct elf *ef, size_t **out, struct err *e)
 			return -1;
 		for (i = 1; i < n; i++) {
 			if (w[i] == 0 || w[i] >= ef->shnum || w[i] == g || grp[w[i]]) {
+				uint32_t bad = w[i];
 				free(w);
-				return err_set(e, EXIT_BAD_INPUT, "section group [%zu] lists section %u, which is invalid or in another group", g, w[i]);
+				return err_set(e, EXIT_BAD_INPUT, "section group [%zu] lists section %u, which is invalid or in another group", g, bad);
 			}
 			grp[w[i]] = g;
 		}
@@ -346,6 +347,11 @@ static int lay_out(struct oe *X, size_t **order)
 			o->tail = &X->strtab_add;
 		if (o->tail)
 			o->sh.size += o->tail->len;
+		/* Sections are laid out again at their alignment: a hostile one could send the output
+		 * anywhere.  Real objects ask for pages at most (2 MiB huge pages, say). */
+		if (o->sh.addralign > OBJEDIT_MAX_ALIGN)
+			return err_set(X->e, EXIT_BAD_INPUT, "section [%zu] asks for an alignment of %llu bytes; the tool lays sections out up to %u",
+				       o->in, (unsigned long long)o->sh.addralign, OBJEDIT_MAX_ALIGN);
 		pos = align_up(pos, o->sh.addralign > 1 ? o->sh.addralign : 1);
 		o->sh.offset = pos;
 		if (o->sh.type != SHT_NOBITS_)

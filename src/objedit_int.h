@@ -43,6 +43,9 @@ struct oe {
 	uint64_t shoff;
 };
 
+/* The largest section alignment an object may ask for: 1 GiB. */
+#define OBJEDIT_MAX_ALIGN (1u << 30)
+
 static inline int objedit_is_rel(const struct elf_shdr *s)
 {
 	return s->type == SHT_REL_ || s->type == SHT_RELA_;
