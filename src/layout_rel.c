@@ -158,7 +158,7 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 		r = 0;
 		goto out;
 	}
-	pl->strategy = !o.nadd ? "removed" : ndrop ? "section groups replaced" : "section groups added";
+	pl->strategy = !want->n ? "removed" : ndrop ? "section groups replaced" : "section groups added";
 	r = objedit_plan(&o);
 	if (r == 0) {
 		for (i = 1; i < ef->shnum; i++)

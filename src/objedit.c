@@ -416,7 +416,7 @@ int objedit_plan(struct objedit *o)
 
 	memset(&X, 0, sizeof X);
 	X.o = o, X.ef = o->ef, X.e = o->e, X.n = o->ef->shnum;
-	if (objedit_groups(o->ef, &X.grp, o->e) || objedit_sym_table(&X))
+	if (objedit_sym_table(&X))
 		goto out;
 	if (close_sections(&X) || ((X.symtab || X.new_symtab) && (objedit_sym_removed(&X) || objedit_sym_permute(&X))))
 		goto out;
@@ -431,7 +431,6 @@ out:
 	for (i = 0; X.os && i < X.nout; i++)
 		free(X.os[i].data);
 	free(X.os);
-	free(X.grp);
 	free(X.map);
 	free(X.del);
 	free(X.mv);

@@ -28,7 +28,7 @@ struct oe {
 	const struct elf *ef;
 	struct err *e;
 	size_t n;
-	size_t *grp, *map;
+	size_t *map;
 	size_t symtab, xtab;
 	int new_symtab;            /* the object had none: .symtab and .strtab are added last */
 	uint64_t nsym, nlocal, nsym_out, nlocal_out;
