@@ -37,9 +37,10 @@ int objedit_groups(const struct elf *ef, size_t **out, struct err *e);
 /* Read group g's words (flag word first); *n receives their count.  *out is allocated. */
 int objedit_group_words(const struct elf *ef, size_t g, uint32_t **out, size_t *n, struct err *e);
 
-/* Plan the rewrite into o->pl.  The caller has checked the group lists with objedit_groups().  Fails with a reason (and plans nothing) when a removal cannot
- * be done safely: a group that would keep other members, a kept section linked to a removed
- * one, a relocation referring to a removed symbol. */
+/* Plan the rewrite into o->pl; the caller has checked the group lists with objedit_groups().
+ * Fails with a reason (and plans nothing) when a removal cannot be done safely: a group that
+ * would keep other members, a kept section linked to a removed one, a relocation referring to
+ * a removed symbol. */
 int objedit_plan(struct objedit *o);
 
 #endif
