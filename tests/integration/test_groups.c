@@ -172,6 +172,10 @@ ParameterizedTest(struct lk *l, groups, edits_fold_with_other_objects, .timeout 
 	/* the tool's group for X folds with the header's: three.o given X and Z by the tool */
 	free(sh("cp three.o three-xz.o && '%s' -m xz.json three-xz.o && mv three.o three.orig.o && cp three-xz.o three.o", tool()));
 	expect_linked(l, "tool-written X and Z beside the header's X", "rm.o", "[" X_ "," Z_ "]");
+	/* two objects the tool wrote, overlapping on Z: one copy each */
+	put_file("zn.json", "[" Z_ "," N_ "]");
+	free(sh("cp rm.o rm-zn.o && '%s' -m zn.json rm-zn.o", tool()));
+	expect_linked(l, "tool-written Z and N beside tool-written X and Z", "rm-zn.o", "[" X_ "," Z_ "," N_ "]");
 	free(sh("mv three.orig.o three.o"));
 
 	for (const char *const *o = (const char *const[]){ "merged.o", "xz.o", "z.o", "rm.o", NULL }; *o; o++) {
