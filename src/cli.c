@@ -343,7 +343,9 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 		err_set(e, EXIT_BAD_INPUT, "out of memory");
 		goto out;
 	}
-	if (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, &pl, e))
+	/* Objects: one COMDAT group per entry; merge keeps every group the object has. */
+	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, &final, o->mode == MODE_MERGE, &pl, e) :
+	    (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, &pl, e)))
 		goto out;
 	if (o->verbose) {
 		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, pl.strategy);

@@ -15,9 +15,8 @@
 
 /* ---- patches ---- */
 
-int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src)
+int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e)
 {
-	struct plan *pl = L->pl;
 	struct patch *p;
 
 	if (len == 0)
@@ -26,7 +25,7 @@ int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint6
 		size_t cap = pl->cap ? pl->cap * 2 : 16;
 		p = xrealloc(pl->p, cap, sizeof *p);
 		if (!p)
-			return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
 		pl->p = p;
 		pl->cap = cap;
 	}
@@ -38,11 +37,16 @@ int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint6
 	if (data) {
 		p->data = malloc(len);
 		if (!p->data)
-			return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
 		memcpy(p->data, data, len);
 	}
 	pl->n++;
 	return 0;
+}
+
+int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src)
+{
+	return layout_patch(L->pl, off, len, data, src, L->e);
 }
 
 /* Zero input bytes that stay in the output (those past `keep` are dropped anyway). */
@@ -93,18 +97,8 @@ static int find_dlopen_sections(struct lay *L)
 	L->isd = xcalloc(L->ef->shnum ? L->ef->shnum : 1, 1);
 	if (!L->isd)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
-	for (i = 0; i < sc->nareas; i++) {
-		const struct scan_area *a = &sc->areas[i];
-		char name[64];
-		if (a->kind != AREA_SECTION || (!a->named && !a->ndlopen))
-			continue;
-		if (a->n != a->ndlopen) {
-			elf_section_name(L->ef, a->index, name, sizeof name);
-			return err_set(L->e, EXIT_BAD_INPUT,
-				       "section [%zu] %s mixes dlopen notes with other notes; rewriting it is not supported", a->index, name);
-		}
-		L->isd[a->index] = 1;
-	}
+	if (scan_dlopen_sections(L->ef, sc, L->isd, L->e))
+		return -1;
 	/* The note goes into the first section named .note.dlopen (readers look it up by name),
 	 * else into a new one; other sections holding dlopen notes are emptied. */
 	for (i = 0; i < sc->nareas; i++)
@@ -366,6 +360,7 @@ static int setup_sections(struct lay *L)
 	if (!L->sh)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
 	memcpy(L->sh, ef->sh, ef->shnum * sizeof *L->sh);
+	L->shout = lay_trailing_cut(L);
 	if (new_ph) {
 		L->phsec = ef->shnum;
 		if (find_name(L, PHDR_SECTION_NAME, &L->sh[L->phsec].name))
@@ -517,11 +512,11 @@ static int emit_headers(struct lay *L)
 		if ((L->shoff != ef->shoff || L->shoff + ef->shnum * shes > L->keep) &&
 		    lay_patch(L, L->shoff, ef->shnum * shes, NULL, ef->shoff))
 			return -1;
-		if (L->shnum >= SHN_LORESERVE_ || ef->sh[0].size)
-			L->sh[0].size = L->shnum >= SHN_LORESERVE_ ? L->shnum : 0;
+		if (L->shout >= SHN_LORESERVE_ || ef->sh[0].size)
+			L->sh[0].size = L->shout >= SHN_LORESERVE_ ? L->shout : 0;
 		if (model.phnum >= PN_XNUM_)
 			L->sh[0].info = (uint32_t)model.phnum;
-		for (i = 0; i < L->shnum; i++) {
+		for (i = 0; i < L->shout; i++) {
 			if (i < ef->shnum && memcmp(&L->sh[i], &ef->sh[i], sizeof *L->sh) == 0)
 				continue;          /* unchanged: already there, or copied with the table */
 			elf_encode_shdr(ef, &L->sh[i], ent);
@@ -529,7 +524,7 @@ static int emit_headers(struct lay *L)
 				return -1;
 		}
 		model.shoff = L->shoff;
-		model.shnum = L->shnum;
+		model.shnum = L->shout;
 	} else if (model.phnum >= PN_XNUM_) {
 		return err_set(L->e, EXIT_BAD_INPUT, "too many program headers for a file without section headers");
 	}
@@ -612,24 +607,11 @@ static void log_note(struct lay *L)
 		   L->where == NOTE_TAIL ? "after the end of the input" : "in our segment");
 }
 
-static int plan_rel(struct lay *L)
-{
-	if (!L->notesz)
-		L->where = NOTE_NONE;
-	else if (L->target && lay_place_in_place(L))
-		L->where = NOTE_INPLACE;
-	else
-		L->where = NOTE_TAIL;
-	L->pl->strategy = L->where == NOTE_NONE ? "removed" : L->where == NOTE_INPLACE ? "in place" :
-			  L->target ? "section moved to the end" : "new section";
-	return 0;
-}
-
 static int layout_tail(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	uint64_t end;
-	int tail = L->nseg || L->where == NOTE_TAIL || L->move_shstr || L->new_section, k;
+	int tail = L->nseg || L->where == NOTE_TAIL || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
 
 	/* Whenever anything new follows the input, the section headers move after it: they stay
 	 * last, after everything they describe (strip and eu-elflint expect it). */
@@ -651,7 +633,7 @@ static int layout_tail(struct lay *L)
 	}
 	if (tail && ef->shnum) {
 		L->shoff = align_up(end, ef->is64 ? 8 : 4);
-		end = L->shoff + L->shnum * elf_shent_size(ef);
+		end = L->shoff + L->shout * elf_shent_size(ef);
 	}
 	L->pl->keep = L->keep;
 	L->pl->out_size = end;
@@ -679,8 +661,8 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		if (i == ef->phnum)   /* nothing loaded: not a program, and our table would be empty */
 			return err_set(e, EXIT_BAD_INPUT, "linked file without a PT_LOAD segment");
 	}
-	if (!L.linked && !ef->shnum)
-		return err_set(e, EXIT_BAD_INPUT, "relocatable object without section headers");
+	if (!L.linked)
+		return layout_plan_rel_note(ef, sc, note, pl, e);
 	if (elf_check_layout(ef, e) || find_dlopen_sections(&L))
 		goto out;
 	if (already_done(&L)) {
@@ -691,9 +673,9 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		r = 0;
 		goto out;
 	}
-	if (L.linked && lay_find_own(&L))
+	if (lay_find_own(&L))
 		goto out;
-	if ((L.linked ? lay_plan_linked(&L) : plan_rel(&L)) || setup_sections(&L) || layout_tail(&L))
+	if (lay_plan_linked(&L) || setup_sections(&L) || layout_tail(&L))
 		goto out;
 	finish_sections(&L);
 	r = emit(&L);
@@ -708,7 +690,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 			buf_printf(&pl->log, "program headers: %zu entries %s\n", L.phnum,
 				   L.pht_in_seg ? "moved into the segment" : "where they were");
 		if (ef->shnum)
-			buf_printf(&pl->log, "section headers: %zu entries at offset 0x%llx\n", L.shnum, (unsigned long long)L.shoff);
+			buf_printf(&pl->log, "section headers: %zu entries at offset 0x%llx\n", L.shout, (unsigned long long)L.shoff);
 		buf_printf(&pl->log, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);
 	}
 out:

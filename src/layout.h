@@ -35,5 +35,16 @@ struct plan {
 /* `note` holds the encoded note (empty: remove every dlopen note). */
 int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
 void layout_free(struct plan *pl);
+/* Append a patch to the plan (data is copied; NULL: copy from input at src, or PATCH_ZERO). */
+int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e);
+
+/* layout_rel.c: a relocatable object.  `want` are the entries the object must carry; with
+ * keep_all (merge) every dlopen section stays and only missing entries are added, else dlopen
+ * sections that are not exactly one wanted entry in a COMDAT group of its own are removed.
+ * layout_plan() on an object is layout_plan_rel() with the note's entries and keep_all 0. */
+struct entries;
+int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
+		    struct err *e);
+int layout_plan_rel_note(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
 
 #endif

@@ -19,6 +19,7 @@ struct lay {
 	/* sections: the new table, the dlopen sections (isd[i]) and the one receiving the note */
 	struct elf_shdr *sh;
 	size_t shnum;
+	size_t shout;              /* entries written: fewer when --remove drops trailing dlopen sections */
 	unsigned char *isd;
 	size_t target;             /* 0: none */
 	size_t phsec;              /* the section covering the PHT in our segment, 0: none */
@@ -56,6 +57,9 @@ int lay_zero(struct lay *L, uint64_t off, uint64_t len);
 int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
 int lay_in_own(const struct lay *L, uint64_t off);
 int lay_place_in_place(struct lay *L);
+
+/* layout_remove.c: the section count to write when --remove can drop trailing dlopen sections */
+size_t lay_trailing_cut(const struct lay *L);
 
 /* layout_linked.c */
 int lay_find_own(struct lay *L);

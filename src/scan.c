@@ -198,7 +198,7 @@ size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out)
 	return k;
 }
 
-static int decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out, struct err *e)
+int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out, struct err *e)
 {
 	struct note n;
 	unsigned char *desc = malloc(it->descsz ? it->descsz : 1);
@@ -223,7 +223,7 @@ int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *ou
 	int r = v ? 0 : err_set(e, EXIT_BAD_INPUT, "out of memory");
 
 	for (i = 0; i < n && r == 0; i++)
-		r = decode_item(ef, v[i], out, e);
+		r = scan_decode_item(ef, v[i], out, e);
 	free(v);
 	return r;
 }
@@ -301,7 +301,7 @@ size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
 	check_sections(ef, sc, r, &errors);
 	for (i = 0; i < n; i++) {
 		e.msg[0] = '\0';
-		if (decode_item(ef, v[i], &es, &e))
+		if (scan_decode_item(ef, v[i], &es, &e))
 			buf_printf(r, "error: %s\n", e.msg), errors++;
 		if (ef->phnum && (ef->type == ET_EXEC_ || ef->type == ET_DYN_))
 			check_segments(ef, sc, v[i], r);
@@ -309,4 +309,23 @@ size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
 	manifest_free(&es);
 	free(v);
 	return errors;
+}
+
+int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd, struct err *e)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nareas; i++) {
+		const struct scan_area *a = &sc->areas[i];
+		char name[64];
+		if (a->kind != AREA_SECTION || (!a->named && !a->ndlopen))
+			continue;
+		if (a->n != a->ndlopen) {
+			elf_section_name(ef, a->index, name, sizeof name);
+			return err_set(e, EXIT_BAD_INPUT, "section [%zu] %s mixes dlopen notes with other notes; rewriting it is not supported",
+				       a->index, name);
+		}
+		isd[a->index] = 1;
+	}
+	return 0;
 }

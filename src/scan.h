@@ -57,6 +57,13 @@ size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out);
 /* Decode every distinct dlopen note into entries (the spec: several notes are one array). */
 int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e);
 
+/* isd[i] = 1 for every section holding dlopen notes or named .note.dlopen (isd has ef->shnum
+ * bytes).  A section mixing dlopen notes with other notes cannot be rewritten: an error. */
+int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd, struct err *e);
+
+/* Decode one dlopen note into entries (appended). */
+int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out, struct err *e);
+
 /* --check: validate against the spec and the readers.  Problems are appended to `report`, one
  * per line, prefixed "error: " or "warning: ".  Returns the number of errors. */
 size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *report);

@@ -23,12 +23,19 @@ __attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {
   { 4, 28, 0x407c0c0a, "FDO", "[{\"soname\":[\"libx.so.1\"]}]" };
 int g(void) { return 0; }
 SRC
+# A note in a payload-keyed COMDAT group, as systemd's sd-dlopen.h writes it.
+cat > g.c <<'SRC'
+__asm__(".pushsection .note.dlopen,\"aGR\",%note,\"sd_dlopen:[{\\\"soname\\\":[\\\"libg.so.1\\\"]}]\",comdat\n"
+	".balign 4\n.long 4\n.long 2f-1f\n.long 0x407c0c0a\n.asciz \"FDO\"\n1: .asciz \"[{\\\"soname\\\":[\\\"libg.so.1\\\"]}]\"\n2: .balign 4\n.popsection\n");
+int h(void) { return 1; }
+SRC
 i=0
 add() { i=$((i + 1)); { printf '\000'; cat "$1"; } > "$out/elf/$i-$(basename "$1")"; }
 for cc in gcc i686-linux-gnu-gcc aarch64-linux-gnu-gcc powerpc64-linux-gnu-gcc s390x-linux-gnu-gcc mips-linux-gnu-gcc arm-linux-gnueabihf-gcc riscv64-linux-gnu-gcc; do
 	command -v $cc >/dev/null || continue
 	$cc -Os -c l.c -o l.o && add l.o
 	$cc -Os -c n.c -o n.o && add n.o
+	$cc -Os -c g.c -o g.o && add g.o
 	$cc -Os -nostdlib -static -s -o s s.c 2>/dev/null && add s
 	$cc -Os -nostdlib -shared -fPIC -s -o l.so l.c 2>/dev/null && add l.so
 	$cc -Os -nostdlib -static -s -o sn s.c n.c 2>/dev/null && add sn

@@ -287,7 +287,7 @@ Test(cli, verbose_twice_prints_the_plan)
 
 	object("a.o");
 	v = sh("'%s' -vv --soname x a.o 2>&1", tool());
-	cr_expect(strstr(v, "dlnote-inject: a.o: new section"), "%s", v);
+	cr_expect(strstr(v, "dlnote-inject: a.o: section groups added"), "%s", v);
 	cr_expect(strstr(v, "copy input bytes 0x0-0x"), "%s", v);
 	cr_expect(strstr(v, " new bytes"), "%s", v);
 	free(v);

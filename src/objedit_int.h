@@ -1,0 +1,73 @@
+/* objedit_int.h - state shared by the two halves of the object rewriter: objedit.c (sections,
+ * groups, layout, patches) and objedit_sym.c (symbols, relocations, address-significance). */
+#ifndef DLNOTE_OBJEDIT_INT_H
+#define DLNOTE_OBJEDIT_INT_H
+
+#include "objedit.h"
+
+enum {
+	SHT_HASH_ = 5, SHT_DYNAMIC_ = 6, SHT_GROUP_ = 17, SHT_GNU_HASH_ = 0x6ffffff6, SHT_GNU_VERDEF_ = 0x6ffffffd,
+	SHT_GNU_VERNEED_ = 0x6ffffffe, SHT_GNU_VERSYM_ = 0x6fffffff,
+	SHT_LLVM_ADDRSIG_ = 0x6fff4c03, SHT_LLVM_CALL_GRAPH_PROFILE_ = 0x6fff4c09,
+	SHF_LINK_ORDER_ = 0x80, SHN_ABS_ = 0xfff1, SHF_GROUP_ = 0x200, SHF_GNU_RETAIN_ = 0x200000, GRP_COMDAT_ = 1, EM_MIPS_ = 8,
+};
+
+struct move {
+	uint64_t from, to;
+};
+
+struct osec {
+	size_t in;                 /* input index; 0 for a new section */
+	struct elf_shdr sh;
+	unsigned char *data;       /* new content (owned), or NULL: the input's bytes are copied */
+	const struct buf *tail;    /* bytes appended after the copied content */
+};
+
+struct oe {
+	struct objedit *o;
+	const struct elf *ef;
+	struct err *e;
+	size_t n;
+	size_t *map;
+	size_t symtab, xtab;
+	int new_symtab;            /* the object had none: .symtab and .strtab are added last */
+	uint64_t nsym, nlocal, nsym_out, nlocal_out;
+	uint64_t *del;
+	size_t ndel;
+	struct move *mv;
+	size_t nmv;
+	struct buf strtab_add, shstr_add;
+	uint32_t *sig_name, name_group, name_note, name_symtab, name_strtab;
+	struct osec *os;
+	size_t nout;
+	uint64_t shoff;
+};
+
+/* The largest section alignment an object may ask for: 1 GiB. */
+#define OBJEDIT_MAX_ALIGN (1u << 30)
+
+static inline int objedit_is_rel(const struct elf_shdr *s)
+{
+	return s->type == SHT_REL_ || s->type == SHT_RELA_;
+}
+
+/* Output index of the symbol table. */
+static inline size_t objedit_symtab_out(const struct oe *X)
+{
+	return X->new_symtab ? X->nout - 2 : X->map[X->symtab];
+}
+
+/* objedit.c */
+int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, uint64_t src);
+
+/* objedit_sym.c */
+int objedit_sym_table(struct oe *X);
+int objedit_sym_removed(struct oe *X);
+int objedit_sym_permute(struct oe *X);
+/* New index of an input symbol; -1 when it is removed. */
+int64_t objedit_sym_new(const struct oe *X, uint64_t k);
+int objedit_sym_rewrite(struct oe *X);
+int objedit_sym_addrsig(struct oe *X);
+int objedit_sym_relocs(struct oe *X, const struct osec *o);
+
+#endif

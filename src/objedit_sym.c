@@ -1,0 +1,390 @@
+/* objedit_sym.c - symbols of an object being rewritten: which go, where the others move, the
+ * new symbol table, and the relocations and address-significance table that name them.
+ *
+ * Symbol indexes change as little as possible, because every relocation that names a moved
+ * symbol must be rewritten: a removed symbol's slot is filled by the last symbol of its binding
+ * class, and added local symbols take the slots of the first globals, which move to the end. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "objedit_int.h"
+
+/* ---- symbols ---- */
+
+int objedit_sym_table(struct oe *X)
+{
+	const struct elf *ef = X->ef;
+	size_t i;
+
+	for (i = 1; i < X->n; i++) {
+		if (ef->sh[i].type != SHT_SYMTAB_)
+			continue;
+		if (X->symtab)
+			return err_set(X->e, EXIT_BAD_INPUT, "more than one symbol table");
+		X->symtab = i;
+	}
+	for (i = 1; X->symtab && i < X->n; i++)
+		if (ef->sh[i].type == SHT_SYMTAB_SHNDX_ && ef->sh[i].link == X->symtab)
+			X->xtab = i;
+	if (!X->symtab) {
+		/* Only the null symbol; the signature symbols come after it. */
+		X->new_symtab = X->o->nadd != 0;
+		X->nsym = X->nlocal = X->new_symtab;
+		return 0;
+	}
+	{
+		const struct elf_shdr *st = &ef->sh[X->symtab];
+		if (st->entsize != elf_sym_size(ef) || st->size % st->entsize || st->link == 0 || st->link >= X->n ||
+		    ef->sh[st->link].type != SHT_STRTAB_)
+			return err_set(X->e, EXIT_BAD_INPUT, "malformed symbol table [%zu]", X->symtab);
+		X->nsym = st->size / st->entsize;
+		X->nlocal = st->info;
+		if (X->nlocal > X->nsym || X->nsym == 0)
+			return err_set(X->e, EXIT_BAD_INPUT, "malformed symbol table [%zu]: %llu locals of %llu symbols", X->symtab,
+				       (unsigned long long)X->nlocal, (unsigned long long)X->nsym);
+		if (X->xtab && ef->sh[X->xtab].size < X->nsym * 4)
+			return err_set(X->e, EXIT_BAD_INPUT, "extended section index table [%zu] is too short", X->xtab);
+	}
+	return 0;
+}
+
+/* Symbols [first, first+n) of the input, with their real section index in x[]. */
+static int read_syms(struct oe *X, uint64_t first, size_t n, struct elf_sym *s, uint32_t *x)
+{
+	const struct elf *ef = X->ef;
+	size_t es = elf_sym_size(ef), k;
+	unsigned char raw[256 * 24], xr[256 * 4];
+
+	if (elf_read(ef, ef->sh[X->symtab].offset + first * es, n * es, raw, X->e))
+		return -1;
+	if (X->xtab && elf_read(ef, ef->sh[X->xtab].offset + first * 4, n * 4, xr, X->e))
+		return -1;
+	for (k = 0; k < n; k++) {
+		elf_decode_sym(ef, raw + k * es, &s[k]);
+		x[k] = s[k].shndx == SHN_XINDEX_ && X->xtab ? (uint32_t)elf_get(ef, xr + 4 * k, 4) : s[k].shndx;
+	}
+	return 0;
+}
+
+static int is_section_index(const struct elf_sym *s, uint32_t x, size_t n)
+{
+	return (s->shndx < SHN_LORESERVE_ || s->shndx == SHN_XINDEX_) && x != 0 && x < n;
+}
+
+static int u64_find(const uint64_t *v, size_t n, uint64_t k)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid] == k)
+			return 1;
+		if (v[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Removed: symbols defined in removed sections, and local signature symbols of removed groups
+ * that no kept group uses (gas makes them local, defined in the group or absolute). */
+int objedit_sym_removed(struct oe *X)
+{
+	const struct elf *ef = X->ef;
+	uint64_t *sig_gone = xcalloc(X->n, sizeof *sig_gone), *sig_kept = xcalloc(X->n, sizeof *sig_kept), k;
+	size_t ngone = 0, nkept = 0, cap = 0, i;
+	struct elf_sym s[256];
+	uint32_t x[256];
+	int r = -1;
+
+	X->ndel = 0;
+	if (!sig_gone || !sig_kept)
+		goto oom;
+	for (i = 1; i < X->n; i++)
+		if (ef->sh[i].type == SHT_GROUP_ && ef->sh[i].link == X->symtab)
+			*(X->o->drop[i] ? &sig_gone[ngone++] : &sig_kept[nkept++]) = ef->sh[i].info;
+	for (k = 0; X->symtab && k < X->nsym; k += 256) {
+		size_t n = X->nsym - k < 256 ? (size_t)(X->nsym - k) : 256, j;
+		if (read_syms(X, k, n, s, x))
+			goto out;
+		for (j = 0; j < n; j++) {
+			int gone = is_section_index(&s[j], x[j], X->n) && X->o->drop[x[j]];
+			if (!gone && k + j < X->nlocal && k + j) {
+				for (i = 0; i < ngone && sig_gone[i] != k + j; i++)
+					;
+				gone = i < ngone;
+				for (i = 0; gone && i < nkept; i++)
+					gone = sig_kept[i] != k + j;
+			}
+			if (!gone)
+				continue;
+			if (k + j == 0) {
+				r = err_set(X->e, EXIT_BAD_INPUT, "symbol 0 is defined in a removed section");
+				goto out;
+			}
+			if (X->ndel == cap) {
+				uint64_t *v = xrealloc(X->del, cap = cap ? cap * 2 : 16, sizeof *v);
+				if (!v)
+					goto oom;
+				X->del = v;
+			}
+			X->del[X->ndel++] = k + j;
+		}
+	}
+	r = 0;
+	goto out;
+oom:
+	r = err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+out:
+	free(sig_gone);
+	free(sig_kept);
+	return r;
+}
+
+static int add_move(struct oe *X, size_t *cap, uint64_t from, uint64_t to)
+{
+	if (X->nmv == *cap) {
+		struct move *v = xrealloc(X->mv, *cap = *cap ? *cap * 2 : 16, sizeof *v);
+		if (!v)
+			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		X->mv = v;
+	}
+	X->mv[X->nmv++] = (struct move){ from, to };
+	return 0;
+}
+
+/* Fill holes with the symbols that must leave their slots, both lists ascending.  Holes and
+ * movers are counted the same way, so they pair up exactly. */
+int objedit_sym_permute(struct oe *X)
+{
+	uint64_t n = X->nsym, L = X->nlocal, dl = 0, k = X->o->nadd, p, q, Ls, Lo, no;
+	size_t cap = 0, i, h;
+	uint64_t *holes = NULL;
+	size_t nh = 0, ch = 0;
+	int r = -1;
+
+	X->nmv = 0;
+	for (i = 0; i < X->ndel && X->del[i] < L; i++)
+		dl++;
+	Ls = L - dl;
+	Lo = Ls + k;
+	no = n - X->ndel + k;
+	X->nsym_out = no;
+	X->nlocal_out = Lo;
+#define HOLE(v) do { if (nh == ch) { uint64_t *t_ = xrealloc(holes, ch = ch ? ch * 2 : 16, sizeof *t_); if (!t_) goto oom; holes = t_; } holes[nh++] = (v); } while (0)
+	/* locals: removed slots below Ls take the surviving locals from [Ls, L) */
+	for (i = 0; i < X->ndel && X->del[i] < Ls; i++)
+		HOLE(X->del[i]);
+	for (q = Ls, h = 0; q < L; q++)
+		if (!u64_find(X->del, X->ndel, q) && add_move(X, &cap, q, holes[h++]))
+			goto out;
+	/* globals: [Lo, no) */
+	nh = 0;
+	for (p = Lo; p < (L < no ? L : no); p++)
+		HOLE(p);
+	for (i = 0; i < X->ndel; i++)
+		if (X->del[i] >= L && X->del[i] >= Lo && X->del[i] < no)
+			HOLE(X->del[i]);
+	for (p = n > Lo ? n : Lo; p < no; p++)
+		HOLE(p);
+	h = 0;
+	for (q = L; q < (Lo < n ? Lo : n); q++)
+		if (!u64_find(X->del, X->ndel, q) && add_move(X, &cap, q, holes[h++]))
+			goto out;
+	for (q = no > L ? no : L; q < n; q++)
+		if (!u64_find(X->del, X->ndel, q) && add_move(X, &cap, q, holes[h++]))
+			goto out;
+#undef HOLE
+	r = h == nh ? 0 : err_set(X->e, EXIT_BAD_INPUT, "internal error: symbol renumbering does not add up");
+	goto out;
+oom:
+	r = err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+out:
+	free(holes);
+	return r;
+}
+
+/* New index of an input symbol; -1 when it is removed. */
+int64_t objedit_sym_new(const struct oe *X, uint64_t k)
+{
+	size_t lo = 0, hi = X->nmv;
+
+	if (u64_find(X->del, X->ndel, k))
+		return -1;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (X->mv[mid].from == k)
+			return (int64_t)X->mv[mid].to;
+		if (X->mv[mid].from < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)k;
+}
+
+/* A symbol's section index in the output: st_shndx and, when it needs one, the extended index. */
+static int put_shndx(struct oe *X, struct elf_sym *s, uint32_t *x, uint64_t sec)
+{
+	if (sec < SHN_LORESERVE_) {
+		s->shndx = (uint16_t)sec;
+		*x = 0;
+		return 0;
+	}
+	if (!X->xtab)
+		return err_set(X->e, EXIT_BAD_INPUT, "a symbol would need an extended section index, and the object has no SHT_SYMTAB_SHNDX table");
+	s->shndx = SHN_XINDEX_;
+	*x = (uint32_t)sec;
+	return 0;
+}
+
+int objedit_sym_rewrite(struct oe *X)
+{
+	const struct elf *ef = X->ef;
+	size_t es = elf_sym_size(ef), j;
+	struct osec *st, *xt = NULL;
+	struct elf_sym s[256];
+	uint32_t x[256];
+	uint64_t k;
+
+	if (!X->symtab && !X->new_symtab)
+		return 0;
+	st = &X->os[objedit_symtab_out(X)];
+	st->sh.size = X->nsym_out * es;
+	st->data = xcalloc((size_t)X->nsym_out, es);
+	if (X->xtab) {
+		xt = &X->os[X->map[X->xtab]];
+		xt->sh.size = X->nsym_out * 4;
+		xt->data = xcalloc((size_t)X->nsym_out, 4);
+	}
+	if (!st->data || (xt && !xt->data))
+		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+	for (k = 0; X->symtab && k < X->nsym; k += 256) {
+		size_t n = X->nsym - k < 256 ? (size_t)(X->nsym - k) : 256;
+		if (read_syms(X, k, n, s, x))
+			return -1;
+		for (j = 0; j < n; j++) {
+			int64_t to = objedit_sym_new(X, k + j);
+			uint32_t xo = 0;
+			if (to < 0)
+				continue;
+			if (is_section_index(&s[j], x[j], X->n) && put_shndx(X, &s[j], &xo, X->map[x[j]]))
+				return -1;
+			elf_encode_sym(ef, &s[j], st->data + (uint64_t)to * es);
+			if (xt)
+				elf_put(ef, xt->data + (uint64_t)to * 4, 4, xo);
+		}
+	}
+	for (j = 0; j < X->o->nadd; j++) {
+		uint64_t to = X->nlocal_out - X->o->nadd + j;
+		struct elf_sym ns = { .name = X->sig_name[j] };
+		uint32_t xo = 0;
+		uint64_t g = X->nout - 2 * X->o->nadd - 2 * (size_t)X->new_symtab + 2 * j;
+		/* Defined in its group, so that a discarded copy leaves no symbol behind; absolute
+		 * (like sd-dlopen.h's) when the index needs a table the object lacks. */
+		if (g >= SHN_LORESERVE_ && !X->xtab)
+			ns.shndx = SHN_ABS_;
+		else if (put_shndx(X, &ns, &xo, g))
+			return -1;
+		elf_encode_sym(ef, &ns, st->data + to * es);
+		if (xt)
+			elf_put(ef, xt->data + to * 4, 4, xo);
+	}
+	return 0;
+}
+
+/* LLVM's address-significance table: symbol indexes as ULEB128 numbers.  Removed symbols leave
+ * it (they are gone from the output), moved ones are renumbered. */
+int objedit_sym_addrsig(struct oe *X)
+{
+	const struct elf *ef = X->ef;
+	size_t i;
+
+	for (i = 1; i < X->nout; i++) {
+		struct osec *o = &X->os[i];
+		const struct elf_shdr *s = o->in ? &ef->sh[o->in] : NULL;
+		unsigned char *in, *out;
+		uint64_t k = 0, len = 0;
+		if (!s || s->type != SHT_LLVM_ADDRSIG_ || !X->symtab || s->link != X->symtab)
+			continue;
+		if (s->size > SCAN_MAX_AREA)
+			return err_set(X->e, EXIT_BAD_INPUT, "address-significance table [%zu] too large", o->in);
+		in = malloc(s->size + 1);
+		out = malloc(s->size * 10 + 10);    /* an index takes at most 10 bytes */
+		if (!in || !out) {
+			free(in);
+			free(out);
+			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		}
+		if (elf_read(ef, s->offset, s->size, in, X->e)) {
+			free(in);
+			free(out);
+			return -1;
+		}
+		while (k < s->size) {
+			uint64_t v = 0;
+			int64_t to;
+			unsigned shift = 0;
+			do {
+				if (k >= s->size || shift > 63) {
+					free(in);
+					free(out);
+					return err_set(X->e, EXIT_BAD_INPUT, "malformed address-significance table [%zu]", o->in);
+				}
+				v |= (uint64_t)(in[k] & 0x7f) << shift;
+				shift += 7;
+			} while (in[k++] & 0x80);
+			to = v < X->nsym ? objedit_sym_new(X, v) : (int64_t)v;
+			if (to < 0)
+				continue;
+			for (v = (uint64_t)to;; v >>= 7) {
+				out[len++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+				if (v < 0x80)
+					break;
+			}
+		}
+		free(in);
+		o->data = out;
+		o->sh.size = len;
+	}
+	return 0;
+}
+
+/* r_info of every relocation whose symbol moved; a relocation naming a removed symbol stops
+ * the edit.  Relocation sections are streamed. */
+int objedit_sym_relocs(struct oe *X, const struct osec *o)
+{
+	const struct elf *ef = X->ef;
+	const struct elf_shdr *s = &ef->sh[o->in];
+	int w = ef->is64 ? 8 : 4, mips64el = ef->is64 && !ef->big && ef->machine == EM_MIPS_;
+	uint64_t es = s->entsize, k, n;
+	unsigned char chunk[65536], out[8];
+
+	if (es < (uint64_t)(2 * w) || es > sizeof chunk || s->size % es)
+		return err_set(X->e, EXIT_BAD_INPUT, "relocation section [%zu] has a malformed entry size", o->in);
+	n = s->size / es;
+	for (k = 0; k < n;) {
+		uint64_t m = n - k < sizeof chunk / es ? n - k : sizeof chunk / es, j;
+		if (elf_read(ef, s->offset + k * es, m * es, chunk, X->e))
+			return -1;
+		for (j = 0; j < m; j++) {
+			uint64_t info = elf_get(ef, chunk + j * es + (uint64_t)w, w), sym, type;
+			int64_t to;
+			sym = !ef->is64 ? info >> 8 : mips64el ? info & 0xffffffffu : info >> 32;
+			type = !ef->is64 ? info & 0xff : mips64el ? info & ~(uint64_t)0xffffffffu : info & 0xffffffffu;
+			to = sym >= X->nsym ? (int64_t)sym : objedit_sym_new(X, sym);
+			if (to < 0)
+				return err_set(X->e, EXIT_BAD_INPUT, "relocation %llu of section [%zu] refers to symbol %llu, which is defined in a section that would be removed",
+					       (unsigned long long)(k + j), o->in, (unsigned long long)sym);
+			if ((uint64_t)to == sym)
+				continue;
+			info = !ef->is64 ? (uint64_t)to << 8 | type : mips64el ? type | (uint64_t)to : (uint64_t)to << 32 | type;
+			elf_put(ef, out, w, info);
+			if (objedit_patch(X, o->sh.offset + (k + j) * es + (uint64_t)w, (uint64_t)w, out, 0))
+				return -1;
+		}
+		k += m;
+	}
+	return 0;
+}
