@@ -220,7 +220,19 @@ int report_listing_add(struct listing *l, const struct entries *es, const char *
 {
 	struct buf tmp = { 0 };
 	int rc = 0;
+	char **paths;
 
+	/* The listing keeps its own copy of the name: callers pass reused buffers (--files-from
+	 * names, archive members). */
+	if (es->n) {
+		paths = xrealloc(l->paths, l->npaths + 1, sizeof *paths);
+		if (!paths)
+			return -1;
+		l->paths = paths;
+		if (!(path = l->paths[l->npaths] = xstrndup(path, strlen(path))))
+			return -1;
+		l->npaths++;
+	}
 	for (size_t i = 0; i < es->n && rc == 0; i++) {
 		struct listing_from *v;
 		if (r && !entry_selected(&es->v[i], r, &tmp))
@@ -245,6 +257,11 @@ void report_listing_free(struct listing *l)
 	manifest_free(&l->es);
 	free(l->from);
 	l->from = NULL;
+	for (size_t i = 0; i < l->npaths; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	l->paths = NULL;
+	l->npaths = 0;
 }
 
 /* The sonames of an entry joined by `sep`, each followed by `suffix`, into out (NUL-terminated).

@@ -61,6 +61,8 @@ int report_debmap_parse(const char *text, size_t len, struct debmap *map, struct
 struct listing {
 	struct entries es;
 	struct listing_from { const char *path; const char *rpm_suffix; } *from;
+	char **paths;              /* the copies of the names `from` points to */
+	size_t npaths;
 };
 
 /* What rpm appends to a soname of this ELF class and machine, as its elfdeps does: "()(64bit)"

@@ -1,0 +1,469 @@
+/* archive.c - reading ar archives member by member, and writing an edited copy by streaming. */
+#include "archive.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output.h"
+
+/* Header fields: name[16] date[12] uid[6] gid[6] mode[8] size[10] fmag[2]. */
+enum { F_NAME = 0, F_SIZE = 48, W_SIZE = 10, F_FMAG = 58 };
+
+int archive_is(const unsigned char *m, size_t len)
+{
+	return len >= 8 && (memcmp(m, ARCHIVE_MAGIC, 8) == 0 || memcmp(m, ARCHIVE_THIN_MAGIC, 8) == 0);
+}
+
+static int read_at(int fd, uint64_t off, void *buf, size_t len, struct err *e)
+{
+	unsigned char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = pread(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "read error: %s", n < 0 ? strerror(errno) : "the file shrank");
+		p += n, off += (uint64_t)n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_at(int fd, uint64_t off, const void *buf, size_t len, struct err *e)
+{
+	const unsigned char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "write failed: %s", n < 0 ? strerror(errno) : "no progress");
+		p += n, off += (uint64_t)n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A decimal field: digits, then spaces only; at least one digit. */
+static int parse_dec(const char *f, size_t w, uint64_t *out)
+{
+	size_t i = 0;
+	uint64_t v = 0;
+
+	for (; i < w && f[i] >= '0' && f[i] <= '9'; i++)
+		if (mul_ovf(v, 10, &v) || add_ovf(v, (uint64_t)(f[i] - '0'), &v))
+			return -1;
+	if (i == 0)
+		return -1;
+	for (; i < w; i++)
+		if (f[i] != ' ')
+			return -1;
+	*out = v;
+	return 0;
+}
+
+int archive_open(struct archive *ar, int fd, const char *path, uint64_t size, struct err *e)
+{
+	unsigned char magic[8];
+
+	memset(ar, 0, sizeof *ar);
+	ar->fd = fd, ar->path = path, ar->size = size, ar->pos = 8;
+	if (size < 8 || read_at(fd, 0, magic, 8, e) || !archive_is(magic, 8))
+		return err_set(e, EXIT_BAD_INPUT, "not an ar archive");
+	ar->thin = memcmp(magic, ARCHIVE_THIN_MAGIC, 8) == 0;
+	return 0;
+}
+
+void archive_label(const struct archive_member *m, char *buf, size_t bufsz)
+{
+	if (m->name[0])
+		snprintf(buf, bufsz, "%s", m->name);
+	else
+		snprintf(buf, bufsz, "member %zu at offset 0x%llx", m->nth, (unsigned long long)m->hdr);
+}
+
+static int is_padded(const char *f, size_t w, const char *word)
+{
+	size_t n = strlen(word), i;
+
+	if (n > w || memcmp(f, word, n))
+		return 0;
+	for (i = n; i < w; i++)
+		if (f[i] != ' ')
+			return 0;
+	return 1;
+}
+
+/* "/N": a name in the "//" table, ended by "/\n" (or "\n"). */
+static int long_name(struct archive *ar, struct archive_member *m, const char *field, struct err *e)
+{
+	uint64_t at, n;
+	char *nl;
+
+	if (parse_dec(field + 1, 15, &at))
+		return err_set(e, EXIT_BAD_INPUT, "bad long-name reference '%.16s' in the member header", field);
+	if (!ar->names_size || at >= ar->names_size)
+		return err_set(e, EXIT_BAD_INPUT, "long-name reference /%llu is outside the name table (%llu bytes)",
+			       (unsigned long long)at, (unsigned long long)ar->names_size);
+	n = ar->names_size - at < ARCHIVE_MAX_NAME ? ar->names_size - at : ARCHIVE_MAX_NAME;
+	if (read_at(ar->fd, ar->names_off + at, m->name, (size_t)n, e))
+		return -1;
+	m->name[n] = '\0';
+	nl = memchr(m->name, '\n', (size_t)n);
+	if (!nl)
+		return m->name[0] = '\0', err_set(e, EXIT_BAD_INPUT, "long name /%llu is not terminated in the name table",
+						  (unsigned long long)at);
+	*nl = '\0';
+	if (nl > m->name && nl[-1] == '/')
+		nl[-1] = '\0';
+	return 0;
+}
+
+/* The name field: specials, BSD "#1/LEN" (name bytes follow the header), "/N", or a short
+ * name ended by '/' (GNU) or spaces (BSD). */
+static int member_name(struct archive *ar, struct archive_member *m, const char *f, uint64_t field_size, struct err *e)
+{
+	size_t n;
+
+	m->kind = AR_MEMBER;
+	if (memcmp(f, "#1/", 3) == 0) {
+		if (parse_dec(f + 3, 13, &m->name_len) || m->name_len > field_size || m->name_len > ARCHIVE_MAX_NAME)
+			return err_set(e, EXIT_BAD_INPUT, "bad BSD name length '%.16s' (member size %llu)", f,
+				       (unsigned long long)field_size);
+		if (read_at(ar->fd, m->hdr + ARCHIVE_HDR, m->name, (size_t)m->name_len, e))
+			return -1;
+		m->name[m->name_len] = '\0';
+		if (strncmp(m->name, "__.SYMDEF", 9) == 0)
+			m->kind = AR_INDEX;
+		return 0;
+	}
+	if (is_padded(f, 16, "/")) {
+		m->kind = AR_INDEX;
+	} else if (is_padded(f, 16, "/SYM64/")) {
+		m->kind = AR_INDEX;
+	} else if (is_padded(f, 16, "//")) {
+		m->kind = AR_NAMES;
+	} else if (f[0] == '/') {
+		return long_name(ar, m, f, e);
+	} else if (strncmp(f, "__.SYMDEF", 9) == 0) {
+		m->kind = AR_INDEX;
+	}
+	memcpy(m->name, f, 16);
+	for (n = 16; n && m->name[n - 1] == ' '; n--)
+		;
+	if (m->kind == AR_MEMBER && n > 1 && m->name[n - 1] == '/')
+		n--;
+	m->name[n] = '\0';
+	return 0;
+}
+
+static enum archive_index index_kind(const char *name)
+{
+	if (strcmp(name, "/") == 0)
+		return AR_GNU32;
+	if (strcmp(name, "/SYM64/") == 0)
+		return AR_GNU64;
+	return strncmp(name, "__.SYMDEF_64", 12) == 0 ? AR_BSD64 : AR_BSD32;
+}
+
+int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
+{
+	char h[ARCHIVE_HDR];
+	uint64_t field_size, end;
+
+	memset(m, 0, sizeof *m);
+	m->hdr = ar->pos;
+	m->nth = ++ar->nth;
+	if (ar->pos >= ar->size)
+		return 0;
+	if (!range_ok(ar->pos, ARCHIVE_HDR, ar->size))
+		return err_set(e, EXIT_BAD_INPUT, "truncated member header (%llu bytes left)",
+			       (unsigned long long)(ar->size - ar->pos));
+	if (read_at(ar->fd, ar->pos, h, sizeof h, e))
+		return -1;
+	if (h[F_FMAG] != '`' || h[F_FMAG + 1] != '\n')
+		return err_set(e, EXIT_BAD_INPUT, "bad member header (no \"`\\n\" at its end): not an ar member");
+	if (parse_dec(h + F_SIZE, W_SIZE, &field_size))
+		return err_set(e, EXIT_BAD_INPUT, "bad size field '%.10s' in the member header", h + F_SIZE);
+	if (member_name(ar, m, h, field_size, e))
+		return -1;
+	if (m->kind == AR_INDEX && ar->index != AR_NO_INDEX)
+		return err_set(e, EXIT_BAD_INPUT, "a second symbol index");
+	if (m->kind == AR_INDEX)
+		ar->index = index_kind(m->name);
+	m->data = m->hdr + ARCHIVE_HDR + m->name_len;
+	m->size = field_size - m->name_len;
+	/* A thin archive holds its index and name table; its members' bytes are other files. */
+	end = ar->thin && m->kind == AR_MEMBER ? m->data : m->data + m->size;
+	if (!range_ok(m->hdr + ARCHIVE_HDR, end - m->hdr - ARCHIVE_HDR, ar->size))
+		return err_set(e, EXIT_BAD_INPUT, "truncated member: %llu bytes at offset 0x%llx run past the end of the archive "
+			       "(%llu bytes)", (unsigned long long)field_size, (unsigned long long)(m->hdr + ARCHIVE_HDR),
+			       (unsigned long long)ar->size);
+	if (m->kind == AR_NAMES)
+		ar->names_off = m->data, ar->names_size = m->size;
+	/* Members start at even offsets; a last odd member may lack its padding byte. */
+	m->next = end + (end & 1);
+	ar->pos = m->next;
+	return 1;
+}
+
+int archive_member_fd(const struct archive *ar, const struct archive_member *m, int *fd, uint64_t *base, int *close_fd,
+		      struct err *e)
+{
+	const char *slash = strrchr(ar->path, '/');
+	char path[4096];
+	struct stat st;
+
+	*fd = ar->fd, *base = m->data, *close_fd = 0;
+	if (!ar->thin)
+		return 0;
+	/* Thin members are named relative to the archive's directory. */
+	if (m->name[0] == '/' || !slash)
+		snprintf(path, sizeof path, "%s", m->name);
+	else
+		snprintf(path, sizeof path, "%.*s/%s", (int)(slash - ar->path), ar->path, m->name);
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (*fd < 0)
+		return err_set(e, EXIT_BAD_INPUT, "thin archive member %s: %s", path, strerror(errno));
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != m->size) {
+		close(*fd);
+		return err_set(e, EXIT_BAD_INPUT, "thin archive member %s is not the %llu-byte regular file the archive lists",
+			       path, (unsigned long long)m->size);
+	}
+	*base = 0, *close_fd = 1;
+	return 0;
+}
+
+/* ---- the symbol index ---- */
+
+/* GNU indexes are big-endian; BSD ones (as llvm-ar writes them) little-endian. */
+static uint64_t get_word(const unsigned char *p, int w, int big)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < w; i++)
+		v |= (uint64_t)p[big ? w - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static void put_word(unsigned char *p, int w, int big, uint64_t v)
+{
+	for (int i = 0; i < w; i++)
+		p[big ? w - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+struct remap {
+	struct remap_pair { uint64_t old, new; } *v;
+	size_t n, cap;
+};
+
+static int remap_find(const struct remap *map, uint64_t old, uint64_t *new)
+{
+	size_t lo = 0, hi = map->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (map->v[mid].old == old) {
+			*new = map->v[mid].new;
+			return 0;
+		}
+		if (map->v[mid].old < old)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Walk the index's member offsets in pieces.  With a map: rewrite them into the copy of the
+ * index at out@out_data; without: check them against the archive. */
+static int index_walk(const struct archive *ar, const struct archive_member *m, const struct remap *map, int out,
+		      uint64_t out_data, struct err *e)
+{
+	enum archive_index k = index_kind(m->name);
+	int w = k == AR_GNU64 || k == AR_BSD64 ? 8 : 4, big = k == AR_GNU32 || k == AR_GNU64;
+	/* GNU: count, then one offset per symbol.  BSD: the size in bytes of the (string, offset)
+	 * pairs, the pairs, then the string table's size and the strings. */
+	uint64_t stride = big ? (uint64_t)w : 2u * (uint64_t)w, at_off = big ? 0 : (uint64_t)w;
+	unsigned char word[8], chunk[4096];
+	uint64_t count, tab, i, n, j, off, new;
+
+	if (m->size < (uint64_t)w || read_at(ar->fd, m->data, word, (size_t)w, e))
+		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
+	count = get_word(word, w, big);
+	if (!big && count % stride)
+		return err_set(e, EXIT_BAD_INPUT, "BSD symbol index size %llu is not a multiple of %llu",
+			       (unsigned long long)count, (unsigned long long)stride);
+	if (!big)
+		count /= stride;
+	if (count > (m->size - (uint64_t)w) / stride)
+		return err_set(e, EXIT_BAD_INPUT, "symbol index of %llu entries does not fit in its %llu bytes",
+			       (unsigned long long)count, (unsigned long long)m->size);
+	tab = (uint64_t)w + count * stride;
+	if (!big && (tab + (uint64_t)w > m->size || read_at(ar->fd, m->data + tab, word, (size_t)w, e) ||
+		     get_word(word, w, 0) > m->size - tab - (uint64_t)w))
+		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "BSD symbol index string table runs past the index");
+	for (i = 0; i < count; i += n) {
+		n = count - i < sizeof chunk / stride ? count - i : sizeof chunk / stride;
+		if (read_at(ar->fd, m->data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
+			return -1;
+		for (j = 0; j < n; j++) {
+			unsigned char *p = chunk + j * stride + at_off;
+			off = get_word(p, w, big);
+			if (!map && (off < 8 || off >= ar->size))
+				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, outside the archive",
+					       (unsigned long long)(i + j), (unsigned long long)off);
+			if (!map)
+				continue;
+			if (remap_find(map, off, &new))
+				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, which is not a member",
+					       (unsigned long long)(i + j), (unsigned long long)off);
+			if (w == 4 && new > UINT32_MAX)
+				return err_set(e, EXIT_BAD_INPUT, "the edited archive is larger than 4 GiB and would need a "
+					       "64-bit symbol index, which this version does not write");
+			put_word(p, w, big, new);
+		}
+		if (map && write_at(out, out_data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
+			return -1;
+	}
+	return 0;
+}
+
+int archive_check_index(const struct archive *ar, const struct archive_member *m, struct err *e)
+{
+	return index_walk(ar, m, NULL, -1, 0, e);
+}
+
+/* ---- writing ---- */
+
+static void rewind_ar(struct archive *ar)
+{
+	ar->pos = 8, ar->nth = 0, ar->index = AR_NO_INDEX;
+	ar->names_off = ar->names_size = 0;
+}
+
+int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, struct err *e)
+{
+	struct archive_member m;
+	struct plan pl;
+	int r;
+
+	rewind_ar(ar);
+	while ((r = archive_next(ar, &m, e)) == 1) {
+		if (m.kind != AR_MEMBER)
+			continue;
+		r = plan(ctx, ar, &m, &pl, e);
+		if (r > 0) {
+			r = !pl.unchanged;
+			layout_free(&pl);
+		}
+		if (r)
+			return r;
+	}
+	return r;
+}
+
+static int pad(int out, uint64_t *pos, struct err *e)
+{
+	if ((*pos & 1) && write_at(out, (*pos)++, "\n", 1, e))
+		return -1;
+	return 0;
+}
+
+/* An edited member: its header with only the size changed, its BSD name, the plan's bytes. */
+static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl, int out, uint64_t *pos,
+			struct err *e)
+{
+	char h[ARCHIVE_HDR], field[W_SIZE + 1];
+	uint64_t size = m->name_len + pl->out_size;
+
+	if (size > 9999999999ull)
+		return err_set(e, EXIT_BAD_INPUT, "the edited member is too large for the header's size field");
+	if (read_at(ar->fd, m->hdr, h, sizeof h, e))
+		return -1;
+	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
+	memcpy(h + F_SIZE, field, W_SIZE);
+	if (write_at(out, *pos, h, sizeof h, e) ||
+	    output_copy(ar->fd, m->hdr + ARCHIVE_HDR, out, *pos + ARCHIVE_HDR, m->name_len, e) ||
+	    output_apply_at(ar->fd, m->data, out, *pos + ARCHIVE_HDR + m->name_len, pl, e))
+		return -1;
+	*pos += ARCHIVE_HDR + size;
+	return 0;
+}
+
+static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *e)
+{
+	if (map->n == map->cap) {
+		size_t cap = map->cap ? 2 * map->cap : 64;
+		struct remap_pair *v = xrealloc(map->v, cap, sizeof *v);
+		if (!v)
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		map->v = v, map->cap = cap;
+	}
+	map->v[map->n].old = old, map->v[map->n++].new = new;
+	return 0;
+}
+
+/* One member into the output at *pos. */
+static int write_member(struct archive *ar, const struct archive_member *m, int out, uint64_t *pos, archive_plan_fn plan,
+			void *ctx, struct err *e)
+{
+	struct plan pl;
+	int r = m->kind == AR_MEMBER ? plan(ctx, ar, m, &pl, e) : 0;
+
+	if (r < 0)
+		return -1;
+	if (r > 0) {
+		r = write_edited(ar, m, &pl, out, pos, e);
+		layout_free(&pl);
+	} else {
+		r = output_copy(ar->fd, m->hdr, out, *pos, m->data + m->size - m->hdr, e);
+		*pos += m->data + m->size - m->hdr;
+	}
+	return r ? -1 : pad(out, pos, e);
+}
+
+int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, char *label, size_t labelsz,
+		  struct err *e)
+{
+	struct archive_member m, idx = { 0 };
+	struct remap map = { 0 };
+	uint64_t pos = 8, idx_out = 0;
+	int r;
+
+	label[0] = '\0';
+	if (ar->thin)
+		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
+			       "(writing thin archives is not supported)");
+	rewind_ar(ar);
+	if (write_at(out, 0, ARCHIVE_MAGIC, 8, e))
+		return -1;
+	/* Members keep their order; the index keeps its size (same symbols), so only the offsets
+	 * of members after an edited one move. */
+	while ((r = archive_next(ar, &m, e)) == 1) {
+		archive_label(&m, label, labelsz);
+		if (m.kind == AR_INDEX)
+			idx = m, idx_out = pos;
+		if (remap_add(&map, m.hdr, pos, e) || write_member(ar, &m, out, &pos, plan, ctx, e)) {
+			r = -1;
+			break;
+		}
+	}
+	if (r == 0 && idx.hdr) {
+		archive_label(&idx, label, labelsz);
+		r = index_walk(ar, &idx, &map, out, idx_out + (idx.data - idx.hdr), e);
+	}
+	if (r == 0) {
+		label[0] = '\0';
+		if (ftruncate(out, (off_t)pos))
+			r = err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
+	}
+	free(map.v);
+	return r;
+}
