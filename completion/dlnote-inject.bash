@@ -7,7 +7,7 @@ _dlnote_inject()
 	COMPREPLY=()
 	local opts="--manifest --feature --soname --description --priority --merge --remove --list
 		--json --check --discover --format --only-feature --only-priority --rpm-requires
-		--rpm-recommends --rpm-suggests --deb-map --expect --skip-non-elf --files-from --null
+		--rpm-recommends --rpm-suggests --deb-map --expect --skip-non-elf --files-from --null --member
 		--output --fsync --verbose --quiet --version --help"
 
 	# readline splits "--format=rpm" at '=': complete the value of the option before it.
