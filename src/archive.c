@@ -190,8 +190,11 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 		return -1;
 	if (h[F_FMAG] != '`' || h[F_FMAG + 1] != '\n')
 		return err_set(e, EXIT_BAD_INPUT, "bad member header (no \"`\\n\" at its end): not an ar member");
-	if (parse_dec(h + F_SIZE, W_SIZE, &field_size))
+	if (parse_dec(h + F_SIZE, W_SIZE, &field_size)) {
+		struct err ignore = { 0 };
+		member_name(ar, m, h, 0, &ignore);        /* only to name it */
 		return err_set(e, EXIT_BAD_INPUT, "bad size field '%.10s' in the member header", h + F_SIZE);
+	}
 	if (member_name(ar, m, h, field_size, e))
 		return -1;
 	if (m->kind == AR_INDEX && ar->index != AR_NO_INDEX)
@@ -316,7 +319,7 @@ static int index_walk(const struct archive *ar, const struct archive_member *m, 
 		for (j = 0; j < n; j++) {
 			unsigned char *p = chunk + j * stride + at_off;
 			off = get_word(p, w, big);
-			if (!map && (off < 8 || off >= ar->size))
+			if (off < 8 || off >= ar->size)
 				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, outside the archive",
 					       (unsigned long long)(i + j), (unsigned long long)off);
 			if (!map)
@@ -348,14 +351,17 @@ static void rewind_ar(struct archive *ar)
 	ar->names_off = ar->names_size = 0;
 }
 
-int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, struct err *e)
+int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *label, size_t labelsz, struct err *e)
 {
 	struct archive_member m;
 	struct plan pl;
 	int r;
 
 	rewind_ar(ar);
-	while ((r = archive_next(ar, &m, e)) == 1) {
+	while ((r = archive_next(ar, &m, e)) != 0) {
+		archive_label(&m, label, labelsz);
+		if (r < 0 || (m.kind == AR_INDEX && archive_check_index(ar, &m, e)))
+			return -1;
 		if (m.kind != AR_MEMBER)
 			continue;
 		r = plan(ctx, ar, &m, &pl, e);
@@ -446,8 +452,10 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 		return -1;
 	/* Members keep their order; the index keeps its size (same symbols), so only the offsets
 	 * of members after an edited one move. */
-	while ((r = archive_next(ar, &m, e)) == 1) {
+	while ((r = archive_next(ar, &m, e)) != 0) {
 		archive_label(&m, label, labelsz);
+		if (r < 0)
+			break;
 		if (m.kind == AR_INDEX)
 			idx = m, idx_out = pos;
 		if (remap_add(&map, m.hdr, pos, e) || write_member(ar, &m, out, &pos, plan, ctx, e)) {
@@ -461,6 +469,7 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 	}
 	if (r == 0) {
 		label[0] = '\0';
+		r = 0;
 		if (ftruncate(out, (off_t)pos))
 			r = err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
 	}

@@ -68,8 +68,9 @@ int archive_check_index(const struct archive *ar, const struct archive_member *m
 typedef int (*archive_plan_fn)(void *ctx, const struct archive *ar, const struct archive_member *m, struct plan *pl,
 			       struct err *e);
 
-/* Whether any member would change (stops at the first that does). */
-int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, struct err *e);
+/* Whether any member would change (stops at the first that does); on failure `label` names
+ * the member. */
+int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *label, size_t labelsz, struct err *e);
 
 /* Write the edited archive into the empty file `out`: unchanged members copied by the kernel,
  * edited ones at their new offsets with only the header's size field changed, then the symbol

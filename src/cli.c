@@ -471,7 +471,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 {
 	struct ar_write w = { ar, c, "" };
 	struct opts *o = c->o;
-	int r;
+	int r = 1;
 
 	if (ar->thin)
 		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
@@ -480,17 +480,16 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 	if (!o->output) {
 		int verbose = o->verbose;
 		o->verbose = 0;          /* the plans are printed once, when written */
-		r = archive_changes(ar, plan_member, c, e);
+		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
 		o->verbose = verbose;
-		if (r <= 0)
-			return r;
 	}
-	r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
-	if (r && w.member[0] && !strchr(c->label, '['))
+	if (r > 0)
+		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
+	if (r && w.member[0])
 		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, w.member);
-	else if (r && w.member[0] == '\0' && e->msg[0])
+	else if (r)
 		snprintf(c->label, sizeof c->label, "%s", c->path);
-	return r;
+	return r < 0 ? -1 : 0;
 }
 
 /* The read-only modes on one member; --list gathers the entries of every member. */
