@@ -188,6 +188,7 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 			       (unsigned long long)(ar->size - ar->pos));
 	if (read_at(ar->fd, ar->pos, h, sizeof h, e))
 		return -1;
+	memcpy(m->raw, h, sizeof h);
 	if (h[F_FMAG] != '`' || h[F_FMAG + 1] != '\n')
 		return err_set(e, EXIT_BAD_INPUT, "bad member header (no \"`\\n\" at its end): not an ar member");
 	if (parse_dec(h + F_SIZE, W_SIZE, &field_size)) {
@@ -345,6 +346,36 @@ int archive_check_index(const struct archive *ar, const struct archive_member *m
 
 /* ---- writing ---- */
 
+/* Small members are edited in memory: read once (the ELF model and the
+ * planner read them from memory), then written at once: two system calls where the model's
+ * reads, the kernel copies and the patches would cost twenty.  The two buffers bound the memory used. */
+#define SMALL_MEMBER (128u << 10)
+
+struct bufs {
+	unsigned char *in, *out;       /* SMALL_MEMBER bytes each, allocated on first use */
+};
+
+/* A small member's bytes into b->in (and m->mem), else nothing. */
+static int read_small(const struct archive *ar, struct archive_member *m, struct bufs *b, struct err *e)
+{
+	m->mem = NULL;
+	if (ar->thin || m->kind != AR_MEMBER || m->name_len + m->size > SMALL_MEMBER)
+		return 0;
+	if (!b->in && (!(b->in = malloc(SMALL_MEMBER)) || !(b->out = malloc(SMALL_MEMBER))))
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (read_at(ar->fd, m->hdr + ARCHIVE_HDR, b->in, (size_t)(m->name_len + m->size), e))
+		return -1;
+	m->mem = b->in + m->name_len;
+	return 0;
+}
+
+static void free_bufs(struct bufs *b)
+{
+	free(b->in);
+	free(b->out);
+}
+
+
 static void rewind_ar(struct archive *ar)
 {
 	ar->pos = 8, ar->nth = 0, ar->index = AR_NO_INDEX;
@@ -354,14 +385,17 @@ static void rewind_ar(struct archive *ar)
 int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *label, size_t labelsz, struct err *e)
 {
 	struct archive_member m;
+	struct bufs b = { 0 };
 	struct plan pl;
 	int r;
 
 	rewind_ar(ar);
 	while ((r = archive_next(ar, &m, e)) != 0) {
 		archive_label(&m, label, labelsz);
-		if (r < 0 || (m.kind == AR_INDEX && archive_check_index(ar, &m, e)))
-			return -1;
+		if (r < 0 || (m.kind == AR_INDEX && archive_check_index(ar, &m, e)) || read_small(ar, &m, &b, e)) {
+			r = -1;
+			break;
+		}
 		if (m.kind != AR_MEMBER)
 			continue;
 		r = plan(ctx, ar, &m, &pl, e);
@@ -370,8 +404,9 @@ int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *l
 			layout_free(&pl);
 		}
 		if (r)
-			return r;
+			break;
 	}
+	free_bufs(&b);
 	return r;
 }
 
@@ -382,25 +417,44 @@ static int pad(int out, uint64_t *pos, struct err *e)
 	return 0;
 }
 
+static int write_small(struct archive *ar, const struct archive_member *m, const struct plan *pl, int out, uint64_t pos,
+		       const char *h, struct bufs *b, struct err *e)
+{
+	uint64_t head = ARCHIVE_HDR + m->name_len;
+
+	(void)ar;
+	memcpy(b->out, h, ARCHIVE_HDR);
+	memcpy(b->out + ARCHIVE_HDR, b->in, (size_t)m->name_len);
+	if (output_apply_mem(b->in + m->name_len, m->size, pl, b->out + head, e))
+		return -1;
+	b->out[head + pl->out_size] = '\n';       /* the padding, written only when the size is odd */
+	return write_at(out, pos, b->out, (size_t)(head + pl->out_size + ((head + pl->out_size) & 1)), e);
+}
+
 /* An edited member: its header with only the size changed, its BSD name, the plan's bytes. */
 static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl, int out, uint64_t *pos,
-			struct err *e)
+			struct bufs *b, struct err *e)
 {
 	char h[ARCHIVE_HDR], field[W_SIZE + 1];
 	uint64_t size = m->name_len + pl->out_size;
 
 	if (size > 9999999999ull)
 		return err_set(e, EXIT_BAD_INPUT, "the edited member is too large for the header's size field");
-	if (read_at(ar->fd, m->hdr, h, sizeof h, e))
-		return -1;
+	memcpy(h, m->raw, sizeof h);
 	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
 	memcpy(h + F_SIZE, field, W_SIZE);
+	if (m->mem && ARCHIVE_HDR + size + 1 <= SMALL_MEMBER) {
+		if (write_small(ar, m, pl, out, *pos, h, b, e))
+			return -1;
+		*pos += ARCHIVE_HDR + size + (size & 1);     /* members start at even offsets */
+		return 0;
+	}
 	if (write_at(out, *pos, h, sizeof h, e) ||
 	    output_copy(ar->fd, m->hdr + ARCHIVE_HDR, out, *pos + ARCHIVE_HDR, m->name_len, e) ||
 	    output_apply_at(ar->fd, m->data, out, *pos + ARCHIVE_HDR + m->name_len, pl, e))
 		return -1;
 	*pos += ARCHIVE_HDR + size;
-	return 0;
+	return pad(out, pos, e);
 }
 
 static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *e)
@@ -418,7 +472,7 @@ static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *
 
 /* One member into the output at *pos. */
 static int write_member(struct archive *ar, const struct archive_member *m, int out, uint64_t *pos, archive_plan_fn plan,
-			void *ctx, struct err *e)
+			void *ctx, struct bufs *b, struct err *e)
 {
 	struct plan pl;
 	int r = m->kind == AR_MEMBER ? plan(ctx, ar, m, &pl, e) : 0;
@@ -426,12 +480,12 @@ static int write_member(struct archive *ar, const struct archive_member *m, int 
 	if (r < 0)
 		return -1;
 	if (r > 0) {
-		r = write_edited(ar, m, &pl, out, pos, e);
+		r = write_edited(ar, m, &pl, out, pos, b, e);
 		layout_free(&pl);
-	} else {
-		r = output_copy(ar->fd, m->hdr, out, *pos, m->data + m->size - m->hdr, e);
-		*pos += m->data + m->size - m->hdr;
+		return r;
 	}
+	r = output_copy(ar->fd, m->hdr, out, *pos, m->data + m->size - m->hdr, e);
+	*pos += m->data + m->size - m->hdr;
 	return r ? -1 : pad(out, pos, e);
 }
 
@@ -440,6 +494,7 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 {
 	struct archive_member m, idx = { 0 };
 	struct remap map = { 0 };
+	struct bufs b = { 0 };
 	uint64_t pos = 8, idx_out = 0;
 	int r;
 
@@ -458,7 +513,7 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 			break;
 		if (m.kind == AR_INDEX)
 			idx = m, idx_out = pos;
-		if (remap_add(&map, m.hdr, pos, e) || write_member(ar, &m, out, &pos, plan, ctx, e)) {
+		if (remap_add(&map, m.hdr, pos, e) || read_small(ar, &m, &b, e) || write_member(ar, &m, out, &pos, plan, ctx, &b, e)) {
 			r = -1;
 			break;
 		}
@@ -474,5 +529,6 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 			r = err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
 	}
 	free(map.v);
+	free_bufs(&b);
 	return r;
 }

@@ -30,6 +30,8 @@ struct archive_member {
 	uint64_t name_len;         /* BSD "#1/LEN": name bytes between the header and the data */
 	uint64_t data, size;       /* its bytes: [data, data+size) of the archive (thin: of its file) */
 	uint64_t next;             /* offset of the next header */
+	char raw[ARCHIVE_HDR];     /* its header as read */
+	const unsigned char *mem;  /* while writing: its `size` bytes, read once, when it is small */
 	char name[ARCHIVE_MAX_NAME + 1];
 };
 

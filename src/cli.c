@@ -407,9 +407,15 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 	*skip = 1;
 	if (!member_selected(c->o, m->name))
 		return 0;
-	if (archive_member_fd(ar, m, &fd, &base, close_fd, e))
+	if (m->mem) {
+		fd = -1, base = 0, *close_fd = 0;
+		n = m->size < 8 ? (size_t)m->size : 8;
+		memcpy(magic, m->mem, n);
+	} else if (archive_member_fd(ar, m, &fd, &base, close_fd, e)) {
 		return -1;
-	n = magic_of(fd, base, m->size, magic);
+	} else {
+		n = magic_of(fd, base, m->size, magic);
+	}
 	if (!is_elf(magic, n)) {
 		kind = elf_foreign_kind(magic, n);
 		if (c->o->verbose)
@@ -419,7 +425,7 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 		return 0;
 	}
 	*skip = 0;
-	if (elf_open_at(ef, fd, c->label, base, m->size, e)) {
+	if (m->mem ? elf_open_mem(ef, m->mem, c->label, m->size, e) : elf_open_at(ef, fd, c->label, base, m->size, e)) {
 		if (*close_fd)
 			close(fd);
 		return -1;

@@ -37,6 +37,10 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 	if (!range_ok(off, len, ef->size))
 		return err_set(e, EXIT_BAD_INPUT, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
 			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
+	if (ef->mem) {
+		memcpy(buf, ef->mem + off, len);
+		return 0;
+	}
 	while (len) {
 		n = pread(ef->fd, p, len > (1u << 30) ? (1u << 30) : len, (off_t)(ef->base + off));
 		if (n < 0 && errno == EINTR)
@@ -340,7 +344,21 @@ int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err
 	return elf_open_at(ef, fd, path, 0, size, e);
 }
 
+static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path, uint64_t base, uint64_t size,
+		       struct err *e);
+
 int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e)
+{
+	return open_window(ef, fd, NULL, path, base, size, e);
+}
+
+int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e)
+{
+	return open_window(ef, -1, mem, path, 0, size, e);
+}
+
+static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path, uint64_t base, uint64_t size,
+		       struct err *e)
 {
 	unsigned char h[64];
 	unsigned char *q;
@@ -349,6 +367,7 @@ int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_
 
 	memset(ef, 0, sizeof *ef);
 	ef->fd = fd;
+	ef->mem = mem;
 	ef->path = path;
 	ef->base = base;
 	ef->size = size;
@@ -427,6 +446,12 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 
 	if (!range_ok(off, len, ef->size))
 		return 0;
+	if (ef->mem) {
+		for (k = 0; k < len; k++)
+			if (ef->mem[off + k])
+				return 0;
+		return 1;
+	}
 	while (pos < end) {
 		/* The file's extents, seen from the window. */
 		data = lseek(ef->fd, (off_t)(ef->base + pos), SEEK_DATA);

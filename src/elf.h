@@ -45,6 +45,7 @@ struct elf {
 	const char *path;
 	int fd;
 	uint64_t base;           /* where the object starts in fd: an archive member's data */
+	const unsigned char *mem;   /* or, when set, its bytes already in memory (a small member) */
 	uint64_t size;           /* of the object (the window [base, base+size) of fd) */
 	int is64, big;
 	unsigned char ident[16];
@@ -64,6 +65,8 @@ int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err
 /* The same for an object that is a window of fd: [base, base+size), such as an archive member
  * read in place.  Every offset of the model is relative to base and checked against size. */
 int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e);
+/* The same for an object whose `size` bytes are in memory (they must outlive the model). */
+int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e);
 /* What the first bytes of a file are, when they are not ELF: "LLVM bitcode" for clang -flto
  * objects (raw or in the bitcode wrapper), else NULL. */
 const char *elf_foreign_kind(const unsigned char *magic, size_t len);

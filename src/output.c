@@ -126,6 +126,26 @@ static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base, c
 	return 0;
 }
 
+int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl, unsigned char *out, struct err *e)
+{
+	if (pl->keep > in_size)
+		return err_set(e, EXIT_BAD_INPUT, "the plan keeps more bytes than the input has");
+	memcpy(out, in, pl->keep);
+	memset(out + pl->keep, 0, pl->out_size - pl->keep);
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct patch *p = &pl->p[i];
+		if (!range_ok(p->off, p->len, pl->out_size) || (!p->data && p->src != PATCH_ZERO && !range_ok(p->src, p->len, in_size)))
+			return err_set(e, EXIT_BAD_INPUT, "a patch runs past the member");
+		if (p->data)
+			memcpy(out + p->off, p->data, p->len);
+		else if (p->src == PATCH_ZERO)
+			memset(out + p->off, 0, p->len);
+		else
+			memcpy(out + p->off, in + p->src, p->len);
+	}
+	return 0;
+}
+
 int output_apply_at(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl, struct err *e)
 {
 	if (output_copy(in, in_base, out, out_base, pl->keep, e))

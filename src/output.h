@@ -36,6 +36,10 @@ int output_apply(int in, int out, const struct plan *pl, struct err *e);
  * `out` must read zeros there: a fresh file written in order does). */
 int output_apply_at(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl, struct err *e);
 
+/* The same in memory, for small objects: `in` holds the input's in_size bytes, `out` has room
+ * for pl->out_size bytes (the plan's holes become zeros). */
+int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl, unsigned char *out, struct err *e);
+
 /* Copy len bytes from in@src to out@dst, in the kernel when possible. */
 int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e);
 
