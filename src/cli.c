@@ -537,7 +537,8 @@ static int process_archive(struct opts *o, const char *path, int fd, const struc
 	int status = EXIT_OK, r;
 
 	snprintf(c.label, sizeof c.label, "%s", path);
-	memset(o->member_used, 0, o->nmembers);
+	if (o->nmembers)
+		memset(o->member_used, 0, o->nmembers);
 	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && o->mode != MODE_LIST && o->mode != MODE_CHECK &&
 	    o->mode != MODE_DISCOVER) {
 		if (edit_archive(&c, &ar, fd, st, &e))
