@@ -205,9 +205,16 @@ static int found_push(struct discovery *d, const char *s, const char *path)
 	if (!v)
 		return -1;
 	d->v = v;
+	/* The path is copied: callers pass reused buffers (--files-from names, archive members). */
 	d->v[d->n].soname = xstrndup(s, strlen(s));
-	d->v[d->n].path = path;
-	return d->v[d->n].soname ? (d->n++, 0) : -1;
+	d->v[d->n].path = xstrndup(path, strlen(path));
+	if (!d->v[d->n].soname || !d->v[d->n].path) {
+		free(d->v[d->n].soname);
+		free(d->v[d->n].path);
+		return -1;
+	}
+	d->n++;
+	return 0;
 }
 
 /* The end of a run of name characters: keep it if it is a soname nobody accounts for. */
@@ -324,8 +331,10 @@ int discover_file(const struct elf *ef, const struct entries *declared, const ch
 
 void discover_free(struct discovery *d)
 {
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		free(d->v[i].soname);
+		free(d->v[i].path);
+	}
 	free(d->v);
 	memset(d, 0, sizeof *d);
 }

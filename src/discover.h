@@ -17,7 +17,7 @@
 #define DISCOVER_MAX_NAME 255
 
 struct discovery {
-	struct found { char *soname; const char *path; } *v;   /* path: the first file it was seen in */
+	struct found { char *soname; char *path; } *v;   /* path: the first file it was seen in (a copy) */
 	size_t n;
 };
 

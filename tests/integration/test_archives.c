@@ -273,6 +273,7 @@ Test(archive, files_from_check_expect_and_discover_read_archives)
 	cmd_free(&c);
 	got = sh("'%s' --discover -q lib.a", tool());
 	cr_expect(strstr(got, "libfoo.so.3"), "--discover over the archive: %s", got);
+	cr_expect(strstr(got, "lib.a[dl.o]"), "--discover names the member it found the name in: %s", got);
 	free(got);
 }
 
