@@ -419,7 +419,9 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 	if (!is_elf(magic, n)) {
 		kind = elf_foreign_kind(magic, n);
 		if (c->o->verbose)
-			fprintf(stderr, PROGRAM_NAME ": %s: %s, kept untouched\n", c->label, kind ? kind : "not ELF");
+			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label, kind ? kind : "not ELF",
+				c->o->mode == MODE_LIST || c->o->mode == MODE_CHECK || c->o->mode == MODE_DISCOVER ? "skipped"
+				: "kept untouched");
 		if (*close_fd)
 			close(fd);
 		return 0;
