@@ -173,6 +173,8 @@ static enum archive_index index_kind(const char *name)
 	return strncmp(name, "__.SYMDEF_64", 12) == 0 ? AR_BSD64 : AR_BSD32;
 }
 
+static int read_hdr(const struct archive *ar, uint64_t off, char *h, struct err *e);
+
 int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 {
 	char h[ARCHIVE_HDR];
@@ -186,7 +188,7 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 	if (!range_ok(ar->pos, ARCHIVE_HDR, ar->size))
 		return err_set(e, EXIT_BAD_INPUT, "truncated member header (%llu bytes left)",
 			       (unsigned long long)(ar->size - ar->pos));
-	if (read_at(ar->fd, ar->pos, h, sizeof h, e))
+	if (read_hdr(ar, ar->pos, h, e))
 		return -1;
 	memcpy(m->raw, h, sizeof h);
 	if (h[F_FMAG] != '`' || h[F_FMAG + 1] != '\n')
@@ -346,35 +348,112 @@ int archive_check_index(const struct archive *ar, const struct archive_member *m
 
 /* ---- writing ---- */
 
-/* Small members are edited in memory: read once (the ELF model and the
- * planner read them from memory), then written at once: two system calls where the model's
- * reads, the kernel copies and the patches would cost twenty.  The two buffers bound the memory used. */
-#define SMALL_MEMBER (128u << 10)
+/* Writing streams the archive through two buffers: the input is read IO_CAP bytes at a time
+ * (a member that fits is parsed, planned and edited from there: the ELF model reads a memory
+ * window), the output gathers headers and edited members and is written IO_CAP bytes at a time.
+ * Unchanged members and larger ones are copied by the kernel.  A few system calls per
+ * buffer instead of some twenty per member; the two buffers bound the memory used. */
+#define IO_CAP (256u << 10)
 
-struct bufs {
-	unsigned char *in, *out;       /* SMALL_MEMBER bytes each, allocated on first use */
+struct archive_io {
+	unsigned char *in, *out;
+	uint64_t in_off, out_off;      /* archive offset of in[0]; output offset of out[0] */
+	size_t in_len, out_len;
+	int fd_out;
 };
 
-/* A small member's bytes into b->in (and m->mem), else nothing. */
-static int read_small(const struct archive *ar, struct archive_member *m, struct bufs *b, struct err *e)
+static int io_init(struct archive *ar, struct archive_io *io, int out, struct err *e)
 {
-	m->mem = NULL;
-	if (ar->thin || m->kind != AR_MEMBER || m->name_len + m->size > SMALL_MEMBER)
-		return 0;
-	if (!b->in && (!(b->in = malloc(SMALL_MEMBER)) || !(b->out = malloc(SMALL_MEMBER))))
+	memset(io, 0, sizeof *io);
+	io->fd_out = out;
+	io->in = malloc(IO_CAP);
+	io->out = out >= 0 ? malloc(IO_CAP) : NULL;
+	ar->io = io;
+	if (!io->in || (out >= 0 && !io->out))
 		return err_set(e, EXIT_BAD_INPUT, "out of memory");
-	if (read_at(ar->fd, m->hdr + ARCHIVE_HDR, b->in, (size_t)(m->name_len + m->size), e))
-		return -1;
-	m->mem = b->in + m->name_len;
 	return 0;
 }
 
-static void free_bufs(struct bufs *b)
+static void io_free(struct archive *ar, struct archive_io *io)
 {
-	free(b->in);
-	free(b->out);
+	free(io->in);
+	free(io->out);
+	ar->io = NULL;
 }
 
+/* [off, off+len) of the archive in the read buffer (len <= IO_CAP), or NULL with e set. */
+static const unsigned char *io_window(const struct archive *ar, uint64_t off, size_t len, struct err *e)
+{
+	struct archive_io *io = ar->io;
+	size_t want;
+
+	if (off >= io->in_off && off + len <= io->in_off + io->in_len)
+		return io->in + (off - io->in_off);
+	want = ar->size - off < IO_CAP ? (size_t)(ar->size - off) : IO_CAP;
+	if (len > want || read_at(ar->fd, off, io->in, want, e)) {
+		io->in_len = 0;
+		return e->msg[0] ? NULL : (err_set(e, EXIT_BAD_INPUT, "read past the end of the archive"), NULL);
+	}
+	io->in_off = off, io->in_len = want;
+	return io->in;
+}
+
+static int read_hdr(const struct archive *ar, uint64_t off, char *h, struct err *e)
+{
+	const unsigned char *p;
+
+	if (!ar->io)
+		return read_at(ar->fd, off, h, ARCHIVE_HDR, e);
+	if (!(p = io_window(ar, off, ARCHIVE_HDR, e)))
+		return -1;
+	memcpy(h, p, ARCHIVE_HDR);
+	return 0;
+}
+
+static int io_flush(struct archive_io *io, struct err *e)
+{
+	if (io->out_len && write_at(io->fd_out, io->out_off, io->out, io->out_len, e))
+		return -1;
+	io->out_off += io->out_len, io->out_len = 0;
+	return 0;
+}
+
+/* Room for len bytes at output offset pos in the write buffer (len <= IO_CAP), or NULL. */
+static unsigned char *io_reserve(struct archive_io *io, uint64_t pos, size_t len, struct err *e)
+{
+	unsigned char *p;
+
+	if (io->out_off + io->out_len != pos || io->out_len + len > IO_CAP) {
+		if (io_flush(io, e))
+			return NULL;
+		io->out_off = pos;
+	}
+	p = io->out + io->out_len;
+	io->out_len += len;
+	return p;
+}
+
+static int io_put(struct archive_io *io, uint64_t pos, const void *data, size_t len, struct err *e)
+{
+	unsigned char *p;
+
+	if (len > IO_CAP)
+		return io_flush(io, e) ? -1 : write_at(io->fd_out, pos, data, len, e);
+	if (!(p = io_reserve(io, pos, len, e)))
+		return -1;
+	memcpy(p, data, len);
+	return 0;
+}
+
+/* A member that fits in the read buffer is read there once; m->mem points at its bytes. */
+static int read_small(const struct archive *ar, struct archive_member *m, struct err *e)
+{
+	m->mem = NULL;
+	if (ar->thin || m->kind != AR_MEMBER || m->name_len + m->size > IO_CAP)
+		return 0;
+	m->mem = io_window(ar, m->data, (size_t)m->size, e);
+	return m->mem ? 0 : -1;
+}
 
 static void rewind_ar(struct archive *ar)
 {
@@ -385,19 +464,21 @@ static void rewind_ar(struct archive *ar)
 int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *label, size_t labelsz, struct err *e)
 {
 	struct archive_member m;
-	struct bufs b = { 0 };
+	struct archive_io io;
 	struct plan pl;
-	int r;
+	int r = io_init(ar, &io, -1, e);
 
 	rewind_ar(ar);
-	while ((r = archive_next(ar, &m, e)) != 0) {
+	while (r == 0 && (r = archive_next(ar, &m, e)) != 0) {
 		archive_label(&m, label, labelsz);
-		if (r < 0 || (m.kind == AR_INDEX && archive_check_index(ar, &m, e)) || read_small(ar, &m, &b, e)) {
+		if (r < 0 || (m.kind == AR_INDEX && archive_check_index(ar, &m, e)) || read_small(ar, &m, e)) {
 			r = -1;
 			break;
 		}
-		if (m.kind != AR_MEMBER)
+		if (m.kind != AR_MEMBER) {
+			r = 0;
 			continue;
+		}
 		r = plan(ctx, ar, &m, &pl, e);
 		if (r > 0) {
 			r = !pl.unchanged;
@@ -406,55 +487,47 @@ int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *l
 		if (r)
 			break;
 	}
-	free_bufs(&b);
+	io_free(ar, &io);
 	return r;
 }
 
-static int pad(int out, uint64_t *pos, struct err *e)
+static int pad(struct archive_io *io, uint64_t *pos, struct err *e)
 {
-	if ((*pos & 1) && write_at(out, (*pos)++, "\n", 1, e))
+	if ((*pos & 1) && io_put(io, (*pos)++, "\n", 1, e))
 		return -1;
 	return 0;
 }
 
-static int write_small(struct archive *ar, const struct archive_member *m, const struct plan *pl, int out, uint64_t pos,
-		       const char *h, struct bufs *b, struct err *e)
+/* An edited member: its header with only the size changed, its BSD name, the plan's bytes,
+ * the padding. */
+static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl, uint64_t *pos,
+			struct err *e)
 {
-	uint64_t head = ARCHIVE_HDR + m->name_len;
-
-	(void)ar;
-	memcpy(b->out, h, ARCHIVE_HDR);
-	memcpy(b->out + ARCHIVE_HDR, b->in, (size_t)m->name_len);
-	if (output_apply_mem(b->in + m->name_len, m->size, pl, b->out + head, e))
-		return -1;
-	b->out[head + pl->out_size] = '\n';       /* the padding, written only when the size is odd */
-	return write_at(out, pos, b->out, (size_t)(head + pl->out_size + ((head + pl->out_size) & 1)), e);
-}
-
-/* An edited member: its header with only the size changed, its BSD name, the plan's bytes. */
-static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl, int out, uint64_t *pos,
-			struct bufs *b, struct err *e)
-{
+	struct archive_io *io = ar->io;
 	char h[ARCHIVE_HDR], field[W_SIZE + 1];
 	uint64_t size = m->name_len + pl->out_size;
+	unsigned char *p;
 
 	if (size > 9999999999ull)
 		return err_set(e, EXIT_BAD_INPUT, "the edited member is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
 	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
 	memcpy(h + F_SIZE, field, W_SIZE);
-	if (m->mem && ARCHIVE_HDR + size + 1 <= SMALL_MEMBER) {
-		if (write_small(ar, m, pl, out, *pos, h, b, e))
+	if (m->mem && ARCHIVE_HDR + size <= IO_CAP) {
+		/* The name is in the read buffer just before the data. */
+		if (!(p = io_reserve(io, *pos, (size_t)(ARCHIVE_HDR + size), e)))
 			return -1;
-		*pos += ARCHIVE_HDR + size + (size & 1);     /* members start at even offsets */
-		return 0;
-	}
-	if (write_at(out, *pos, h, sizeof h, e) ||
-	    output_copy(ar->fd, m->hdr + ARCHIVE_HDR, out, *pos + ARCHIVE_HDR, m->name_len, e) ||
-	    output_apply_at(ar->fd, m->data, out, *pos + ARCHIVE_HDR + m->name_len, pl, e))
+		memcpy(p, h, ARCHIVE_HDR);
+		memcpy(p + ARCHIVE_HDR, m->mem - m->name_len, (size_t)m->name_len);
+		if (output_apply_mem(m->mem, m->size, pl, p + ARCHIVE_HDR + m->name_len, e))
+			return -1;
+	} else if (io_put(io, *pos, h, sizeof h, e) || io_flush(io, e) ||
+		   output_copy(ar->fd, m->hdr + ARCHIVE_HDR, io->fd_out, *pos + ARCHIVE_HDR, m->name_len, e) ||
+		   output_apply_at(ar->fd, m->data, io->fd_out, *pos + ARCHIVE_HDR + m->name_len, pl, e)) {
 		return -1;
+	}
 	*pos += ARCHIVE_HDR + size;
-	return pad(out, pos, e);
+	return pad(io, pos, e);
 }
 
 static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *e)
@@ -471,22 +544,24 @@ static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *
 }
 
 /* One member into the output at *pos. */
-static int write_member(struct archive *ar, const struct archive_member *m, int out, uint64_t *pos, archive_plan_fn plan,
-			void *ctx, struct bufs *b, struct err *e)
+static int write_member(struct archive *ar, const struct archive_member *m, uint64_t *pos, archive_plan_fn plan,
+			void *ctx, struct err *e)
 {
 	struct plan pl;
+	uint64_t len = m->data + m->size - m->hdr;
 	int r = m->kind == AR_MEMBER ? plan(ctx, ar, m, &pl, e) : 0;
 
 	if (r < 0)
 		return -1;
 	if (r > 0) {
-		r = write_edited(ar, m, &pl, out, pos, b, e);
+		r = write_edited(ar, m, &pl, pos, e);
 		layout_free(&pl);
 		return r;
 	}
-	r = output_copy(ar->fd, m->hdr, out, *pos, m->data + m->size - m->hdr, e);
-	*pos += m->data + m->size - m->hdr;
-	return r ? -1 : pad(out, pos, e);
+	if (io_flush(ar->io, e) || output_copy(ar->fd, m->hdr, ar->io->fd_out, *pos, len, e))
+		return -1;
+	*pos += len;
+	return pad(ar->io, pos, e);
 }
 
 int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, char *label, size_t labelsz,
@@ -494,7 +569,7 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 {
 	struct archive_member m, idx = { 0 };
 	struct remap map = { 0 };
-	struct bufs b = { 0 };
+	struct archive_io io;
 	uint64_t pos = 8, idx_out = 0;
 	int r;
 
@@ -503,32 +578,31 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
 			       "(writing thin archives is not supported)");
 	rewind_ar(ar);
-	if (write_at(out, 0, ARCHIVE_MAGIC, 8, e))
-		return -1;
+	r = io_init(ar, &io, out, e);
+	if (r == 0)
+		r = io_put(&io, 0, ARCHIVE_MAGIC, 8, e);
 	/* Members keep their order; the index keeps its size (same symbols), so only the offsets
 	 * of members after an edited one move. */
-	while ((r = archive_next(ar, &m, e)) != 0) {
+	while (r == 0 && (r = archive_next(ar, &m, e)) != 0) {
 		archive_label(&m, label, labelsz);
 		if (r < 0)
 			break;
 		if (m.kind == AR_INDEX)
 			idx = m, idx_out = pos;
-		if (remap_add(&map, m.hdr, pos, e) || read_small(ar, &m, &b, e) || write_member(ar, &m, out, &pos, plan, ctx, &b, e)) {
-			r = -1;
-			break;
-		}
+		r = remap_add(&map, m.hdr, pos, e) || read_small(ar, &m, e) || write_member(ar, &m, &pos, plan, ctx, e) ? -1 : 0;
 	}
+	if (r == 0)
+		r = io_flush(&io, e);
 	if (r == 0 && idx.hdr) {
 		archive_label(&idx, label, labelsz);
 		r = index_walk(ar, &idx, &map, out, idx_out + (idx.data - idx.hdr), e);
 	}
 	if (r == 0) {
 		label[0] = '\0';
-		r = 0;
 		if (ftruncate(out, (off_t)pos))
 			r = err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
 	}
+	io_free(ar, &io);
 	free(map.v);
-	free_bufs(&b);
 	return r;
 }

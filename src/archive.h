@@ -31,7 +31,7 @@ struct archive_member {
 	uint64_t data, size;       /* its bytes: [data, data+size) of the archive (thin: of its file) */
 	uint64_t next;             /* offset of the next header */
 	char raw[ARCHIVE_HDR];     /* its header as read */
-	const unsigned char *mem;  /* while writing: its `size` bytes, read once, when it is small */
+	const unsigned char *mem;  /* while writing: its `size` bytes in the read buffer, when small */
 	char name[ARCHIVE_MAX_NAME + 1];
 };
 
@@ -44,6 +44,7 @@ struct archive {
 	uint64_t names_off, names_size;    /* the "//" table, once seen */
 	uint64_t pos;                      /* next header */
 	size_t nth;
+	struct archive_io *io;             /* while writing: the read and write buffers */
 };
 
 /* True when the first 8 bytes are an archive's magic. */
