@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "output.h"
@@ -358,6 +359,7 @@ int archive_check_index(const struct archive *ar, const struct archive_member *m
 struct archive_io {
 	unsigned char *in, *out;
 	uint64_t in_off, out_off;      /* archive offset of in[0]; output offset of out[0] */
+	uint64_t in_valid;             /* in[] holds the archive's bytes from here on */
 	size_t in_len, out_len;
 	int fd_out;
 };
@@ -387,14 +389,14 @@ static const unsigned char *io_window(const struct archive *ar, uint64_t off, si
 	struct archive_io *io = ar->io;
 	size_t want;
 
-	if (off >= io->in_off && off + len <= io->in_off + io->in_len)
+	if (off >= io->in_off && off >= io->in_valid && off + len <= io->in_off + io->in_len)
 		return io->in + (off - io->in_off);
 	want = ar->size - off < IO_CAP ? (size_t)(ar->size - off) : IO_CAP;
 	if (len > want || read_at(ar->fd, off, io->in, want, e)) {
 		io->in_len = 0;
 		return e->msg[0] ? NULL : (err_set(e, EXIT_BAD_INPUT, "read past the end of the archive"), NULL);
 	}
-	io->in_off = off, io->in_len = want;
+	io->in_off = io->in_valid = off, io->in_len = want;
 	return io->in;
 }
 
@@ -498,6 +500,95 @@ static int pad(struct archive_io *io, uint64_t *pos, struct err *e)
 	return 0;
 }
 
+/* True when the plan can be applied to the member's bytes where they are, in the read buffer:
+ * no patch copies input bytes that an earlier patch of the kept prefix has changed. */
+static int patchable_in_place(const struct plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct patch *p = &pl->p[i];
+		if (p->data || p->src == PATCH_ZERO)
+			continue;
+		for (size_t j = 0; j <= i; j++) {
+			const struct patch *q = &pl->p[j];
+			uint64_t lo = q->off > p->src ? q->off : p->src, hi = q->off + q->len;
+			hi = hi < p->src + p->len ? hi : p->src + p->len;
+			hi = hi < pl->keep ? hi : pl->keep;
+			if (lo < hi)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off, struct err *e)
+{
+	ssize_t w;
+
+	while (n) {
+		w = pwritev(fd, iov, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "write failed: %s", w < 0 ? strerror(errno) : "no progress");
+		off += (uint64_t)w;
+		for (; n && (size_t)w >= iov->iov_len; n--, iov++)
+			w -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* A small member edited in the read buffer: the kept prefix is patched there and written from
+ * there, with the header before it and the new tail after it gathered in the write buffer (one
+ * pwritev, no copy of the prefix).  Returns 1 when done, 0 when the plan does not allow it. */
+static int write_gathered(struct archive *ar, const struct archive_member *m, const struct plan *pl, const char *h,
+			  uint64_t pos, struct err *e)
+{
+	struct archive_io *io = ar->io;
+	unsigned char *body = io->in + (m->mem - io->in), *head, *tail;
+	uint64_t tlen = pl->out_size - pl->keep, odd = (m->name_len + pl->out_size) & 1;
+	struct iovec iov[3];
+
+	if (pl->keep > m->size || !patchable_in_place(pl))
+		return 0;
+	if (!(head = io_reserve(io, pos, (size_t)(ARCHIVE_HDR + m->name_len), e)))
+		return -1;
+	if (io->out_len + tlen + 1 > IO_CAP)
+		return io->out_len -= (size_t)(ARCHIVE_HDR + m->name_len), 0;
+	memcpy(head, h, ARCHIVE_HDR);
+	memcpy(head + ARCHIVE_HDR, m->mem - m->name_len, (size_t)m->name_len);
+	tail = io->out + io->out_len;
+	memset(tail, 0, (size_t)tlen);
+	tail[tlen] = '\n';
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct patch *p = &pl->p[i];
+		for (uint64_t k = 0; k < p->len;) {          /* the part before keep, then the part after */
+			uint64_t at = p->off + k, n = at < pl->keep ? (p->off + p->len < pl->keep ? p->len - k : pl->keep - at) : p->len - k;
+			unsigned char *dst = at < pl->keep ? body + at : tail + (at - pl->keep);
+			if (!range_ok(at, n, pl->out_size) || (!p->data && p->src != PATCH_ZERO && !range_ok(p->src + k, n, m->size)))
+				return err_set(e, EXIT_BAD_INPUT, "a patch runs past the member");
+			if (p->data)
+				memmove(dst, p->data + k, (size_t)n);
+			else if (p->src == PATCH_ZERO)
+				memset(dst, 0, (size_t)n);
+			else
+				memmove(dst, body + p->src + k, (size_t)n);
+			k += n;
+		}
+	}
+	iov[0] = (struct iovec){ io->out, io->out_len };
+	iov[1] = (struct iovec){ body, (size_t)pl->keep };
+	iov[2] = (struct iovec){ tail, (size_t)(tlen + odd) };
+	if (pwritev_all(io->fd_out, iov, 3, io->out_off, e))
+		return -1;
+	io->out_off = pos + ARCHIVE_HDR + m->name_len + pl->out_size + odd, io->out_len = 0;
+	io->in_valid = m->data + m->size;                /* the member's input bytes are changed */
+	return 1;
+}
+
 /* An edited member: its header with only the size changed, its BSD name, the plan's bytes,
  * the padding. */
 static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl, uint64_t *pos,
@@ -507,12 +598,17 @@ static int write_edited(struct archive *ar, const struct archive_member *m, cons
 	char h[ARCHIVE_HDR], field[W_SIZE + 1];
 	uint64_t size = m->name_len + pl->out_size;
 	unsigned char *p;
+	int r;
 
 	if (size > 9999999999ull)
 		return err_set(e, EXIT_BAD_INPUT, "the edited member is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
 	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
 	memcpy(h + F_SIZE, field, W_SIZE);
+	if (m->mem && (r = write_gathered(ar, m, pl, h, *pos, e)) != 0) {
+		*pos += ARCHIVE_HDR + size + (size & 1);
+		return r < 0 ? -1 : 0;
+	}
 	if (m->mem && ARCHIVE_HDR + size <= IO_CAP) {
 		/* The name is in the read buffer just before the data. */
 		if (!(p = io_reserve(io, *pos, (size_t)(ARCHIVE_HDR + size), e)))
