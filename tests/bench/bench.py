@@ -96,7 +96,9 @@ def main():
         fresh = lambda *names: (lambda: [os.unlink(w(n)) for n in names if os.path.exists(w(n))])
         def reset_py():
             shutil.copy(PYTHON_A, w("py-inplace.a"))
+        shutil.copy(PYTHON_A, w("cp-existing.out"))
         r = bench({"cp": ["cp", "py.a", "cp.out"],
+                   "cp over an existing file": ["cp", "py.a", "cp-existing.out"],
                    "dlnote-inject -m m.json -o out (every member)": [TOOL, "-m", "m.json", "-o", "tool.out", "py.a"],
                    "dlnote-inject -m m.json (in place, every member)": [TOOL, "-m", "m.json", "py-inplace.a"]}, work,
                   prepare={"cp": fresh("cp.out"), "dlnote-inject -m m.json -o out (every member)": fresh("tool.out"),
