@@ -42,7 +42,7 @@ $(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- tests ----
-FUZZ_TARGETS := manifest note elf
+FUZZ_TARGETS := manifest note elf archive
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_BIN  := $(BUILD)/unit-tests
 
