@@ -8,7 +8,7 @@ _dlnote_inject()
 	local opts="--manifest --feature --soname --description --priority --merge --remove --list
 		--json --check --discover --record --recorded --format --only-feature --only-priority --rpm-requires
 		--rpm-recommends --rpm-suggests --deb-map --rpm-generate --rpm-package --rpm-features
-		--rpm-protocol --expect --skip-non-elf --files-from --null
+		--rpm-protocol --expect --skip-non-elf --files-from --null --member
 		--output --fsync --verbose --quiet --version --help"
 
 	# readline splits "--format=rpm" at '=': complete the value of the option before it.

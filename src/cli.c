@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "discover.h"
 #include "elf.h"
 #include "layout.h"
@@ -53,12 +54,15 @@ struct opts {
 	const char *stdin_user;    /* the option that reads standard input, if one does */
 	char **manifests;          /* -m paths, read once the options are known to be right */
 	size_t nmanifests;
+	const char **members;      /* --member: only these archive members */
+	unsigned char *member_used;
+	size_t nmembers;
 };
 
 static const char usage_text[] =
 	"Usage: " PROGRAM_NAME " [OPTIONS] FILE...\n"
 	"Add, replace, merge, remove, list or check the .note.dlopen ELF note (FDO dlopen metadata)\n"
-	"in objects, executables and shared libraries.\n"
+	"in objects, static archives, executables and shared libraries.\n"
 	"\n"
 	"Entries:\n"
 	"  -m, --manifest PATH     JSON manifest: an array of entry objects as in the spec\n"
@@ -93,6 +97,8 @@ static const char usage_text[] =
 	"      --rpm-protocol P    for --rpm-generate: singlefile (default) or multifile (rpm 4.20)\n"
 	"      --expect MANIFEST   for --check: print the differences from MANIFEST, exit 1 if any\n"
 	"      --skip-non-elf      skip files that are not ELF, quietly\n"
+	"      --member NAME       in ar archives, only this member (repeatable); by default\n"
+	"                          every ELF member is read and edited\n"
 	"Files:\n"
 	"      --files-from LIST   also process the FILEs named in LIST, one per line\n"
 	"                          ('-' reads standard input, as an rpm generator does)\n"
@@ -247,18 +253,33 @@ static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
 	return 0;
 }
 
-/* The table is printed file by file; every other format gathers all files and prints once. */
-static int do_list(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int many, struct err *e)
-{
-	struct entries es = { 0 };
-	struct listing one = { 0 };
-	const char *suffix = pkgdeps_rpm_suffix(ef->is64, ef->machine);
-	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL || o->rep.format == FORMAT_RPM_GENERATE;
-	int r = scan_entries(ef, sc, &es, e);
+/* What a listing needs to know of the file its entries come from (for an archive: its first
+ * ELF member). */
+struct file_kind {
+	int is64, object;
+	unsigned machine;
+};
 
-	if (r == 0 && !per_file && report_listing_add(&o->listed, &es, path, suffix, &o->rep))
+static void file_kind_of(const struct elf *ef, struct file_kind *k)
+{
+	k->is64 = ef->is64;
+	k->machine = ef->machine;
+	k->object = ef->type == ET_REL_;
+}
+
+/* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
+ * its members' entries merged); every other format gathers all files and prints once. */
+static int do_list(struct opts *o, const char *path, const struct entries *es, const struct file_kind *k, int many,
+		   struct err *e)
+{
+	struct listing one = { 0 };
+	const char *suffix = pkgdeps_rpm_suffix(k->is64, k->machine);
+	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL || o->rep.format == FORMAT_RPM_GENERATE;
+	int r = 0;
+
+	if (!per_file && report_listing_add(&o->listed, es, path, suffix, &o->rep))
 		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
-	if (r == 0 && per_file && report_listing_add(&one, &es, path, suffix, &o->rep))
+	if (r == 0 && per_file && report_listing_add(&one, es, path, suffix, &o->rep))
 		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
 		if (many)
@@ -266,14 +287,13 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 		report_table(&one.es, stdout);
 	}
 	if (r == 0 && o->rep.format == FORMAT_JSONL)
-		report_jsonl(&one.es, path, ef->is64, ef->machine, stdout);
+		report_jsonl(&one.es, path, k->is64, k->machine, stdout);
 	/* An object's notes are for the programs linked from it, not for the package shipping it
 	 * (rpm's elfdeps also looks at executables and shared objects only). */
-	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && ef->type != ET_REL_ &&
+	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && !k->object &&
 	    pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
 		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 	report_listing_free(&one);
-	manifest_free(&es);
 	return r;
 }
 
@@ -324,14 +344,15 @@ static int do_discover(struct opts *o, const char *path, const struct elf *ef, c
 	return r;
 }
 
-static int do_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
-		   const struct scan *sc, struct err *e)
+/* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
+static int plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,
+		     struct err *e)
 {
 	struct entries final = { 0 };
 	struct buf note = { 0 };
-	struct plan pl = { 0 };
 	int r = -1;
 
+	memset(pl, 0, sizeof *pl);
 	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
 	 * there.  Remove: none. */
 	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {
@@ -344,20 +365,21 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 		goto out;
 	}
 	/* Objects: one COMDAT group per entry; merge keeps every group the object has. */
-	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, &final, o->mode == MODE_MERGE, &pl, e) :
-	    (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, &pl, e)))
+	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, &final, o->mode == MODE_MERGE, pl, e) :
+	    (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, pl, e)))
 		goto out;
+	r = 0;
 	if (o->verbose) {
-		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, pl.strategy);
-		if (pl.log.p)
-			fprintf(stderr, "%s", pl.log.p);
+		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
+		if (pl->log.p)
+			fprintf(stderr, "%s", pl->log.p);
 	}
 	if (o->verbose > 1) {
 		/* -vv: the plan itself, as the writer will carry it out. */
-		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n", (unsigned long long)pl.keep, pl.n,
-			(unsigned long long)pl.out_size);
-		for (size_t i = 0; i < pl.n; i++) {
-			const struct patch *p = &pl.p[i];
+		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n", (unsigned long long)pl->keep, pl->n,
+			(unsigned long long)pl->out_size);
+		for (size_t i = 0; i < pl->n; i++) {
+			const struct patch *p = &pl->p[i];
 			fprintf(stderr, "  0x%llx +0x%llx ", (unsigned long long)p->off, (unsigned long long)p->len);
 			if (p->data)
 				fprintf(stderr, "new bytes\n");
@@ -367,24 +389,245 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 				fprintf(stderr, "copied from input offset 0x%llx\n", (unsigned long long)p->src);
 		}
 	}
-	if (pl.unchanged && !o->output) {
-		r = 0;
-		goto out;
-	}
-	r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
 out:
-	layout_free(&pl);
 	buf_free(&note);
 	manifest_free(&final);
 	return r;
 }
 
-/* --skip-non-elf: what cannot be an ELF file (no magic) is skipped; a broken ELF file is not. */
-static int is_elf(int fd)
+static int do_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
+		   const struct scan *sc, struct err *e)
 {
-	unsigned char m[4];
+	struct plan pl;
+	int r = plan_edit(o, path, ef, sc, &pl, e);
 
-	return pread(fd, m, 4, 0) == 4 && memcmp(m, "\177ELF", 4) == 0;
+	if (r == 0 && !(pl.unchanged && !o->output))
+		r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
+	layout_free(&pl);
+	return r;
+}
+
+/* The first bytes of a file or member. */
+static size_t magic_of(int fd, uint64_t base, uint64_t size, unsigned char m[8])
+{
+	ssize_t n = pread(fd, m, size < 8 ? (size_t)size : 8, (off_t)base);
+
+	return n > 0 ? (size_t)n : 0;
+}
+
+static int is_elf(const unsigned char *m, size_t n)
+{
+	return n >= 4 && memcmp(m, "\177ELF", 4) == 0;
+}
+
+/* ---- archives: every ELF member, read in place ---- */
+
+struct ar_ctx {
+	struct opts *o;
+	const char *path;
+	char label[PATH_MAX + ARCHIVE_MAX_NAME + 3];   /* "PATH[MEMBER]" */
+	struct entries merged;                          /* --list: every member's entries */
+	struct file_kind kind;                          /* of the first ELF member */
+	int have_kind;
+};
+
+/* --member narrows reading and writing to the named members. */
+static int member_selected(struct opts *o, const char *name)
+{
+	int hit = o->nmembers == 0;
+
+	for (size_t i = 0; i < o->nmembers; i++)
+		if (strcmp(o->members[i], name) == 0)
+			hit = o->member_used[i] = 1;
+	return hit;
+}
+
+/* Open an ELF member as a window; 0 with *skip set for members that are kept as they are. */
+static int open_member(struct ar_ctx *c, const struct archive *ar, const struct archive_member *m, struct elf *ef,
+		       int *close_fd, int *skip, struct err *e)
+{
+	unsigned char magic[8];
+	const char *kind;
+	uint64_t base;
+	size_t n;
+	int fd;
+
+	snprintf(c->label, sizeof c->label, "%s[%s]", c->path, m->name);
+	*skip = 1;
+	if (!member_selected(c->o, m->name))
+		return 0;
+	if (m->mem) {
+		fd = -1, base = 0, *close_fd = 0;
+		n = m->size < 8 ? (size_t)m->size : 8;
+		memcpy(magic, m->mem, n);
+	} else if (archive_member_fd(ar, m, &fd, &base, close_fd, e)) {
+		return -1;
+	} else {
+		n = magic_of(fd, base, m->size, magic);
+	}
+	if (!is_elf(magic, n)) {
+		kind = elf_foreign_kind(magic, n);
+		if (c->o->verbose)
+			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label, kind ? kind : "not ELF",
+				c->o->mode == MODE_LIST || c->o->mode == MODE_CHECK || c->o->mode == MODE_DISCOVER ? "skipped"
+				: "kept untouched");
+		if (*close_fd)
+			close(fd);
+		return 0;
+	}
+	*skip = 0;
+	if (m->mem ? elf_open_mem(ef, m->mem, c->label, m->size, e) : elf_open_at(ef, fd, c->label, base, m->size, e)) {
+		if (*close_fd)
+			close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void close_member(struct elf *ef, int close_fd)
+{
+	int fd = ef->fd;
+
+	elf_close(ef);
+	if (close_fd)
+		close(fd);
+}
+
+/* archive_write's and archive_changes' question: this member's plan. */
+static int plan_member(void *ctx, const struct archive *ar, const struct archive_member *m, struct plan *pl, struct err *e)
+{
+	struct ar_ctx *c = ctx;
+	struct elf ef;
+	struct scan sc;
+	int close_fd, skip, r;
+
+	if (open_member(c, ar, m, &ef, &close_fd, &skip, e))
+		return -1;
+	if (skip)
+		return 0;
+	r = scan_file(&ef, &sc, e);
+	if (r == 0) {
+		r = plan_edit(c->o, c->label, &ef, &sc, pl, e);
+		scan_free(&sc);
+	}
+	close_member(&ef, close_fd);
+	return r ? -1 : 1;
+}
+
+struct ar_write { struct archive *ar; struct ar_ctx *c; char member[ARCHIVE_MAX_NAME + 64]; };
+
+static int fill_archive(void *ctx, int in, int out, struct err *e)
+{
+	struct ar_write *w = ctx;
+
+	(void)in;
+	return archive_write(w->ar, out, plan_member, w->c, w->member, sizeof w->member, e);
+}
+
+static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const struct stat *st, struct err *e)
+{
+	struct ar_write w = { ar, c, "" };
+	struct opts *o = c->o;
+	int r = 1;
+
+	if (ar->thin)
+		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
+			       "(writing thin archives is not supported)");
+	/* Idempotence: nothing is written, not even the mtime, when no member would change. */
+	if (!o->output) {
+		int verbose = o->verbose;
+		o->verbose = 0;          /* the plans are printed once, when written */
+		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
+		o->verbose = verbose;
+	}
+	if (r > 0)
+		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
+	if (r && w.member[0])
+		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, w.member);
+	else if (r)
+		snprintf(c->label, sizeof c->label, "%s", c->path);
+	return r < 0 ? -1 : 0;
+}
+
+/* The read-only modes on one member; --list gathers the entries of every member. */
+static int read_member(struct ar_ctx *c, struct archive *ar, const struct archive_member *m, struct err *e)
+{
+	struct entries es = { 0 };
+	struct elf ef;
+	struct scan sc;
+	int close_fd, skip, r;
+
+	if (open_member(c, ar, m, &ef, &close_fd, &skip, e))
+		return -1;
+	if (skip)
+		return 0;
+	r = scan_file(&ef, &sc, e);
+	if (r == 0) {
+		if (c->o->mode == MODE_LIST) {
+			r = scan_entries(&ef, &sc, &es, e);
+			if (r == 0 && manifest_merge(&c->merged, &es))
+				r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+			if (!c->have_kind) {
+				file_kind_of(&ef, &c->kind);
+				c->have_kind = 1;
+			}
+			manifest_free(&es);
+		} else {
+			r = c->o->mode == MODE_CHECK ? do_check(c->o, c->label, &ef, &sc, e) : do_discover(c->o, c->label, &ef, &sc, e);
+		}
+		scan_free(&sc);
+	}
+	close_member(&ef, close_fd);
+	return r;
+}
+
+static int process_archive(struct opts *o, const char *path, int fd, const struct stat *st, int many)
+{
+	struct ar_ctx c = { .o = o, .path = path };
+	struct archive ar;
+	struct archive_member m;
+	struct err e = { 0 };
+	int status = EXIT_OK, r;
+
+	snprintf(c.label, sizeof c.label, "%s", path);
+	if (o->nmembers)
+		memset(o->member_used, 0, o->nmembers);
+	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && o->mode != MODE_LIST && o->mode != MODE_CHECK &&
+	    o->mode != MODE_DISCOVER) {
+		if (edit_archive(&c, &ar, fd, st, &e))
+			status = e.status ? e.status : EXIT_BAD_INPUT;
+	} else if (!e.msg[0]) {
+		/* A damaged member stops the walk; a member whose notes are wrong does not. */
+		while ((r = archive_next(&ar, &m, &e)) != 0) {
+			if (r > 0 && m.kind == AR_INDEX)
+				r = archive_check_index(&ar, &m, &e) ? -1 : 1;
+			snprintf(c.label, sizeof c.label, "%s[", path);
+			archive_label(&m, c.label + strlen(c.label), sizeof c.label - strlen(c.label) - 1);
+			strcat(c.label, "]");
+			if (r < 0)
+				break;
+			if (m.kind == AR_MEMBER && read_member(&c, &ar, &m, &e)) {
+				report_err(c.label, &e);
+				status = e.status ? e.status : EXIT_BAD_INPUT;
+				memset(&e, 0, sizeof e);
+			}
+		}
+		if (r == 0 && o->mode == MODE_LIST && do_list(o, path, &c.merged, &c.kind, many, &e))
+			c.label[0] = '\0';
+		else if (r == 0)
+			memset(&e, 0, sizeof e);
+	}
+	manifest_free(&c.merged);
+	if (e.msg[0]) {
+		report_err(c.label[0] ? c.label : path, &e);
+		status = e.status ? e.status : EXIT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < o->nmembers && status == EXIT_OK; i++)
+		if (!o->member_used[i]) {
+			fprintf(stderr, PROGRAM_NAME ": %s: no member named '%s'\n", path, o->members[i]);
+			status = EXIT_BAD_INPUT;
+		}
+	return status;
 }
 
 /* many: several FILEs (or a list), so the table names each one. */
@@ -394,22 +637,42 @@ static int process(struct opts *o, const char *path, int many)
 	struct stat st;
 	struct elf ef;
 	struct scan sc;
+	unsigned char magic[8];
+	size_t n;
 	int fd, r = -1;
 
 	if (open_input(path, &fd, &st, &e))
 		goto fail;
-	if (o->skip_non_elf && !is_elf(fd)) {
+	n = magic_of(fd, 0, (uint64_t)st.st_size, magic);
+	if (archive_is(magic, n)) {
+		r = process_archive(o, path, fd, &st, many);
+		close(fd);
+		return r;
+	}
+	if (o->skip_non_elf && !is_elf(magic, n)) {
 		close(fd);
 		return 0;
+	}
+	if (o->nmembers) {
+		close(fd);
+		err_set(&e, EXIT_BAD_INPUT, "--member is given but this is not an archive");
+		goto fail;
 	}
 	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e)) {
 		close(fd);
 		goto fail;
 	}
 	if (scan_file(&ef, &sc, &e) == 0) {
+		struct entries es = { 0 };
 		switch (o->mode) {
 		case MODE_LIST:
-			r = do_list(o, path, &ef, &sc, many, &e);
+			r = scan_entries(&ef, &sc, &es, &e);
+			if (r == 0) {
+				struct file_kind k;
+				file_kind_of(&ef, &k);
+				r = do_list(o, path, &es, &k, many, &e);
+			}
+			manifest_free(&es);
 			break;
 		case MODE_CHECK:
 			r = do_check(o, path, &ef, &sc, &e);
@@ -481,7 +744,7 @@ enum {
 	OPT_FEATURE = 256, OPT_SONAME, OPT_DESCRIPTION, OPT_PRIORITY, OPT_MERGE, OPT_REMOVE, OPT_LIST, OPT_JSON,
 	OPT_CHECK, OPT_VERSION, OPT_FSYNC, OPT_DISCOVER, OPT_FORMAT, OPT_ONLY_FEATURE, OPT_ONLY_PRIORITY,
 	OPT_RPM_SUGGESTS, OPT_RPM_RECOMMENDS, OPT_RPM_REQUIRES, OPT_DEB_MAP, OPT_EXPECT, OPT_SKIP_NON_ELF,
-	OPT_FILES_FROM, OPT_RECORD, OPT_RECORDED,
+	OPT_FILES_FROM, OPT_RECORD, OPT_RECORDED, OPT_MEMBER,
 	OPT_RPM_GENERATE, OPT_RPM_PACKAGE, OPT_RPM_FEATURES, OPT_RPM_PROTOCOL,
 };
 
@@ -513,6 +776,7 @@ static const struct option longopts[] = {
 	{ "expect", required_argument, NULL, OPT_EXPECT },
 	{ "skip-non-elf", no_argument, NULL, OPT_SKIP_NON_ELF },
 	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+	{ "member", required_argument, NULL, OPT_MEMBER },
 	{ "null", no_argument, NULL, '0' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "fsync", no_argument, NULL, OPT_FSYNC },
@@ -703,6 +967,20 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			}
 			o->files_from = optarg;
 			break;
+		case OPT_MEMBER: {
+			const char **v = xrealloc(o->members, o->nmembers + 1, sizeof *v);
+			unsigned char *u = v ? xrealloc(o->member_used, o->nmembers + 1, 1) : NULL;
+			if (v)
+				o->members = v;
+			if (u)
+				o->member_used = u;
+			if (!v || !u) {
+				bad = usage_error("%s", "out of memory");
+				break;
+			}
+			o->members[o->nmembers++] = optarg;
+			break;
+		}
 		case '0': o->null_sep = 1; break;
 		case 'o': o->output = optarg; break;
 		case OPT_FSYNC: o->out.fsync = 1; break;
@@ -766,7 +1044,8 @@ static int check_usage(struct opts *o, int nfiles)
 		return usage_error("%s", "--format=deb needs --deb-map (a soname to package map: see dlnote-inject(1))");
 	if (o->expect_path && o->mode != MODE_CHECK)
 		return usage_error("%s", "--expect is only for --check");
-	if (edits && o->add.n == 0)
+	/* A manifest may declare no entry ("[]"): replacing with it removes the notes. */
+	if (edits && o->add.n == 0 && o->nmanifests == 0)
 		return usage_error("%s", "no entries: give --manifest or --soname (or --remove, --list, --check)");
 	if (!edits && o->add.n)
 		return usage_error("entries cannot be given with %s", mode_name(o->mode));
@@ -864,6 +1143,8 @@ int main(int argc, char **argv)
 	}
 	manifest_free(&flagged);
 	free(o.manifests);
+	free(o.members);
+	free(o.member_used);
 	manifest_free(&o.add);
 	manifest_free(&o.expect);
 	report_listing_free(&o.listed);

@@ -220,14 +220,15 @@ int discover_add(struct discovery *d, const char *const *names, size_t n, const 
 	d->v = v;
 	f = &d->v[d->n];
 	memset(f, 0, sizeof *f);
-	f->path = path;
+	/* The path is copied: callers pass reused buffers (--files-from names, archive members). */
+	f->path = xstrndup(path, strlen(path));
 	f->recorded = recorded;
 	f->soname = xstrndup(names[0], strlen(names[0]));
 	f->alt = n > 1 ? xcalloc(n - 1, sizeof *f->alt) : NULL;
 	for (f->nalt = 0; f->nalt + 1 < n && f->alt; f->nalt++)
 		if (!(f->alt[f->nalt] = xstrndup(names[f->nalt + 1], strlen(names[f->nalt + 1]))))
 			break;
-	if (!f->soname || f->nalt + 1 < n) {
+	if (!f->soname || !f->path || f->nalt + 1 < n) {
 		d->n++;
 		return -1;               /* discover_free frees what was made */
 	}
@@ -359,6 +360,7 @@ void discover_free(struct discovery *d)
 			free(d->v[i].alt[k]);
 		free(d->v[i].alt);
 		free(d->v[i].soname);
+		free(d->v[i].path);
 	}
 	free(d->v);
 	memset(d, 0, sizeof *d);

@@ -19,7 +19,7 @@
 struct discovery {
 	struct found {
 		char *soname;
-		const char *path;            /* the first file it was seen in */
+		char *path;                  /* the first file it was seen in (a copy) */
 		char **alt;                  /* later alternatives (from a recording), in the order tried */
 		size_t nalt;
 		int recorded;                /* from --recorded: dlopen()ed by path, not guessed */

@@ -37,8 +37,12 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 	if (!range_ok(off, len, ef->size))
 		return err_set(e, EXIT_BAD_INPUT, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
 			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
+	if (ef->mem) {
+		memcpy(buf, ef->mem + off, len);
+		return 0;
+	}
 	while (len) {
-		n = pread(ef->fd, p, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
+		n = pread(ef->fd, p, len > (1u << 30) ? (1u << 30) : len, (off_t)(ef->base + off));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -192,8 +196,16 @@ static int read_ident(struct elf *ef, struct err *e)
 {
 	static const unsigned char magic[4] = { 0x7f, 'E', 'L', 'F' };
 
-	if (ef->size < 16 || elf_read(ef, 0, 16, ef->ident, e) || memcmp(ef->ident, magic, 4))
+	const char *kind;
+
+	if (ef->size < 16 || elf_read(ef, 0, 16, ef->ident, e) || memcmp(ef->ident, magic, 4)) {
+		kind = elf_read(ef, 0, ef->size < 8 ? ef->size : 8, ef->ident, e) ? NULL
+		       : elf_foreign_kind(ef->ident, ef->size < 8 ? (size_t)ef->size : 8);
+		if (kind)
+			return err_set(e, EXIT_BAD_INPUT, "%s, not an ELF file: its notes are in the objects the link "
+				       "produces (edit those, or build this one without -flto)", kind);
 		return err_set(e, EXIT_BAD_INPUT, "not an ELF file");
+	}
 	if (ef->ident[4] != 1 && ef->ident[4] != 2)
 		return err_set(e, EXIT_BAD_INPUT, "bad ELF class %u in e_ident", ef->ident[4]);
 	if (ef->ident[5] != 1 && ef->ident[5] != 2)
@@ -316,7 +328,37 @@ static void load_names(struct elf *ef)
 		ef->namesz = st->size;
 }
 
+/* LLVM's bitcode magic 'BC' 0xC0DE, and the wrapper (0x0B17C0DE, little-endian) that Darwin
+ * and some build systems put around it. */
+const char *elf_foreign_kind(const unsigned char *m, size_t len)
+{
+	static const unsigned char bc[4] = { 'B', 'C', 0xc0, 0xde }, wrap[4] = { 0xde, 0xc0, 0x17, 0x0b };
+
+	if (len >= 4 && (memcmp(m, bc, 4) == 0 || memcmp(m, wrap, 4) == 0))
+		return "LLVM bitcode (clang -flto)";
+	return NULL;
+}
+
 int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e)
+{
+	return elf_open_at(ef, fd, path, 0, size, e);
+}
+
+static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path, uint64_t base, uint64_t size,
+		       struct err *e);
+
+int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e)
+{
+	return open_window(ef, fd, NULL, path, base, size, e);
+}
+
+int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e)
+{
+	return open_window(ef, -1, mem, path, 0, size, e);
+}
+
+static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path, uint64_t base, uint64_t size,
+		       struct err *e)
 {
 	unsigned char h[64];
 	unsigned char *q;
@@ -325,7 +367,9 @@ int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err
 
 	memset(ef, 0, sizeof *ef);
 	ef->fd = fd;
+	ef->mem = mem;
 	ef->path = path;
+	ef->base = base;
 	ef->size = size;
 	if (read_ident(ef, e))
 		return -1;
@@ -402,14 +446,22 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 
 	if (!range_ok(off, len, ef->size))
 		return 0;
+	if (ef->mem) {
+		for (k = 0; k < len; k++)
+			if (ef->mem[off + k])
+				return 0;
+		return 1;
+	}
 	while (pos < end) {
-		data = lseek(ef->fd, (off_t)pos, SEEK_DATA);
-		if (data < 0)
-			data = errno == ENXIO ? (off_t)end : (off_t)pos;   /* no SEEK_DATA: read it all */
+		/* The file's extents, seen from the window. */
+		data = lseek(ef->fd, (off_t)(ef->base + pos), SEEK_DATA);
+		data = data < 0 ? (errno == ENXIO ? (off_t)end : (off_t)pos)   /* no SEEK_DATA: read it all */
+			 : data - (off_t)ef->base;
 		if ((uint64_t)data >= end)
 			return 1;
-		hole = lseek(ef->fd, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > end)
+		hole = lseek(ef->fd, (off_t)ef->base + data, SEEK_HOLE);
+		hole = hole < 0 ? (off_t)end : hole - (off_t)ef->base;
+		if ((uint64_t)hole > end)
 			hole = (off_t)end;
 		for (pos = (uint64_t)data; pos < (uint64_t)hole; pos += n) {
 			n = (uint64_t)hole - pos < sizeof buf ? (uint64_t)hole - pos : sizeof buf;

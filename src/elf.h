@@ -44,7 +44,9 @@ struct elf_sym {
 struct elf {
 	const char *path;
 	int fd;
-	uint64_t size;           /* of the file */
+	uint64_t base;           /* where the object starts in fd: an archive member's data */
+	const unsigned char *mem;   /* or, when set, its bytes already in memory (a small member) */
+	uint64_t size;           /* of the object (the window [base, base+size) of fd) */
 	int is64, big;
 	unsigned char ident[16];
 	uint16_t type, machine;
@@ -60,12 +62,20 @@ struct elf {
 
 /* Read and check the headers.  Fails with a reason for anything malformed. */
 int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e);
+/* The same for an object that is a window of fd: [base, base+size), such as an archive member
+ * read in place.  Every offset of the model is relative to base and checked against size. */
+int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e);
+/* The same for an object whose `size` bytes are in memory (they must outlive the model). */
+int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e);
+/* What the first bytes of a file are, when they are not ELF: "LLVM bitcode" for clang -flto
+ * objects (raw or in the bitcode wrapper), else NULL. */
+const char *elf_foreign_kind(const unsigned char *magic, size_t len);
 void elf_close(struct elf *ef);
 /* Before a rewrite: sections do not overlap each other or the ELF header, PT_LOAD segments are
  * sorted, disjoint in memory and congruent. */
 int elf_check_layout(const struct elf *ef, struct err *e);
 
-/* Bounds-checked read of file bytes. */
+/* Bounds-checked read of the object's bytes (offsets relative to its window). */
 int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct err *e);
 /* Name of a section (from e_shstrndx), truncated to bufsz-1; "" when it has none. */
 void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufsz);

@@ -110,24 +110,60 @@ static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 	return 0;
 }
 
+/* The plan's patches, over what was copied of the input; both files seen from a base offset. */
+static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl, struct err *e)
+{
+	size_t i;
+
+	for (i = 0; i < pl->n; i++) {
+		const struct patch *p = &pl->p[i];
+		int r = p->data ? write_all(out, p->data, p->len, out_base + p->off, e) :
+			p->src == PATCH_ZERO ? write_zeros(out, out_base + p->off, p->len, e) :
+			output_copy(in, in_base + p->src, out, out_base + p->off, p->len, e);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
+int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl, unsigned char *out, struct err *e)
+{
+	if (pl->keep > in_size)
+		return err_set(e, EXIT_BAD_INPUT, "the plan keeps more bytes than the input has");
+	memcpy(out, in, pl->keep);
+	memset(out + pl->keep, 0, pl->out_size - pl->keep);
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct patch *p = &pl->p[i];
+		if (!range_ok(p->off, p->len, pl->out_size) || (!p->data && p->src != PATCH_ZERO && !range_ok(p->src, p->len, in_size)))
+			return err_set(e, EXIT_BAD_INPUT, "a patch runs past the member");
+		if (p->data)
+			memcpy(out + p->off, p->data, p->len);
+		else if (p->src == PATCH_ZERO)
+			memset(out + p->off, 0, p->len);
+		else
+			memcpy(out + p->off, in + p->src, p->len);
+	}
+	return 0;
+}
+
+int output_apply_at(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl, struct err *e)
+{
+	if (output_copy(in, in_base, out, out_base, pl->keep, e))
+		return -1;
+	return apply_patches(in, in_base, out, out_base, pl, e);
+}
+
 int output_apply(int in, int out, const struct plan *pl, struct err *e)
 {
 	struct stat st;
-	size_t i;
 
 	/* The whole input kept: share its blocks where the filesystem can (btrfs, XFS), so that
 	 * only the patched blocks are written; else the kernel copies. */
 	if (!(fstat(in, &st) == 0 && (uint64_t)st.st_size == pl->keep && pl->keep && ioctl(out, FICLONE, in) == 0) &&
 	    output_copy(in, 0, out, 0, pl->keep, e))
 		return -1;
-	for (i = 0; i < pl->n; i++) {
-		const struct patch *p = &pl->p[i];
-		int r = p->data ? write_all(out, p->data, p->len, p->off, e) :
-			p->src == PATCH_ZERO ? write_zeros(out, p->off, p->len, e) :
-			output_copy(in, p->src, out, p->off, p->len, e);
-		if (r)
-			return -1;
-	}
+	if (apply_patches(in, 0, out, 0, pl, e))
+		return -1;
 	if (ftruncate(out, (off_t)pl->out_size))
 		return err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
 	return 0;
@@ -263,31 +299,31 @@ static int fsync_dir(const char *dir, struct err *e)
 /* Several hard links share the inode; a rename would split them.  Like binutils, we update the
  * inode itself then: every name sees the new content, but this last copy is not atomic.  The
  * space is reserved first, so a full disk fails before anything is overwritten. */
-static int write_through(const struct tmp *t, const struct plan *pl, struct err *e)
+static int write_through(const struct tmp *t, uint64_t size, struct err *e)
 {
 	int fd = open(t->dest, O_WRONLY | O_CLOEXEC);
 	int r = 0;
 
 	if (fd < 0)
 		return err_set(e, EXIT_BAD_INPUT, "cannot open for writing: %s", strerror(errno));
-	errno = posix_fallocate(fd, 0, (off_t)pl->out_size);
+	errno = posix_fallocate(fd, 0, (off_t)size);
 	if (errno && errno != EOPNOTSUPP && errno != EINVAL)
 		r = err_set(e, EXIT_BAD_INPUT, "cannot reserve space: %s", strerror(errno));
 	if (r == 0)
-		r = output_copy(t->fd, 0, fd, 0, pl->out_size, e);
-	if (r == 0 && ftruncate(fd, (off_t)pl->out_size))
+		r = output_copy(t->fd, 0, fd, 0, size, e);
+	if (r == 0 && ftruncate(fd, (off_t)size))
 		r = err_set(e, EXIT_BAD_INPUT, "cannot set the size: %s", strerror(errno));
 	if (close(fd) && r == 0)
 		r = err_set(e, EXIT_BAD_INPUT, "write failed: %s", strerror(errno));
 	return r;
 }
 
-int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
-		 const struct output_opts *o, struct err *e)
+int output_replace(int infd, const struct stat *st, const char *dest, int in_place, const struct output_opts *o,
+		   output_fill_fn fill, void *ctx, struct err *e)
 {
 	struct tmp t = { .fd = -1 };
 	char real[PATH_MAX];
-	struct stat ds;
+	struct stat ds, ts;
 	int r = -1;
 
 	/* A symlink is followed: the file it points to is replaced, the link stays. */
@@ -302,14 +338,18 @@ int output_write(int infd, const struct stat *st, const struct plan *pl, const c
 		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
 	if (split_path(dest, &t, e) || open_tmp(&t, e))
 		goto out;
-	if (output_apply(infd, t.fd, pl, e) || keep_metadata(infd, t.fd, st, in_place, e))
+	if (fill(ctx, infd, t.fd, e) || keep_metadata(infd, t.fd, st, in_place, e))
 		goto out;
 	if (o->fsync && fsync(t.fd)) {
 		err_set(e, EXIT_BAD_INPUT, "fsync failed: %s", strerror(errno));
 		goto out;
 	}
 	if (in_place && st->st_nlink > 1) {
-		r = write_through(&t, pl, e);
+		if (fstat(t.fd, &ts)) {
+			err_set(e, EXIT_BAD_INPUT, "cannot read the result's size: %s", strerror(errno));
+			goto out;
+		}
+		r = write_through(&t, (uint64_t)ts.st_size, e);
 		if (r == 0 && o->fsync)
 			r = fsync(t.fd);
 		goto out;
@@ -327,4 +367,15 @@ int output_write(int infd, const struct stat *st, const struct plan *pl, const c
 out:
 	drop_tmp(&t);
 	return r;
+}
+
+static int fill_plan(void *pl, int in, int out, struct err *e)
+{
+	return output_apply(in, out, pl, e);
+}
+
+int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
+		 const struct output_opts *o, struct err *e)
+{
+	return output_replace(infd, st, dest, in_place, o, fill_plan, (void *)pl, e);
 }

@@ -14,7 +14,7 @@ $SUDO apt-get install -y --no-install-recommends \
 	gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-riscv64-linux-gnu \
 	libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-i386-cross libc6-dev-ppc64-cross \
 	libc6-dev-s390x-cross libc6-dev-mips-cross libc6-dev-riscv64-cross \
-	musl-tools rustc libllvm15 libsystemd0 zlib1g \
+	musl-tools rustc libllvm15 libsystemd0 zlib1g libpython3.11-dev \
 	cmake ninja-build meson pkg-config \
 	groff-base man-db util-linux coreutils time \
 	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross \

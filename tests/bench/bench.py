@@ -2,7 +2,7 @@
 """make bench: dlnote-inject against cp and objcopy on the same files, alternating, medians of
 RUNS runs, peak RSS from wait4().  Timings are noisy: this is not part of the test suite.
 
-  bench.py TOOL [RUNS]
+  bench.py TOOL [RUNS] [archive]      (archive: only the static-archive table)
 """
 import os
 import shutil
@@ -15,6 +15,8 @@ import time
 TOOL = os.path.abspath(sys.argv[1])
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 LLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"
+PYTHON_A = "/usr/lib/x86_64-linux-gnu/libpython3.11.a"    # Debian's libpython3.11-dev
+ONLY_ARCHIVE = len(sys.argv) > 3 and sys.argv[3] == "archive"
 
 
 def measure(argv, cwd):
@@ -86,6 +88,24 @@ def main():
                                ".note.dlopen=alloc,readonly", src, "objcopy.out"]
         print(f"Machine: {os.uname().nodename} {os.uname().machine}, {os.cpu_count()} cores; "
               f"{time.strftime('%Y-%m-%d')}; {RUNS} runs each, alternating; medians.")
+
+        # 6. (first, so that "archive" can stop after it) A large static archive: every ELF
+        # member edited, written with -o and in place.
+        shutil.copy(PYTHON_A, w("py.a"))
+        nmembers = subprocess.run(["ar", "t", w("py.a")], capture_output=True, text=True, check=True).stdout.count("\n")
+        fresh = lambda *names: (lambda: [os.unlink(w(n)) for n in names if os.path.exists(w(n))])
+        def reset_py():
+            shutil.copy(PYTHON_A, w("py-inplace.a"))
+        shutil.copy(PYTHON_A, w("cp-existing.out"))
+        r = bench({"cp": ["cp", "py.a", "cp.out"],
+                   "cp over an existing file": ["cp", "py.a", "cp-existing.out"],
+                   "dlnote-inject -m m.json -o out (every member)": [TOOL, "-m", "m.json", "-o", "tool.out", "py.a"],
+                   "dlnote-inject -m m.json (in place, every member)": [TOOL, "-m", "m.json", "py-inplace.a"]}, work,
+                  prepare={"cp": fresh("cp.out"), "dlnote-inject -m m.json -o out (every member)": fresh("tool.out"),
+                           "dlnote-inject -m m.json (in place, every member)": reset_py})
+        table(f"libpython3.11.a, {nmembers} members, every member edited", human(os.path.getsize(w("py.a"))), r, "cp")
+        if ONLY_ARCHIVE:
+            return
 
         # 1. The big library, written to a new file.
         shutil.copy(LLVM, w("llvm.so"))

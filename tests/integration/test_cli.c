@@ -295,3 +295,29 @@ Test(cli, verbose_twice_prints_the_plan)
 	cr_expect(!strstr(v, "copy input bytes"), "-v alone does not print the plan: %s", v);
 	free(v);
 }
+
+/* Requirement 5 of issue 11: "[]" is a manifest that declares no entry. */
+Test(cli, an_empty_manifest_replaces_with_nothing_and_merges_nothing)
+{
+	char *got, *before, *after;
+
+	object("a.o");
+	put_file("empty.json", " [ ]\n");
+	free(sh("'%s' --feature z --soname libz.so.1 a.o && cp a.o noted.o", tool()));
+	/* --merge with it changes nothing: not a byte, not the modification time. */
+	before = sh("stat -c %%Y.%%y a.o; sha256sum < a.o");
+	free(sh("sleep 1.1 && '%s' --merge -m empty.json a.o", tool()));
+	after = sh("stat -c %%Y.%%y a.o; sha256sum < a.o");
+	cr_expect_str_eq(after, before, "--merge with [] touched the file");
+	free(before), free(after);
+	/* Replace with it removes the notes, as --remove does. */
+	free(sh("'%s' -m empty.json a.o && '%s' --remove -o removed.o noted.o", tool(), tool()));
+	got = sh("'%s' --list --json a.o", tool());
+	cr_expect_str_eq(got, "[]");
+	free(got);
+	cr_expect(same_files("a.o", "removed.o"), "replace with [] and --remove differ");
+	/* From standard input too; and without any manifest it is still a usage error. */
+	free(sh("'%s' -m - -o stdin.o noted.o < empty.json", tool()));
+	cr_expect(same_files("stdin.o", "removed.o"));
+	expect_fail("a.o", 2, "no entries: give --manifest or --soname");
+}

@@ -436,8 +436,8 @@ Test(packaging, a_package_tree_reports_non_elf_files_without_the_option)
 				"libpcre2-8.so.0 libpcre2-8.so.1 suggested\n"
 				"libtss2-esys.so.0 recommended\n"
 				"libtss2-mu.so.0 recommended\n");
-	cr_expect_str_eq(c.err, "dlnote-inject: tree/usr/lib/libfido2stub.a: not an ELF file\n"
-				"dlnote-inject: tree/usr/share/doc/app/README: not an ELF file\n"
+	/* The archive is read (its member's entries are among those listed). */
+	cr_expect_str_eq(c.err, "dlnote-inject: tree/usr/share/doc/app/README: not an ELF file\n"
 				"dlnote-inject: tree/usr/share/doc/app/empty: not an ELF file\n"
 				"dlnote-inject: tree/usr/share/doc/app/short: not an ELF file\n");
 	cmd_free(&c);

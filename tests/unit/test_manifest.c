@@ -299,6 +299,16 @@ Test(manifest, a_byte_order_mark_is_refused)
 	PARSE_ERR("\xef\xbb\xbf[{\"soname\":[\"a\"]}]", "line 1, column 1: byte order mark before the array (not allowed in JSON text)");
 }
 
+Test(manifest, an_empty_array_is_a_manifest_declaring_no_entry)
+{
+	struct entries es = { 0 };
+
+	/* Issue 11, requirement 5: "[]" is valid; replacing with it removes the notes. */
+	PARSE_OK(" [ ]\n", &es);
+	cr_expect_eq(es.n, 0);
+	manifest_free(&es);
+}
+
 Test(manifest, empty_input_is_refused)
 {
 	struct entries es = { 0 };

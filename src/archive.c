@@ -1,0 +1,370 @@
+/* archive.c - reading ar archives member by member, and writing an edited copy by streaming. */
+#include "archive.h"
+#include "archive_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+/* Header fields: name[16] date[12] uid[6] gid[6] mode[8] size[10] fmag[2]. */
+
+int archive_is(const unsigned char *m, size_t len)
+{
+	return len >= 8 && (memcmp(m, ARCHIVE_MAGIC, 8) == 0 || memcmp(m, ARCHIVE_THIN_MAGIC, 8) == 0);
+}
+
+int archive_read_at(int fd, uint64_t off, void *buf, size_t len, struct err *e)
+{
+	unsigned char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = pread(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "read error: %s", n < 0 ? strerror(errno) : "the file shrank");
+		p += n, off += (uint64_t)n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+int archive_write_at(int fd, uint64_t off, const void *buf, size_t len, struct err *e)
+{
+	const unsigned char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "write failed: %s", n < 0 ? strerror(errno) : "no progress");
+		p += n, off += (uint64_t)n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A decimal field: digits, then spaces only; at least one digit. */
+static int parse_dec(const char *f, size_t w, uint64_t *out)
+{
+	size_t i = 0;
+	uint64_t v = 0;
+
+	for (; i < w && f[i] >= '0' && f[i] <= '9'; i++)
+		if (mul_ovf(v, 10, &v) || add_ovf(v, (uint64_t)(f[i] - '0'), &v))
+			return -1;
+	if (i == 0)
+		return -1;
+	for (; i < w; i++)
+		if (f[i] != ' ')
+			return -1;
+	*out = v;
+	return 0;
+}
+
+int archive_open(struct archive *ar, int fd, const char *path, uint64_t size, struct err *e)
+{
+	unsigned char magic[8];
+
+	memset(ar, 0, sizeof *ar);
+	ar->fd = fd, ar->path = path, ar->size = size, ar->pos = 8;
+	if (size < 8 || archive_read_at(fd, 0, magic, 8, e) || !archive_is(magic, 8))
+		return err_set(e, EXIT_BAD_INPUT, "not an ar archive");
+	ar->thin = memcmp(magic, ARCHIVE_THIN_MAGIC, 8) == 0;
+	return 0;
+}
+
+void archive_label(const struct archive_member *m, char *buf, size_t bufsz)
+{
+	if (m->name[0])
+		snprintf(buf, bufsz, "%s", m->name);
+	else
+		snprintf(buf, bufsz, "member %zu at offset 0x%llx", m->nth, (unsigned long long)m->hdr);
+}
+
+static int is_padded(const char *f, size_t w, const char *word)
+{
+	size_t n = strlen(word), i;
+
+	if (n > w || memcmp(f, word, n))
+		return 0;
+	for (i = n; i < w; i++)
+		if (f[i] != ' ')
+			return 0;
+	return 1;
+}
+
+/* "/N": a name in the "//" table, ended by "/\n" (or "\n"). */
+static int long_name(struct archive *ar, struct archive_member *m, const char *field, struct err *e)
+{
+	uint64_t at, n;
+	char *nl;
+
+	if (parse_dec(field + 1, 15, &at))
+		return err_set(e, EXIT_BAD_INPUT, "bad long-name reference '%.16s' in the member header", field);
+	if (!ar->names_size || at >= ar->names_size)
+		return err_set(e, EXIT_BAD_INPUT, "long-name reference /%llu is outside the name table (%llu bytes)",
+			       (unsigned long long)at, (unsigned long long)ar->names_size);
+	n = ar->names_size - at < ARCHIVE_MAX_NAME ? ar->names_size - at : ARCHIVE_MAX_NAME;
+	if (archive_read_at(ar->fd, ar->names_off + at, m->name, (size_t)n, e))
+		return -1;
+	m->name[n] = '\0';
+	nl = memchr(m->name, '\n', (size_t)n);
+	if (!nl)
+		return m->name[0] = '\0', err_set(e, EXIT_BAD_INPUT, "long name /%llu is not terminated in the name table",
+						  (unsigned long long)at);
+	*nl = '\0';
+	if (nl > m->name && nl[-1] == '/')
+		nl[-1] = '\0';
+	return 0;
+}
+
+/* The name field: specials, BSD "#1/LEN" (name bytes follow the header), "/N", or a short
+ * name ended by '/' (GNU) or spaces (BSD). */
+static int member_name(struct archive *ar, struct archive_member *m, const char *f, uint64_t field_size, struct err *e)
+{
+	size_t n;
+
+	m->kind = AR_MEMBER;
+	if (memcmp(f, "#1/", 3) == 0) {
+		if (parse_dec(f + 3, 13, &m->name_len) || m->name_len > field_size || m->name_len > ARCHIVE_MAX_NAME)
+			return err_set(e, EXIT_BAD_INPUT, "bad BSD name length '%.16s' (member size %llu)", f,
+				       (unsigned long long)field_size);
+		if (archive_read_at(ar->fd, m->hdr + ARCHIVE_HDR, m->name, (size_t)m->name_len, e))
+			return -1;
+		m->name[m->name_len] = '\0';
+		if (strncmp(m->name, "__.SYMDEF", 9) == 0)
+			m->kind = AR_INDEX;
+		return 0;
+	}
+	if (is_padded(f, 16, "/")) {
+		m->kind = AR_INDEX;
+	} else if (is_padded(f, 16, "/SYM64/")) {
+		m->kind = AR_INDEX;
+	} else if (is_padded(f, 16, "//")) {
+		m->kind = AR_NAMES;
+	} else if (f[0] == '/') {
+		return long_name(ar, m, f, e);
+	} else if (strncmp(f, "__.SYMDEF", 9) == 0) {
+		m->kind = AR_INDEX;
+	}
+	memcpy(m->name, f, 16);
+	for (n = 16; n && m->name[n - 1] == ' '; n--)
+		;
+	if (m->kind == AR_MEMBER && n > 1 && m->name[n - 1] == '/')
+		n--;
+	m->name[n] = '\0';
+	return 0;
+}
+
+static enum archive_index index_kind(const char *name)
+{
+	if (strcmp(name, "/") == 0)
+		return AR_GNU32;
+	if (strcmp(name, "/SYM64/") == 0)
+		return AR_GNU64;
+	return strncmp(name, "__.SYMDEF_64", 12) == 0 ? AR_BSD64 : AR_BSD32;
+}
+
+/* ---- the read buffer, while writing ---- */
+
+/* [off, off+len) of the archive in the read buffer (len <= IO_CAP), or NULL with e set. */
+const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, size_t len, struct err *e)
+{
+	struct archive_io *io = ar->io;
+	size_t want;
+
+	if (off >= io->in_off && off >= io->in_valid && off + len <= io->in_off + io->in_len)
+		return io->in + (off - io->in_off);
+	want = ar->size - off < IO_CAP ? (size_t)(ar->size - off) : IO_CAP;
+	if (len > want || archive_read_at(ar->fd, off, io->in, want, e)) {
+		io->in_len = 0;
+		return e->msg[0] ? NULL : (err_set(e, EXIT_BAD_INPUT, "read past the end of the archive"), NULL);
+	}
+	io->in_off = io->in_valid = off, io->in_len = want;
+	return io->in;
+}
+
+static int read_hdr(const struct archive *ar, uint64_t off, char *h, struct err *e)
+{
+	const unsigned char *p;
+
+	if (!ar->io)
+		return archive_read_at(ar->fd, off, h, ARCHIVE_HDR, e);
+	if (!(p = archive_io_window(ar, off, ARCHIVE_HDR, e)))
+		return -1;
+	memcpy(h, p, ARCHIVE_HDR);
+	return 0;
+}
+
+int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
+{
+	char h[ARCHIVE_HDR];
+	uint64_t field_size, end;
+
+	memset(m, 0, sizeof *m);
+	m->hdr = ar->pos;
+	m->nth = ++ar->nth;
+	if (ar->pos >= ar->size)
+		return 0;
+	if (!range_ok(ar->pos, ARCHIVE_HDR, ar->size))
+		return err_set(e, EXIT_BAD_INPUT, "truncated member header (%llu bytes left)",
+			       (unsigned long long)(ar->size - ar->pos));
+	if (read_hdr(ar, ar->pos, h, e))
+		return -1;
+	memcpy(m->raw, h, sizeof h);
+	if (h[F_FMAG] != '`' || h[F_FMAG + 1] != '\n')
+		return err_set(e, EXIT_BAD_INPUT, "bad member header (no \"`\\n\" at its end): not an ar member");
+	if (parse_dec(h + F_SIZE, W_SIZE, &field_size)) {
+		struct err ignore = { 0 };
+		member_name(ar, m, h, 0, &ignore);        /* only to name it */
+		return err_set(e, EXIT_BAD_INPUT, "bad size field '%.10s' in the member header", h + F_SIZE);
+	}
+	if (member_name(ar, m, h, field_size, e))
+		return -1;
+	if (m->kind == AR_INDEX && ar->index != AR_NO_INDEX)
+		return err_set(e, EXIT_BAD_INPUT, "a second symbol index");
+	if (m->kind == AR_INDEX)
+		ar->index = index_kind(m->name);
+	m->data = m->hdr + ARCHIVE_HDR + m->name_len;
+	m->size = field_size - m->name_len;
+	/* A thin archive holds its index and name table; its members' bytes are other files. */
+	end = ar->thin && m->kind == AR_MEMBER ? m->data : m->data + m->size;
+	if (!range_ok(m->hdr + ARCHIVE_HDR, end - m->hdr - ARCHIVE_HDR, ar->size))
+		return err_set(e, EXIT_BAD_INPUT, "truncated member: %llu bytes at offset 0x%llx run past the end of the archive "
+			       "(%llu bytes)", (unsigned long long)field_size, (unsigned long long)(m->hdr + ARCHIVE_HDR),
+			       (unsigned long long)ar->size);
+	if (m->kind == AR_NAMES)
+		ar->names_off = m->data, ar->names_size = m->size;
+	/* Members start at even offsets; a last odd member may lack its padding byte. */
+	m->next = end + (end & 1);
+	ar->pos = m->next;
+	return 1;
+}
+
+int archive_member_fd(const struct archive *ar, const struct archive_member *m, int *fd, uint64_t *base, int *close_fd,
+		      struct err *e)
+{
+	const char *slash = strrchr(ar->path, '/');
+	char path[4096];
+	struct stat st;
+
+	*fd = ar->fd, *base = m->data, *close_fd = 0;
+	if (!ar->thin)
+		return 0;
+	/* Thin members are named relative to the archive's directory. */
+	if (m->name[0] == '/' || !slash)
+		snprintf(path, sizeof path, "%s", m->name);
+	else
+		snprintf(path, sizeof path, "%.*s/%s", (int)(slash - ar->path), ar->path, m->name);
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (*fd < 0)
+		return err_set(e, EXIT_BAD_INPUT, "thin archive member %s: %s", path, strerror(errno));
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != m->size) {
+		close(*fd);
+		return err_set(e, EXIT_BAD_INPUT, "thin archive member %s is not the %llu-byte regular file the archive lists",
+			       path, (unsigned long long)m->size);
+	}
+	*base = 0, *close_fd = 1;
+	return 0;
+}
+
+/* ---- the symbol index ---- */
+
+/* GNU indexes are big-endian; BSD ones (as llvm-ar writes them) little-endian. */
+static uint64_t get_word(const unsigned char *p, int w, int big)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < w; i++)
+		v |= (uint64_t)p[big ? w - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static void put_word(unsigned char *p, int w, int big, uint64_t v)
+{
+	for (int i = 0; i < w; i++)
+		p[big ? w - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+static int remap_find(const struct remap *map, uint64_t old, uint64_t *new)
+{
+	size_t lo = 0, hi = map->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (map->v[mid].old == old) {
+			*new = map->v[mid].new;
+			return 0;
+		}
+		if (map->v[mid].old < old)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Walk the index's member offsets in pieces.  With a map: rewrite them into the copy of the
+ * index at out@out_data; without: check them against the archive. */
+int archive_index_walk(const struct archive *ar, const struct archive_member *m, const struct remap *map, int out,
+		      uint64_t out_data, struct err *e)
+{
+	enum archive_index k = index_kind(m->name);
+	int w = k == AR_GNU64 || k == AR_BSD64 ? 8 : 4, big = k == AR_GNU32 || k == AR_GNU64;
+	/* GNU: count, then one offset per symbol.  BSD: the size in bytes of the (string, offset)
+	 * pairs, the pairs, then the string table's size and the strings. */
+	uint64_t stride = big ? (uint64_t)w : 2u * (uint64_t)w, at_off = big ? 0 : (uint64_t)w;
+	unsigned char word[8], chunk[4096];
+	uint64_t count, tab, i, n, j, off, new;
+
+	if (m->size < (uint64_t)w || archive_read_at(ar->fd, m->data, word, (size_t)w, e))
+		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
+	count = get_word(word, w, big);
+	if (!big && count % stride)
+		return err_set(e, EXIT_BAD_INPUT, "BSD symbol index size %llu is not a multiple of %llu",
+			       (unsigned long long)count, (unsigned long long)stride);
+	if (!big)
+		count /= stride;
+	if (count > (m->size - (uint64_t)w) / stride)
+		return err_set(e, EXIT_BAD_INPUT, "symbol index of %llu entries does not fit in its %llu bytes",
+			       (unsigned long long)count, (unsigned long long)m->size);
+	tab = (uint64_t)w + count * stride;
+	if (!big && (tab + (uint64_t)w > m->size || archive_read_at(ar->fd, m->data + tab, word, (size_t)w, e) ||
+		     get_word(word, w, 0) > m->size - tab - (uint64_t)w))
+		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "BSD symbol index string table runs past the index");
+	for (i = 0; i < count; i += n) {
+		n = count - i < sizeof chunk / stride ? count - i : sizeof chunk / stride;
+		if (archive_read_at(ar->fd, m->data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
+			return -1;
+		for (j = 0; j < n; j++) {
+			unsigned char *p = chunk + j * stride + at_off;
+			off = get_word(p, w, big);
+			if (off < 8 || off >= ar->size)
+				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, outside the archive",
+					       (unsigned long long)(i + j), (unsigned long long)off);
+			if (!map)
+				continue;
+			if (remap_find(map, off, &new))
+				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, which is not a member",
+					       (unsigned long long)(i + j), (unsigned long long)off);
+			if (w == 4 && new > UINT32_MAX)
+				return err_set(e, EXIT_BAD_INPUT, "the edited archive is larger than 4 GiB and would need a "
+					       "64-bit symbol index, which this version does not write");
+			put_word(p, w, big, new);
+		}
+		if (map && archive_write_at(out, out_data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
+			return -1;
+	}
+	return 0;
+}
+
+int archive_check_index(const struct archive *ar, const struct archive_member *m, struct err *e)
+{
+	return archive_index_walk(ar, m, NULL, -1, 0, e);
+}

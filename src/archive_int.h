@@ -1,0 +1,42 @@
+/* archive_int.h - what archive.c (reading) and archive_write.c (writing) share. */
+#ifndef DLNOTE_ARCHIVE_INT_H
+#define DLNOTE_ARCHIVE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "archive.h"
+#include "util.h"
+
+/* Header fields: name[16] date[12] uid[6] gid[6] mode[8] size[10] fmag[2]. */
+enum { F_NAME = 0, F_SIZE = 48, W_SIZE = 10, F_FMAG = 58 };
+
+/* The two buffers of a write (see archive_write.c); members up to IO_CAP are edited there. */
+#define IO_CAP (256u << 10)
+
+struct archive_io {
+	unsigned char *in, *out;
+	uint64_t in_off, out_off;      /* archive offset of in[0]; output offset of out[0] */
+	uint64_t in_valid;             /* in[] holds the archive's bytes from here on */
+	size_t in_len, out_len;
+	int fd_out;
+};
+
+/* Old member header offset -> new one, in member order. */
+struct remap {
+	struct remap_pair { uint64_t old, new; } *v;
+	size_t n, cap;
+};
+
+int archive_read_at(int fd, uint64_t off, void *buf, size_t len, struct err *e);
+int archive_write_at(int fd, uint64_t off, const void *buf, size_t len, struct err *e);
+
+/* [off, off+len) of the archive in the read buffer (len <= IO_CAP), or NULL with e set. */
+const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, size_t len, struct err *e);
+
+/* Walk the index's member offsets in pieces.  With a map: rewrite them into the copy of the
+ * index at out@out_data; without: check them against the archive. */
+int archive_index_walk(const struct archive *ar, const struct archive_member *m, const struct remap *map, int out,
+		       uint64_t out_data, struct err *e);
+
+#endif

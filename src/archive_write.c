@@ -1,0 +1,328 @@
+/* archive_write.c - writing an edited archive by streaming: the write buffer, the edited
+ * members, the index moved to the new offsets. */
+#include "archive.h"
+#include "archive_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "output.h"
+
+/* Writing streams the archive through two buffers: the input is read IO_CAP bytes at a time
+ * (a member that fits is parsed, planned and edited from there: the ELF model reads a memory
+ * window), the output gathers headers and edited members and is written IO_CAP bytes at a time.
+ * Unchanged members and larger ones are copied by the kernel.  A few system calls per
+ * buffer instead of some twenty per member; the two buffers bound the memory used. */
+static int io_init(struct archive *ar, struct archive_io *io, int out, struct err *e)
+{
+	memset(io, 0, sizeof *io);
+	io->fd_out = out;
+	io->in = malloc(IO_CAP);
+	io->out = out >= 0 ? malloc(IO_CAP) : NULL;
+	ar->io = io;
+	if (!io->in || (out >= 0 && !io->out))
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	return 0;
+}
+
+static void io_free(struct archive *ar, struct archive_io *io)
+{
+	free(io->in);
+	free(io->out);
+	ar->io = NULL;
+}
+
+static int io_flush(struct archive_io *io, struct err *e)
+{
+	if (io->out_len && archive_write_at(io->fd_out, io->out_off, io->out, io->out_len, e))
+		return -1;
+	io->out_off += io->out_len, io->out_len = 0;
+	return 0;
+}
+
+/* Room for len bytes at output offset pos in the write buffer (len <= IO_CAP), or NULL. */
+static unsigned char *io_reserve(struct archive_io *io, uint64_t pos, size_t len, struct err *e)
+{
+	unsigned char *p;
+
+	if (io->out_off + io->out_len != pos || io->out_len + len > IO_CAP) {
+		if (io_flush(io, e))
+			return NULL;
+		io->out_off = pos;
+	}
+	p = io->out + io->out_len;
+	io->out_len += len;
+	return p;
+}
+
+static int io_put(struct archive_io *io, uint64_t pos, const void *data, size_t len, struct err *e)
+{
+	unsigned char *p;
+
+	if (len > IO_CAP)
+		return io_flush(io, e) ? -1 : archive_write_at(io->fd_out, pos, data, len, e);
+	if (!(p = io_reserve(io, pos, len, e)))
+		return -1;
+	memcpy(p, data, len);
+	return 0;
+}
+
+/* A member that fits in the read buffer is read there once; m->mem points at its bytes. */
+static int read_small(const struct archive *ar, struct archive_member *m, struct err *e)
+{
+	m->mem = NULL;
+	if (ar->thin || m->kind != AR_MEMBER || m->name_len + m->size > IO_CAP)
+		return 0;
+	m->mem = archive_io_window(ar, m->data, (size_t)m->size, e);
+	return m->mem ? 0 : -1;
+}
+
+static void rewind_ar(struct archive *ar)
+{
+	ar->pos = 8, ar->nth = 0, ar->index = AR_NO_INDEX;
+	ar->names_off = ar->names_size = 0;
+}
+
+int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *label, size_t labelsz, struct err *e)
+{
+	struct archive_member m;
+	struct archive_io io;
+	struct plan pl;
+	int r = io_init(ar, &io, -1, e);
+
+	rewind_ar(ar);
+	while (r == 0 && (r = archive_next(ar, &m, e)) != 0) {
+		archive_label(&m, label, labelsz);
+		if (r < 0 || (m.kind == AR_INDEX && archive_check_index(ar, &m, e)) || read_small(ar, &m, e)) {
+			r = -1;
+			break;
+		}
+		if (m.kind != AR_MEMBER) {
+			r = 0;
+			continue;
+		}
+		r = plan(ctx, ar, &m, &pl, e);
+		if (r > 0) {
+			r = !pl.unchanged;
+			layout_free(&pl);
+		}
+		if (r)
+			break;
+	}
+	io_free(ar, &io);
+	return r;
+}
+
+static int pad(struct archive_io *io, uint64_t *pos, struct err *e)
+{
+	if ((*pos & 1) && io_put(io, (*pos)++, "\n", 1, e))
+		return -1;
+	return 0;
+}
+
+/* True when the plan can be applied to the member's bytes where they are, in the read buffer:
+ * no patch copies input bytes that an earlier patch of the kept prefix has changed. */
+static int patchable_in_place(const struct plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct patch *p = &pl->p[i];
+		if (p->data || p->src == PATCH_ZERO)
+			continue;
+		for (size_t j = 0; j <= i; j++) {
+			const struct patch *q = &pl->p[j];
+			uint64_t lo = q->off > p->src ? q->off : p->src, hi = q->off + q->len;
+			hi = hi < p->src + p->len ? hi : p->src + p->len;
+			hi = hi < pl->keep ? hi : pl->keep;
+			if (lo < hi)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off, struct err *e)
+{
+	ssize_t w;
+
+	while (n) {
+		w = pwritev(fd, iov, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "write failed: %s", w < 0 ? strerror(errno) : "no progress");
+		off += (uint64_t)w;
+		for (; n && (size_t)w >= iov->iov_len; n--, iov++)
+			w -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* A small member edited in the read buffer: the kept prefix is patched there and written from
+ * there, with the header before it and the new tail after it gathered in the write buffer (one
+ * pwritev, no copy of the prefix).  Returns 1 when done, 0 when the plan does not allow it. */
+static int write_gathered(struct archive *ar, const struct archive_member *m, const struct plan *pl, const char *h,
+			  uint64_t pos, struct err *e)
+{
+	struct archive_io *io = ar->io;
+	unsigned char *body = io->in + (m->mem - io->in), *head, *tail;
+	uint64_t tlen = pl->out_size - pl->keep, odd = (m->name_len + pl->out_size) & 1;
+	struct iovec iov[3];
+
+	if (pl->keep > m->size || !patchable_in_place(pl))
+		return 0;
+	if (!(head = io_reserve(io, pos, (size_t)(ARCHIVE_HDR + m->name_len), e)))
+		return -1;
+	if (io->out_len + tlen + 1 > IO_CAP)
+		return io->out_len -= (size_t)(ARCHIVE_HDR + m->name_len), 0;
+	memcpy(head, h, ARCHIVE_HDR);
+	memcpy(head + ARCHIVE_HDR, m->mem - m->name_len, (size_t)m->name_len);
+	tail = io->out + io->out_len;
+	memset(tail, 0, (size_t)tlen);
+	tail[tlen] = '\n';
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct patch *p = &pl->p[i];
+		for (uint64_t k = 0; k < p->len;) {          /* the part before keep, then the part after */
+			uint64_t at = p->off + k, n = at < pl->keep ? (p->off + p->len < pl->keep ? p->len - k : pl->keep - at) : p->len - k;
+			unsigned char *dst = at < pl->keep ? body + at : tail + (at - pl->keep);
+			if (!range_ok(at, n, pl->out_size) || (!p->data && p->src != PATCH_ZERO && !range_ok(p->src + k, n, m->size)))
+				return err_set(e, EXIT_BAD_INPUT, "a patch runs past the member");
+			if (p->data)
+				memmove(dst, p->data + k, (size_t)n);
+			else if (p->src == PATCH_ZERO)
+				memset(dst, 0, (size_t)n);
+			else
+				memmove(dst, body + p->src + k, (size_t)n);
+			k += n;
+		}
+	}
+	iov[0] = (struct iovec){ io->out, io->out_len };
+	iov[1] = (struct iovec){ body, (size_t)pl->keep };
+	iov[2] = (struct iovec){ tail, (size_t)(tlen + odd) };
+	if (pwritev_all(io->fd_out, iov, 3, io->out_off, e))
+		return -1;
+	io->out_off = pos + ARCHIVE_HDR + m->name_len + pl->out_size + odd, io->out_len = 0;
+	io->in_valid = m->data + m->size;                /* the member's input bytes are changed */
+	return 1;
+}
+
+/* An edited member: its header with only the size changed, its BSD name, the plan's bytes,
+ * the padding. */
+static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl, uint64_t *pos,
+			struct err *e)
+{
+	struct archive_io *io = ar->io;
+	char h[ARCHIVE_HDR], field[W_SIZE + 1];
+	uint64_t size = m->name_len + pl->out_size;
+	unsigned char *p;
+	int r;
+
+	if (size > 9999999999ull)
+		return err_set(e, EXIT_BAD_INPUT, "the edited member is too large for the header's size field");
+	memcpy(h, m->raw, sizeof h);
+	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
+	memcpy(h + F_SIZE, field, W_SIZE);
+	if (m->mem && (r = write_gathered(ar, m, pl, h, *pos, e)) != 0) {
+		*pos += ARCHIVE_HDR + size + (size & 1);
+		return r < 0 ? -1 : 0;
+	}
+	if (m->mem && ARCHIVE_HDR + size <= IO_CAP) {
+		/* The name is in the read buffer just before the data. */
+		if (!(p = io_reserve(io, *pos, (size_t)(ARCHIVE_HDR + size), e)))
+			return -1;
+		memcpy(p, h, ARCHIVE_HDR);
+		memcpy(p + ARCHIVE_HDR, m->mem - m->name_len, (size_t)m->name_len);
+		if (output_apply_mem(m->mem, m->size, pl, p + ARCHIVE_HDR + m->name_len, e))
+			return -1;
+	} else if (io_put(io, *pos, h, sizeof h, e) || io_flush(io, e) ||
+		   output_copy(ar->fd, m->hdr + ARCHIVE_HDR, io->fd_out, *pos + ARCHIVE_HDR, m->name_len, e) ||
+		   output_apply_at(ar->fd, m->data, io->fd_out, *pos + ARCHIVE_HDR + m->name_len, pl, e)) {
+		return -1;
+	}
+	*pos += ARCHIVE_HDR + size;
+	return pad(io, pos, e);
+}
+
+static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *e)
+{
+	if (map->n == map->cap) {
+		size_t cap = map->cap ? 2 * map->cap : 64;
+		struct remap_pair *v = xrealloc(map->v, cap, sizeof *v);
+		if (!v)
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		map->v = v, map->cap = cap;
+	}
+	map->v[map->n].old = old, map->v[map->n++].new = new;
+	return 0;
+}
+
+/* One member into the output at *pos. */
+static int write_member(struct archive *ar, const struct archive_member *m, uint64_t *pos, archive_plan_fn plan,
+			void *ctx, struct err *e)
+{
+	struct plan pl;
+	uint64_t len = m->data + m->size - m->hdr;
+	int r = m->kind == AR_MEMBER ? plan(ctx, ar, m, &pl, e) : 0;
+
+	if (r < 0)
+		return -1;
+	if (r > 0) {
+		r = write_edited(ar, m, &pl, pos, e);
+		layout_free(&pl);
+		return r;
+	}
+	if (io_flush(ar->io, e) || output_copy(ar->fd, m->hdr, ar->io->fd_out, *pos, len, e))
+		return -1;
+	*pos += len;
+	return pad(ar->io, pos, e);
+}
+
+int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, char *label, size_t labelsz,
+		  struct err *e)
+{
+	struct archive_member m, idx = { 0 };
+	struct remap map = { 0 };
+	struct archive_io io;
+	uint64_t pos = 8, idx_out = 0;
+	int r;
+
+	label[0] = '\0';
+	if (ar->thin)
+		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
+			       "(writing thin archives is not supported)");
+	rewind_ar(ar);
+	r = io_init(ar, &io, out, e);
+	if (r == 0)
+		r = io_put(&io, 0, ARCHIVE_MAGIC, 8, e);
+	/* Members keep their order; the index keeps its size (same symbols), so only the offsets
+	 * of members after an edited one move. */
+	while (r == 0 && (r = archive_next(ar, &m, e)) != 0) {
+		archive_label(&m, label, labelsz);
+		if (r < 0)
+			break;
+		if (m.kind == AR_INDEX)
+			idx = m, idx_out = pos;
+		r = remap_add(&map, m.hdr, pos, e) || read_small(ar, &m, e) || write_member(ar, &m, &pos, plan, ctx, e) ? -1 : 0;
+	}
+	if (r == 0)
+		r = io_flush(&io, e);
+	if (r == 0 && idx.hdr) {
+		archive_label(&idx, label, labelsz);
+		r = archive_index_walk(ar, &idx, &map, out, idx_out + (idx.data - idx.hdr), e);
+	}
+	if (r == 0) {
+		label[0] = '\0';
+		if (ftruncate(out, (off_t)pos))
+			r = err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
+	}
+	io_free(ar, &io);
+	free(map.v);
+	return r;
+}

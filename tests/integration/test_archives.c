@@ -1,0 +1,339 @@
+/* test_archives.c - static archives as inputs (issue 11, requirement 2): archives built here
+ * with ar and llvm-ar in every format are listed, edited in place and with -o, and linked; the
+ * index and the member table stay what they were but for sizes and notes; damaged archives are
+ * refused naming the member, untouched. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define M1 "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\"}]"
+#define M2 "[{\"soname\":[\"liblz4.so.1\"],\"feature\":\"lz4\",\"priority\":\"suggested\"}]"
+#define M12 "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\"},{\"soname\":[\"liblz4.so.1\"],\"feature\":\"lz4\",\"priority\":\"suggested\"}]"
+
+/* Two members a program can pull one at a time, the second with a name longer than 15 bytes
+ * (GNU keeps it in the "//" table, BSD after the header). */
+static void sources(void)
+{
+	put_file("x.c", "int fx(void) { return 40; }\n");
+	put_file("a_member_with_a_long_name.c", "int fy(void) { return 2; }\n");
+	put_file("mx.c", "#include <stdio.h>\nint fx(void);\nint main(void) { printf(\"x %d\\n\", fx()); return 0; }\n");
+	put_file("my.c", "#include <stdio.h>\nint fy(void);\nint main(void) { printf(\"y %d\\n\", fy()); return 0; }\n");
+	put_file("m1.json", M1);
+	put_file("m2.json", M2);
+}
+
+static void objects(const char *cc)
+{
+	need(cc);
+	sources();
+	free(sh("%s -O1 -ffunction-sections -c x.c a_member_with_a_long_name.c mx.c my.c", cc));
+}
+
+/* What `ar tv` and `nm -s` say, sizes removed: the rest must not change. */
+static char *table(const char *a)
+{
+	return sh("ar tv '%s' | awk '{ $3 = \"\"; print }'", a);
+}
+
+static char *armap(const char *a)
+{
+	return sh("nm -s '%s' | sed -n '/^Archive index:/,/^$/p'", a);
+}
+
+struct fmt {
+	char name[24];
+	char make[96];       /* builds "%s" from x.o and the long-named member */
+	int bsd;             /* bfd and gold read no BSD index (not even before the edit): lld and mold */
+};
+
+static struct fmt formats[] = {
+	{ "gnu", "ar rc %s x.o a_member_with_a_long_name.o", 0 },
+	{ "gnu deterministic", "ar rcD %s x.o a_member_with_a_long_name.o", 0 },
+	{ "bsd", "llvm-ar --format=bsd rc %s x.o a_member_with_a_long_name.o", 1 },
+	{ "gnu /SYM64/", "SYM64_THRESHOLD=0 llvm-ar --format=gnu rc %s x.o a_member_with_a_long_name.o", 0 },
+};
+
+ParameterizedTestParameters(archive, every_format_is_listed_edited_and_linked)
+{
+	return cr_make_param_array(struct fmt, formats, sizeof formats / sizeof formats[0]);
+}
+
+static void expect_program(const char *flags, const char *main_o, const char *lib, const char *out, const char *json)
+{
+	char *ran, *got;
+
+	free(sh("gcc %s -o prog %s %s", flags, main_o, lib));
+	ran = sh("./prog");
+	cr_expect_str_eq(ran, out, "%s %s: the program prints %s", flags, lib, ran);
+	got = entries_by("sections", "prog");
+	cr_expect_str_eq(got, json, "%s %s: the program carries %s", flags, lib, got);
+	free(got);
+	got = entries_by("tool", "prog");
+	cr_expect_str_eq(got, json, "%s %s: --list on the program says %s", flags, lib, got);
+	free(got);
+	free(ran);
+}
+
+ParameterizedTest(struct fmt *f, archive, every_format_is_listed_edited_and_linked, .timeout = 120)
+{
+	char *t0, *m0, *t1, *m1, *got, *before;
+	static const char *const gnu_lds[] = { "-fuse-ld=bfd", "-fuse-ld=gold -Wl,--gc-sections", "-fuse-ld=lld",
+					       "-fuse-ld=mold -Wl,--gc-sections" };
+	static const char *const bsd_lds[] = { "-fuse-ld=lld", "-fuse-ld=lld -Wl,--gc-sections", "-fuse-ld=mold",
+					       "-fuse-ld=mold -Wl,--gc-sections" };
+	const char *const *lds = f->bsd ? bsd_lds : gnu_lds;
+
+	cr_log_info("format: %s", f->name);
+	objects("gcc");
+	free(sh(f->make, "lib.a"));
+	t0 = table("lib.a"), m0 = armap("lib.a");
+	got = entries_by("tool", "lib.a");
+	cr_expect_str_eq(got, "[]", "%s: a fresh archive lists %s", f->name, got);
+	free(got);
+
+	/* -o: the input stays; in place: the same bytes. */
+	free(sh("cp lib.a orig.a && '%s' -m m1.json -o out.a lib.a && '%s' -m m1.json lib.a", tool(), tool()));
+	cr_expect(same_files("lib.a", "out.a"), "%s: in place and -o differ", f->name);
+	free(sh("'%s' -m m1.json -o out2.a orig.a", tool()));
+	cr_expect(same_files("out.a", "out2.a"), "%s: two runs give different bytes", f->name);
+	t1 = table("lib.a"), m1 = armap("lib.a");
+	cr_expect_str_eq(t1, t0, "%s: ar tv changed:\n%s\nwas\n%s", f->name, t1, t0);
+	cr_expect_str_eq(m1, m0, "%s: the index changed:\n%s\nwas\n%s", f->name, m1, m0);
+	got = entries_by("tool", "lib.a");
+	cr_expect_str_eq(got, M1, "%s: the edited archive lists %s", f->name, got);
+	free(got);
+	/* Every member as the readers see it. */
+	free(sh("mkdir x && cd x && ar x ../lib.a"));
+	expect_entries("x/x.o", M1, 0);
+	expect_entries("x/a_member_with_a_long_name.o", M1, 0);
+
+	/* Idempotent: a second run changes neither the bytes nor the modification time. */
+	before = sh("stat -c %%Y.%%y lib.a; sha256sum < lib.a");
+	free(sh("sleep 1.1 && '%s' -m m1.json lib.a", tool()));
+	got = sh("stat -c %%Y.%%y lib.a; sha256sum < lib.a");
+	cr_expect_str_eq(got, before, "%s: the second run touched the archive", f->name);
+	free(got);
+	free(before);
+
+	/* Programs pulling either member, four linkers. */
+	for (size_t i = 0; i < 4; i++) {
+		expect_program(lds[i], "mx.o", "lib.a", "x 40", M1);
+		expect_program(lds[i], "my.o", "lib.a", "y 2", M1);
+	}
+	/* --merge, then --remove. */
+	free(sh("'%s' --merge -m m2.json lib.a", tool()));
+	got = entries_by("tool", "lib.a");
+	cr_expect_str_eq(got, M12, "%s: merged archive lists %s", f->name, got);
+	free(got);
+	expect_program("-fuse-ld=lld -Wl,--gc-sections", "my.o", "lib.a", "y 2", M12);
+	free(sh("'%s' --remove lib.a", tool()));
+	got = entries_by("tool", "lib.a");
+	cr_expect_str_eq(got, "[]", "%s: after --remove the archive lists %s", f->name, got);
+	free(got);
+	free(t0), free(m0), free(t1), free(m1);
+}
+
+/* The other objects built with LTO (the archive's members are plain objects). */
+Test(archive, a_program_linked_with_lto_carries_the_entries, .timeout = 60)
+{
+	objects("gcc");
+	need("clang");
+	free(sh("ar rc lib.a x.o a_member_with_a_long_name.o && '%s' -m m2.json lib.a && clang -flto -O2 -c my.c -o my-lto.o", tool()));
+	free(sh("clang -flto -fuse-ld=lld -Wl,--gc-sections -o prog my-lto.o lib.a"));
+	free(sh("gcc -flto -O2 -c mx.c -o mx-lto.o && gcc -flto -fuse-ld=bfd -o prog2 mx-lto.o lib.a"));
+	char *a = sh("./prog && ./prog2"), *e1 = entries_by("sections", "prog"), *e2 = entries_by("sections", "prog2");
+	cr_expect_str_eq(a, "y 2\nx 40");
+	cr_expect_str_eq(e1, M2, "clang LTO program carries %s", e1);
+	cr_expect_str_eq(e2, M2, "gcc LTO program carries %s", e2);
+	free(a), free(e1), free(e2);
+}
+
+struct cross { char name[16], cc[32], runner[48]; };
+
+static struct cross crosses[] = {
+	{ "aarch64", "aarch64-linux-gnu-gcc", "qemu-aarch64 -L /usr/aarch64-linux-gnu" },
+	{ "ppc64 BE", "powerpc64-linux-gnu-gcc", "qemu-ppc64 -L /usr/powerpc64-linux-gnu" },
+	{ "i686", "i686-linux-gnu-gcc", "qemu-i386 -L /usr/i686-linux-gnu" },
+};
+
+ParameterizedTestParameters(archive, cross_archives_are_edited_linked_and_run)
+{
+	return cr_make_param_array(struct cross, crosses, sizeof crosses / sizeof crosses[0]);
+}
+
+ParameterizedTest(struct cross *c, archive, cross_archives_are_edited_linked_and_run, .timeout = 120)
+{
+	char prefix[40], *ran, *got, *m0, *m1;
+
+	snprintf(prefix, sizeof prefix, "%.*s", (int)(strlen(c->cc) - 3), c->cc);   /* "...-gnu-" */
+	objects(c->cc);
+	free(sh("%sar rc lib.a x.o a_member_with_a_long_name.o", prefix));
+	m0 = sh("%snm -s lib.a | sed -n '/^Archive index:/,/^$/p'", prefix);
+	free(sh("'%s' -m m1.json lib.a", tool()));
+	m1 = sh("%snm -s lib.a | sed -n '/^Archive index:/,/^$/p'", prefix);
+	cr_expect_str_eq(m1, m0, "%s: the index changed", c->name);
+	free(sh("%s -o prog my.o lib.a", c->cc));
+	ran = sh("%s ./prog", c->runner);
+	cr_expect_str_eq(ran, "y 2", "%s: the program prints %s", c->name, ran);
+	got = entries_by("sections", "prog");
+	cr_expect_str_eq(got, M1, "%s: the program carries %s", c->name, got);
+	free(got), free(ran), free(m0), free(m1);
+	got = entries_by("tool", "lib.a");
+	cr_expect_str_eq(got, M1, "%s: the archive lists %s", c->name, got);
+	free(got);
+}
+
+Test(archive, thin_archives_are_read_and_refused_for_writing)
+{
+	struct cmd c;
+	char *got;
+
+	objects("gcc");
+	free(sh("'%s' -m m1.json x.o && '%s' -m m2.json a_member_with_a_long_name.o && "
+		"ar rcT thin.a x.o a_member_with_a_long_name.o && cp thin.a thin.orig", tool(), tool()));
+	got = entries_by("tool", "thin.a");
+	cr_expect_str_eq(got, M12, "the thin archive lists %s", got);
+	free(got);
+	c = run("'%s' --remove thin.a", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.err, "dlnote-inject: thin.a: thin archive:") == c.err && !strchr(strchr(c.err, '\n') + 1, '\n'),
+		  "%s", c.err);
+	cr_expect(same_files("thin.a", "thin.orig"));
+	cmd_free(&c);
+}
+
+Test(archive, bitcode_and_non_elf_members_are_kept_untouched, .timeout = 60)
+{
+	struct cmd c;
+
+	objects("gcc");
+	need("clang");
+	free(sh("clang -flto -O2 -c my.c -o lto.o && echo 'not an object' > notes.txt && ar rc lib.a x.o lto.o notes.txt"));
+	c = run("'%s' -v -m m1.json lib.a", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.err, "lib.a[lto.o]: LLVM bitcode (clang -flto), kept untouched\n"), "%s", c.err);
+	cr_expect(strstr(c.err, "lib.a[notes.txt]: not ELF, kept untouched\n"), "%s", c.err);
+	cmd_free(&c);
+	free(sh("mkdir x && cd x && ar x ../lib.a"));
+	cr_expect(same_files("x/lto.o", "lto.o"), "the bitcode member changed");
+	cr_expect(same_files("x/notes.txt", "notes.txt"), "the text member changed");
+	expect_entries("x/x.o", M1, 0);
+	/* A bitcode file given alone says what it is. */
+	c = run("'%s' --list lto.o", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.err, "dlnote-inject: lto.o: LLVM bitcode (clang -flto), not an ELF file") == c.err, "%s", c.err);
+	cmd_free(&c);
+}
+
+Test(archive, member_narrows_reading_and_writing)
+{
+	struct cmd c;
+	char *got;
+
+	objects("gcc");
+	free(sh("ar rc lib.a x.o a_member_with_a_long_name.o && '%s' -m m1.json --member a_member_with_a_long_name.o lib.a "
+		"&& mkdir x && cd x && ar x ../lib.a", tool()));
+	cr_expect(same_files("x/x.o", "x.o"), "x.o was edited");
+	expect_entries("x/a_member_with_a_long_name.o", M1, 0);
+	got = sh("'%s' --list --json --member x.o lib.a", tool());
+	cr_expect_str_eq(got, "[]");
+	free(got);
+	free(sh("cp lib.a before.a"));
+	c = run("'%s' -m m2.json --member nosuch.o lib.a", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.err, "dlnote-inject: lib.a: no member named 'nosuch.o'\n");
+	cmd_free(&c);
+	cr_expect(same_files("lib.a", "before.a"), "a run naming no member changed the archive");
+}
+
+Test(archive, files_from_check_expect_and_discover_read_archives)
+{
+	char *got;
+
+	objects("gcc");
+	put_file("dl.c", "#include <dlfcn.h>\nvoid *load(void) { return dlopen(\"libfoo.so.3\", 0); }\n");
+	free(sh("gcc -O1 -c dl.c && ar rc lib.a x.o dl.o && '%s' -m m1.json lib.a && echo lib.a > list", tool()));
+	got = sh("'%s' --list --json --files-from list", tool());
+	cr_expect_str_eq(got, M1);
+	free(got);
+	got = sh("'%s' --check lib.a", tool());
+	cr_expect_str_eq(got, "lib.a[x.o]: ok (1 dlopen entry)\nlib.a[dl.o]: ok (1 dlopen entry)");
+	free(got);
+	got = sh("'%s' --check -q --expect m1.json --files-from list", tool());
+	cr_expect_str_eq(got, "");
+	free(got);
+	struct cmd c = run("'%s' --check -q --expect m2.json lib.a", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.out, "liblz4.so.1"), "%s", c.out);
+	cmd_free(&c);
+	got = sh("'%s' --discover -q lib.a", tool());
+	cr_expect(strstr(got, "libfoo.so.3"), "--discover over the archive: %s", got);
+	cr_expect(strstr(got, "lib.a[dl.o]"), "--discover names the member it found the name in: %s", got);
+	free(got);
+}
+
+/* Each damage: a shell edit of lib.a, and what the one-line error must contain. */
+struct damage { char name[32], how[160], member[48], why[64]; };
+
+static struct damage damages[] = {
+	{ "truncated member", "truncate -s -100 lib.a", "[a_member_with_a_long_name.o]", "truncated member" },
+	{ "bad size field", "printf '12x4      ' | dd of=lib.a bs=1 seek=$(( $X + 48 )) conv=notrunc status=none",
+	  "[x.o]", "bad size field" },
+	{ "bad header magic", "printf 'XX' | dd of=lib.a bs=1 seek=$(( $X + 58 )) conv=notrunc status=none", "[", "bad member header" },
+	{ "index outside", "printf '\\377\\377\\377\\000' | dd of=lib.a bs=1 seek=72 conv=notrunc status=none", "[/]",
+	  "outside the archive" },
+};
+
+ParameterizedTestParameters(archive, damaged_archives_are_refused_naming_the_member)
+{
+	return cr_make_param_array(struct damage, damages, sizeof damages / sizeof damages[0]);
+}
+
+ParameterizedTest(struct damage *d, archive, damaged_archives_are_refused_naming_the_member)
+{
+	static const char *const modes[] = { "-m m1.json", "--list", "--remove" };
+	struct cmd c;
+
+	objects("gcc");
+	/* X: offset of x.o's header (the index and the name table come first). */
+	free(sh("ar rc lib.a x.o a_member_with_a_long_name.o && X=$(grep -abo 'x.o/  ' lib.a | head -1 | cut -d: -f1) && %s && "
+		"cp lib.a damaged.a", d->how));
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		c = run("'%s' %s lib.a", tool(), modes[i]);
+		cr_expect_eq(c.status, 1, "%s %s: exit %d", d->name, modes[i], c.status);
+		cr_expect(strncmp(c.err, "dlnote-inject: lib.a", 20) == 0 && strstr(c.err, d->member) && strstr(c.err, d->why),
+			  "%s %s: %s", d->name, modes[i], c.err);
+		cr_expect(strchr(c.err, '\n') == c.err + strlen(c.err) - 1, "%s %s: not one line: %s", d->name, modes[i], c.err);
+		cr_expect(same_files("lib.a", "damaged.a"), "%s %s: the archive changed", d->name, modes[i]);
+		cmd_free(&c);
+	}
+}
+
+/* libpython3.11.a, hundreds of members: every one edited with flat memory. */
+Test(archive, a_large_archive_is_edited_with_bounded_memory, .timeout = 120)
+{
+	const char *big = "/usr/lib/x86_64-linux-gnu/libpython3.11.a";
+	char *rss, *n0, *n1, *got;
+
+	cr_assert(access(big, R_OK) == 0, "%s is missing: install libpython3.11-dev (tests/setup.sh)", big);
+	sources();
+	rss = sh("/usr/bin/time -f %%M '%s' -m m1.json -o out.a %s 2>&1 >/dev/null | tail -1", tool(), big);
+	if (getenv("DLNOTE_SANITIZED"))
+		cr_log_info("sanitized build: peak RSS %s KiB not compared with the 4 MiB bound", rss);
+	else
+		cr_expect(atoi(rss) < 4096, "peak RSS %s KiB", rss);
+	n0 = sh("nm -s %s | sed -n '/^Archive index:/,/^$/p' | md5sum", big);
+	n1 = sh("nm -s out.a | sed -n '/^Archive index:/,/^$/p' | md5sum");
+	cr_expect_str_eq(n1, n0, "the index changed");
+	got = sh("ar t out.a | wc -l; ar t %s | wc -l; readelf -n out.a | grep -c 'Owner.*FDO\\|^  FDO'", big);
+	cr_log_info("members, members before, notes: %s", got);
+	free(got);
+	got = entries_by("tool", "out.a");
+	cr_expect_str_eq(got, M1);
+	free(rss), free(n0), free(n1), free(got);
+}
