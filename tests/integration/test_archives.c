@@ -25,6 +25,7 @@ static void sources(void)
 	put_file("my.c", "#include <stdio.h>\nint fy(void);\nint main(void) { printf(\"y %d\\n\", fy()); return 0; }\n");
 	put_file("m1.json", M1);
 	put_file("m2.json", M2);
+	put_file("m12.json", M12);
 }
 
 static void objects(const char *cc)
@@ -136,6 +137,27 @@ ParameterizedTest(struct fmt *f, archive, every_format_is_listed_edited_and_link
 	cr_expect_str_eq(got, "[]", "%s: after --remove the archive lists %s", f->name, got);
 	free(got);
 	free(t0), free(m0), free(t1), free(m1);
+}
+
+/* Every member carries the library's entries, each in a payload-keyed COMDAT group: a program
+ * pulling several members, and a shared library and a program both linking the archive, carry
+ * each entry once. */
+Test(archive, a_program_pulling_every_member_carries_each_entry_once, .timeout = 120)
+{
+	static const char *const lds[] = { "-fuse-ld=bfd", "-fuse-ld=bfd -Wl,--gc-sections", "-fuse-ld=gold",
+					   "-fuse-ld=gold -Wl,--gc-sections", "-fuse-ld=lld", "-fuse-ld=lld -Wl,--gc-sections",
+					   "-fuse-ld=mold", "-fuse-ld=mold -Wl,--gc-sections" };
+
+	objects("gcc");
+	put_file("mxy.c", "#include <stdio.h>\nint fx(void); int fy(void);\n"
+		 "int main(void) { printf(\"xy %d\\n\", fx() + fy()); return 0; }\n");
+	free(sh("gcc -O1 -c mxy.c && ar rc lib.a x.o a_member_with_a_long_name.o && '%s' -m m12.json lib.a", tool()));
+	for (size_t i = 0; i < sizeof lds / sizeof lds[0]; i++)
+		expect_program(lds[i], "mxy.o", "lib.a", "xy 42", M12);
+	/* The same entries declared again in the program's own object fold with the archive's. */
+	free(sh("'%s' -m m12.json mxy.o", tool()));
+	for (size_t i = 0; i < sizeof lds / sizeof lds[0]; i++)
+		expect_program(lds[i], "mxy.o", "lib.a", "xy 42", M12);
 }
 
 /* The other objects built with LTO (the archive's members are plain objects). */
