@@ -403,8 +403,8 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 	}
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (lay_in_own(L, s->offset))
-			continue;
+		if (lay_in_own(L, s->offset) && (L->isd[i] || i == L->phsec))
+			continue;          /* ours, rebuilt; a NOBITS section there is not */
 		if ((s->type != SHT_NOBITS_ && lay_overlaps(s->offset, s->size, off, size)) ||
 		    ((s->flags & SHF_ALLOC_) && lay_overlaps(s->addr, s->size, vaddr, size)))
 			return 0;
