@@ -689,7 +689,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		r = 0;
 		goto out;
 	}
-	if (L.linked && lay_find_own(&L))
+	if (L.linked && (lay_refuse_debug_only(&L) || lay_find_own(&L)))
 		goto out;
 	if ((L.linked ? lay_plan_linked(&L) : plan_rel(&L)) || setup_sections(&L) || layout_tail(&L))
 		goto out;
