@@ -36,22 +36,6 @@ ParameterizedTestParameters(go, nobits_sections_survive_every_edit)
 	return cr_make_param_array(struct gocase, gocases, sizeof gocases / sizeof gocases[0]);
 }
 
-/* A manifest larger than any page padding (4 KiB), so that the segment goes after the end of
- * the file data, at the NOBITS sections' offset. */
-static void put_big_manifest(const char *name, int n)
-{
-	char *m = malloc(16384), *p = m;
-	int i;
-
-	p += sprintf(p, "[");
-	for (i = 0; i < n; i++)
-		p += sprintf(p, "%s{\"soname\":[\"libgo%d.so.1\"],\"feature\":\"f%d\",\"description\":\"%s\"}", i ? "," : "", i, i,
-			     "an entry long enough that the note outgrows the page padding");
-	sprintf(p, "]");
-	put_file(name, m);
-	free(m);
-}
-
 static void check(const struct gocase *c, const char *step, const char *expect_run, const char *lint_in)
 {
 	char *v, *ran, *lint;

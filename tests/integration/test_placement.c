@@ -9,21 +9,6 @@
 
 #include "harness.h"
 
-/* A note too big for any page padding (over 4 KiB). */
-static void put_big_manifest(const char *name)
-{
-	char *m = malloc(16384), *p = m;
-	int i;
-
-	p += sprintf(p, "[");
-	for (i = 0; i < 60; i++)
-		p += sprintf(p, "%s{\"soname\":[\"libbig%d.so.1\"],\"feature\":\"f%d\",\"description\":\"%s\"}", i ? "," : "", i, i,
-			     "an entry long enough that the note outgrows the page padding");
-	sprintf(p, "]");
-	put_file(name, m);
-	free(m);
-}
-
 /* eu-elflint takes a relocation at r_offset to modify [r_offset, r_offset + st_size): a
  * read-only segment placed right after the writable one (where the GOT is) draws "read-only
  * section modified but text relocation flag not set" for a PLT slot of a large function.
@@ -37,7 +22,7 @@ Test(placement, grown_note_after_the_writable_segment_is_elflint_clean, .timeout
 	char *lint_in, *lint, *v, *where;
 
 	need("eu-elflint");
-	put_big_manifest("big.json");
+	put_big_manifest("big.json", 60);
 	put_file("dl.c", dl_c);
 	free(sh("gcc -o dl dl.c -ldl && cp -L /lib/x86_64-linux-gnu/libz.so.1 in && cp in out"));
 	lint_in = elflint("in");
