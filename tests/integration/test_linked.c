@@ -98,6 +98,10 @@ static struct lcase cases[] = {
 	{ "free program header slots", "musl-gcc -O1 -static -o in prog.c && /usr/bin/python3 $DLNOTE_SRC/tests/tools/phdr_room.py in 4",
 	  "musl-gcc", "", "strip", 0 },
 	{ "no section headers", "gcc -O1 -o in prog.c && /usr/bin/python3 $DLNOTE_SRC/tests/tools/noshdr.py in", "gcc", "", "", 0 },
+	{ "sstrip", "gcc -O1 -o in prog.c && /usr/bin/python3 $DLNOTE_SRC/tests/tools/noshdr.py --sstrip in", "gcc", "", "", 0 },
+	{ "sstrip armhf shared library", "arm-linux-gnueabihf-gcc -O1 -shared -fPIC -o in lib.c && arm-linux-gnueabihf-gcc -O1 -o dl dl.c -ldl && "
+	  "/usr/bin/python3 $DLNOTE_SRC/tests/tools/noshdr.py --sstrip in", "arm-linux-gnueabihf-gcc",
+	  "qemu-arm -L /usr/arm-linux-gnueabihf", "", 1 },
 	{ "bfd shared library", "gcc -O1 -shared -fPIC -o in lib.c", "gcc", "", "strip", 1 },
 	{ "lld shared library", "clang -O1 -shared -fPIC -fuse-ld=lld -o in lib.c", "ld.lld", "", "strip", 1 },
 	CROSS("aarch64-linux-gnu", "aarch64"),
