@@ -4,7 +4,8 @@
 Downloads the packages listed in packages.txt (`apt-get download PKG:ARCH`, after
 `dpkg --add-architecture ARCH && apt-get update` when needed) into a cache directory,
 extracts them with `dpkg-deb -x`, and runs on every ELF file in them the steps of the test
-matrix (tests/integration/test_linked.c): add, repeat, grow, shrink, remove, re-add.  After
+matrix (tests/integration/test_linked.c): add, repeat, grow, grow past the page padding (a
+note over 4 KiB), shrink, remove, re-add.  After
 every step: the entries every reader decodes, readers.py validate, eu-elflint (nothing new),
 GNU strip and eu-strip copies, and the program or library itself (natively or under
 qemu-user), which must behave as the input did.  Objects (ET_REL) get the reader checks.
@@ -46,6 +47,9 @@ M_BIG = json.dumps([
     {"soname": ["libqrencode.so.4", "libqrencode.so.3"], "feature": "qrencode", "description": "QR codes", "priority": "suggested"},
 ], separators=(",", ":"))
 GROWN_ADD = {"soname": ["libkmod.so.2"], "feature": "kmod"}
+# A note larger than any page padding (over 4 KiB): it goes after the end of the file.
+M_HUGE = [{"soname": [f"libbig{i}.so.1"], "feature": f"f{i}", "description": "an entry long enough that the note outgrows the page padding"}
+          for i in range(60)]
 M_SMALL = [{"soname": ["libz.so.1"]}]
 
 DL_C = r"""#include <dlfcn.h>
@@ -222,6 +226,8 @@ class Checker:
         os.chmod(out, 0o755)
         with open(os.path.join(work, "big.json"), "w") as f:
             f.write(M_BIG)
+        with open(os.path.join(work, "huge.json"), "w") as f:
+            f.write(readers.compact(M_HUGE))
         had = json.loads(self.entries(inp)["tool"] or "[]") if self.entries(inp)["tool"].startswith("[") else []
         lint_in = elflint(inp)
         run_in = arch.exercise(inp, kind) if linked else None
@@ -238,6 +244,7 @@ class Checker:
             ("add", "-m big.json", json.loads(M_BIG)),
             ("repeat", "-m big.json", json.loads(M_BIG)),
             ("grow", "--merge --feature kmod --soname libkmod.so.2", grown),
+            ("grow past the page padding", "-m huge.json", M_HUGE),
             ("shrink", "--soname libz.so.1", M_SMALL),
             ("remove", "--remove", []),
             ("re-add", "-m big.json", json.loads(M_BIG)),
