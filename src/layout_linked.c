@@ -21,7 +21,8 @@
  * of the file (bfd then keeps the addresses: kernels from 5.18 run it, qemu-user does not).
  * In the padding it shares that segment's last page, so it takes its permissions: after an
  * R+X segment (non-x86 layouts) it is R+X and the PHT's section is marked SHF_EXECINSTR, as
- * eu-elflint requires an executable segment to hold an executable section. */
+ * eu-elflint requires an executable segment to hold an executable section.  Where exactly is
+ * decided in layout_place.c; this file recognizes our own segments and builds the table. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -195,7 +195,8 @@ static uint64_t bfd_content_end(const struct lay *L, const struct elf_phdr *p)
  * but qemu-user 7.2 fails ("cannot change memory protections").  So a shared object shares a
  * page only when that range is not empty at every page size up to the alignment (it shrinks
  * as pages grow).  Programs are mapped by the kernel or qemu, and ET_EXEC files never take
- * that path in glibc. */
+ * that path in glibc; a PIE started through ld.so under qemu is the documented exception
+ * (docs/layout.md: the padding is what keeps it running under qemu after GNU strip). */
 static int page_sharing_loads(const struct lay *L, const struct space *s, uint64_t vaddr)
 {
 	const struct elf *ef = L->ef;
