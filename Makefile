@@ -34,12 +34,12 @@ BUILD      := build-san
 endif
 
 CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/archive.c src/archive_write.c src/scan.c \
-             src/layout.c src/layout_linked.c src/layout_remove.c src/layout_rel.c src/objedit.c src/objedit_sym.c \
+             src/layout.c src/layout_linked.c src/layout_place.c src/layout_remove.c src/layout_rel.c src/objedit.c src/objedit_sym.c \
              src/output.c src/deps.c src/report.c src/pkgdeps.c src/discover.c src/trace.c src/record.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install check check-all unit integration regress demo fuzz bench
+.PHONY: all clean install check check-all check-distro unit integration regress demo fuzz bench
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
@@ -114,6 +114,13 @@ regress: $(REGRESS_BIN)
 	for t in $(FUZZ_TARGETS); do $(BUILD)/regress-$$t tests/fuzz/regressions/$$t || exit 1; done
 
 check: unit regress integration buildsys
+
+# Every ELF file of real Debian packages (tests/distro/packages.txt, several architectures),
+# downloaded with apt-get into $(BUILD)/distro-cache: the matrix's steps and checks.  Not part
+# of check (network, root for dpkg --add-architecture; about 15 minutes).  docs/distro.md.
+check-distro: $(BIN)
+	/usr/bin/python3 tests/distro/check_distro.py --tool $(abspath $(BIN)) --cache $(abspath $(BUILD))/distro-cache \
+		--report $(abspath $(BUILD))/distro-report.txt
 
 # What CI runs: the suite, then the suite again with ASan + UBSan.
 check-all:

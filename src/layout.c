@@ -399,10 +399,8 @@ static void finish_sections(struct lay *L)
 	for (i = 1; i < ef->shnum; i++)
 		if (L->isd[i] && (i != L->target || !L->notesz))
 			empty_section(L, i);
-	/* Whatever else described our old segment, which is rebuilt, describes nothing now. */
-	for (i = 1; L->nown && i < ef->shnum; i++)
-		if (!L->isd[i] && i != L->phsec && ef->sh[i].size && lay_in_own(L, ef->sh[i].offset))
-			empty_section(L, i);
+	/* No other section is ours, whatever its offset: a NOBITS section (.bss, .tbss) may
+	 * start where our old segment does, and keeps its header. */
 	if (L->notesz) {
 		s = &L->sh[L->target];
 		s->type = SHT_NOTE_;
@@ -673,7 +671,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		r = 0;
 		goto out;
 	}
-	if (lay_find_own(&L))
+	if (lay_refuse_debug_only(&L) || lay_find_own(&L))
 		goto out;
 	if (lay_plan_linked(&L) || setup_sections(&L) || layout_tail(&L))
 		goto out;

@@ -58,13 +58,27 @@ int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
 int lay_in_own(const struct lay *L, uint64_t off);
 int lay_place_in_place(struct lay *L);
 
+static inline uint64_t lay_phdr_bytes(const struct elf *ef, size_t n)
+{
+	return (uint64_t)n * elf_phent_size(ef);
+}
+
+static inline uint64_t lay_word(const struct elf *ef)
+{
+	return ef->is64 ? 8 : 4;
+}
+
 /* layout_remove.c: the section count to write when --remove can drop trailing dlopen sections */
 size_t lay_trailing_cut(const struct lay *L);
 
 /* layout_linked.c */
+int lay_refuse_debug_only(struct lay *L);
 int lay_find_own(struct lay *L);
+int lay_build_phdrs(struct lay *L);
 int lay_plan_linked(struct lay *L);
-int lay_place_linked(struct lay *L);
 int lay_emit_phdrs(struct lay *L);
+
+/* layout_place.c */
+int lay_place_linked(struct lay *L);
 
 #endif

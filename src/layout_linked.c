@@ -21,24 +21,12 @@
  * of the file (bfd then keeps the addresses: kernels from 5.18 run it, qemu-user does not).
  * In the padding it shares that segment's last page, so it takes its permissions: after an
  * R+X segment (non-x86 layouts) it is R+X and the PHT's section is marked SHF_EXECINSTR, as
- * eu-elflint requires an executable segment to hold an executable section. */
+ * eu-elflint requires an executable segment to hold an executable section.  Where exactly is
+ * decided in layout_place.c; this file recognizes our own segments and builds the table. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "layout_int.h"
-
-/* Largest sparse gap we create before our segment (REFERENCE §4: the congruent trick). */
-#define MAX_SPARSE_GAP (64ull << 30)
-
-static uint64_t phdr_bytes(const struct elf *ef, size_t n)
-{
-	return (uint64_t)n * elf_phent_size(ef);
-}
-
-static uint64_t word(const struct elf *ef)
-{
-	return ef->is64 ? 8 : 4;
-}
 
 static const struct scan_area *segment_area(const struct lay *L, size_t index);
 
@@ -60,8 +48,8 @@ static int advance(uint64_t *pos, uint64_t start, uint64_t off, uint64_t size)
 static int own_content(struct lay *L, const struct elf_phdr *p)
 {
 	const struct elf *ef = L->ef;
-	uint64_t old = phdr_bytes(ef, ef->phnum), pos = p->offset, end = p->offset + p->filesz;
-	uint64_t b = align_up(p->offset + old, word(ef));
+	uint64_t old = lay_phdr_bytes(ef, ef->phnum), pos = p->offset, end = p->offset + p->filesz;
+	uint64_t b = align_up(p->offset + old, lay_word(ef));
 	size_t i, phsec = 0;
 	int progress, found = 0;
 	char name[32];
@@ -102,6 +90,21 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	if (phsec)
 		L->phsec = phsec;
 	return 1;
+}
+
+/* A separate debug file (objcopy --only-keep-debug, eu-strip -f) keeps the program's headers
+ * but not its contents: code sections are NOBITS.  Nothing in it is ever loaded, and readers
+ * look for the note in the program, so writing there would only mislead. */
+int lay_refuse_debug_only(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	size_t i;
+
+	for (i = 1; i < ef->shnum; i++)
+		if (ef->sh[i].type == SHT_NOBITS_ && (ef->sh[i].flags & SHF_EXECINSTR_) && ef->sh[i].size)
+			return err_set(L->e, EXIT_BAD_INPUT,
+				       "a separate debug file (its code is not in it): write the note into the program or library itself");
+	return 0;
 }
 
 int lay_find_own(struct lay *L)
@@ -202,7 +205,7 @@ static const struct scan_area *segment_area(const struct lay *L, size_t index)
 
 /* The input's entries minus free slots, our old segments and dlopen PT_NOTEs, plus our
  * PT_LOADs (nseg of them; placed and sorted later) and our PT_NOTE. */
-static int build_phdrs(struct lay *L)
+int lay_build_phdrs(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	size_t i;
@@ -238,7 +241,7 @@ static int build_phdrs(struct lay *L)
 			return -1;
 		L->note_ph = (long)at;
 	}
-	L->phsz = phdr_bytes(ef, L->phnum);
+	L->phsz = lay_phdr_bytes(ef, L->phnum);
 	return 0;
 }
 
@@ -248,8 +251,8 @@ static int build_phdrs(struct lay *L)
 static size_t pht_capacity(struct lay *L)
 {
 	const struct elf *ef = L->ef;
-	uint64_t es = elf_phent_size(ef), end = ef->phoff + phdr_bytes(ef, ef->phnum), limit;
-	const struct elf_phdr *ld = elf_load_covering(ef, ef->phoff, phdr_bytes(ef, ef->phnum));
+	uint64_t es = elf_phent_size(ef), end = ef->phoff + lay_phdr_bytes(ef, ef->phnum), limit;
+	const struct elf_phdr *ld = elf_load_covering(ef, ef->phoff, lay_phdr_bytes(ef, ef->phnum));
 	unsigned char buf[16 * 56];
 	struct err ignore;
 	size_t i, room;
@@ -299,332 +302,19 @@ int lay_plan_linked(struct lay *L)
 		L->where = NOTE_SEGMENT;      /* our own segments are always rebuilt */
 	L->pht_in_seg = pht_in_own;
 	L->nseg = L->where == NOTE_SEGMENT || L->pht_in_seg;
-	if (build_phdrs(L))
+	if (lay_build_phdrs(L))
 		return -1;
 	if (!L->pht_in_seg && L->phnum > pht_capacity(L)) {
 		/* No free slot: the table moves into our segment. */
 		L->pht_in_seg = 1;
 		L->nseg = 1;
-		if (build_phdrs(L))
+		if (lay_build_phdrs(L))
 			return -1;
 	}
 	L->pl->strategy = L->where == NOTE_NONE ? "removed" :
 			  L->where == NOTE_INPLACE ? (L->nown ? "in place, own segment rebuilt" : L->pht_in_seg ? "in place, PHT moved" : "in place") :
 			  L->nown ? "own segment grown" :
 			  L->pht_in_seg ? "PHT moved" : "new PT_LOAD with the PHT in a free slot";
-	return 0;
-}
-
-/* ---- placing the segments ---- */
-
-struct space {
-	uint64_t bias;       /* first PT_LOAD's p_vaddr - p_offset */
-	uint64_t vend;       /* end of the highest PT_LOAD in memory */
-	uint64_t prev_end;   /* end of the last PT_LOAD's file content: bfd's running offset */
-	uint64_t align;
-};
-
-static int survey(struct lay *L, struct space *s)
-{
-	const struct elf *ef = L->ef;
-	const struct elf_phdr *first = NULL;
-	size_t i;
-
-	memset(s, 0, sizeof *s);
-	s->align = elf_max_page(ef);
-	for (i = 0; i < ef->phnum; i++) {
-		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type != PT_LOAD_ || L->isown[i])
-			continue;
-		if (!first)
-			first = p;
-		if (p->vaddr + p->memsz > s->vend)
-			s->vend = p->vaddr + p->memsz;
-		if (p->offset + p->filesz > s->prev_end)
-			s->prev_end = p->offset + p->filesz;
-		if (p->align > s->align)
-			s->align = p->align;
-	}
-	if (!first)
-		return err_set(L->e, EXIT_BAD_INPUT, "no PT_LOAD segment: cannot place the note in memory");
-	if (s->align & (s->align - 1))
-		return err_set(L->e, EXIT_BAD_INPUT, "PT_LOAD alignment 0x%llx is not a power of two", (unsigned long long)s->align);
-	s->bias = first->vaddr - first->offset;
-	if (s->bias % s->align)
-		return err_set(L->e, EXIT_BAD_INPUT, "first PT_LOAD is not aligned to 0x%llx: cannot place a segment congruently",
-			       (unsigned long long)s->align);
-	return 0;
-}
-
-/* Bytes a segment starting at `off` needs, and where its parts go inside it. */
-static uint64_t seg_layout(const struct lay *L, const struct seg *g, uint64_t off, uint64_t *b_rel, uint64_t *note_rel)
-{
-	uint64_t pos = 0;
-
-	*b_rel = *note_rel = 0;
-	if (g->pht) {
-		*b_rel = align_up(off + L->phsz, word(L->ef)) - off;    /* A at 0, then B aligned */
-		pos = *b_rel + L->phsz;
-	}
-	if (g->note) {
-		*note_rel = align_up(off + pos, 4) - off;
-		pos = *note_rel + L->notesz;
-	}
-	return pos;
-}
-
-/* Is [off, off+size) in the file and [vaddr, vaddr+size) in memory free?  Our old segments
- * count as free; the file bytes must be zero (page padding). */
-static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size, int upto)
-{
-	const struct elf *ef = L->ef;
-	unsigned char buf[4096];
-	struct err ignore;
-	uint64_t pos, n, k;
-	size_t i;
-	int j;
-
-	if (!range_ok(off, size, ef->size))
-		return 0;
-	/* The table rewritten where it is may have grown into free slots after it, or shrunk,
-	 * and then its old extent is zeroed. */
-	if (!L->pht_in_seg && lay_overlaps(ef->phoff, L->phsz > phdr_bytes(ef, ef->phnum) ? L->phsz :
-					   phdr_bytes(ef, ef->phnum), off, size))
-		return 0;
-	for (j = 0; j < upto; j++)
-		if (lay_overlaps(L->seg[j].off, L->seg[j].size, off, size) || lay_overlaps(L->seg[j].vaddr, L->seg[j].size, vaddr, size))
-			return 0;
-	for (i = 0; i < ef->phnum; i++) {
-		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_NULL_ || L->isown[i] || (p->type != PT_LOAD_ && lay_in_own(L, p->offset)))
-			continue;
-		if (lay_overlaps(p->offset, p->filesz, off, size) || (p->type == PT_LOAD_ && lay_overlaps(p->vaddr, p->memsz, vaddr, size)))
-			return 0;
-	}
-	for (i = 1; i < ef->shnum; i++) {
-		const struct elf_shdr *s = &ef->sh[i];
-		if (lay_in_own(L, s->offset))
-			continue;
-		if ((s->type != SHT_NOBITS_ && lay_overlaps(s->offset, s->size, off, size)) ||
-		    ((s->flags & SHF_ALLOC_) && lay_overlaps(s->addr, s->size, vaddr, size)))
-			return 0;
-	}
-	if (ef->shnum && lay_overlaps(ef->shoff, ef->shnum * elf_shent_size(ef), off, size))
-		return 0;
-	for (pos = off; pos < off + size; pos += n) {
-		n = off + size - pos < sizeof buf ? off + size - pos : sizeof buf;
-		if (elf_read(ef, pos, n, buf, &ignore))
-			return 0;
-		for (k = 0; k < n; k++)
-			if (buf[k] && !lay_in_own(L, pos + k))
-				return 0;
-	}
-	return 1;
-}
-
-/* Where bfd thinks a segment's content ends: the ELF header, the program headers if they stay
- * in it, and its sections.  bfd continues laying out from there. */
-static uint64_t bfd_content_end(const struct lay *L, const struct elf_phdr *p)
-{
-	const struct elf *ef = L->ef;
-	uint64_t end = p->offset, pht = phdr_bytes(ef, ef->phnum);
-	size_t i;
-
-	if (!ef->shnum)
-		return p->offset + p->filesz;
-	if (p->offset == 0 && p->filesz >= elf_ehdr_size(ef))
-		end = elf_ehdr_size(ef);
-	if (!L->pht_in_seg && ef->phoff >= p->offset && ef->phoff + pht <= p->offset + p->filesz && ef->phoff + pht > end)
-		end = ef->phoff + pht;
-	for (i = 1; i < ef->shnum; i++) {
-		const struct elf_shdr *sh = &ef->sh[i];
-		if (sh->type != SHT_NOBITS_ && (sh->flags & SHF_ALLOC_) && sh->size && sh->offset >= p->offset &&
-		    sh->offset + sh->size <= p->offset + p->filesz && sh->offset + sh->size > end)
-			end = sh->offset + sh->size;
-	}
-	return end;
-}
-
-/* The page padding right after a non-writable PT_LOAD with the first load's bias: there, bfd's
- * running offset is exactly our p_offset, so strip and objcopy keep the layout as it is, and
- * sharing that last page is harmless (same bytes, same permissions).  Read-only neighbours
- * first; an R+X one only for the PHT's segment, whose section can carry SHF_EXECINSTR. */
-static int place_in_gap(struct lay *L, const struct space *s, int k)
-{
-	const struct elf *ef = L->ef;
-	struct seg *g = &L->seg[k];
-	uint64_t off, b_rel, note_rel, size;
-	size_t i, pass;
-
-	for (pass = 0; pass < 2 * ef->phnum; pass++) {
-		const struct elf_phdr *p = &ef->ph[pass % ef->phnum];
-		i = pass % ef->phnum;
-		if (p->type != PT_LOAD_ || L->isown[i] || (p->flags & PF_W_) || p->filesz != p->memsz ||
-		    p->vaddr - p->offset != s->bias || (p->flags & ~(uint32_t)(PF_R_ | PF_X_)))
-			continue;
-		if (!(p->flags & PF_X_) != (pass < ef->phnum) || ((p->flags & PF_X_) && !g->pht))
-			continue;
-		off = p->offset + p->filesz;
-		if (bfd_content_end(L, p) != off)
-			continue;
-		size = seg_layout(L, g, off, &b_rel, &note_rel);
-		if (!g->pht)
-			off += note_rel, size -= note_rel;
-		if (!room_free(L, off, off + s->bias, size, k))
-			continue;
-		g->off = off;
-		g->vaddr = off + s->bias;
-		g->size = size;
-		g->align = s->align;     /* the file's largest; bias is a multiple of it */
-		g->flags = p->flags;
-		g->placement = p->flags & PF_X_ ? "in the page padding after an R+X segment" :
-			       "in the page padding after a read-only segment";
-		return 1;
-	}
-	return 0;
-}
-
-/* After the end of the file (and after segment 0 when that is there too).  With the PHT
- * inside: p_vaddr - p_offset = bias, and p_vaddr = bfd's running offset (mod align), so that a
- * bfd re-layout keeps the addresses. */
-static int place_at_end(struct lay *L, const struct space *s, int k)
-{
-	const struct elf *ef = L->ef;
-	struct seg *g = &L->seg[k];
-	/* No rounding: copy A may start anywhere (bfd puts it at its running offset), and
-	 * seg_layout aligns B and the note inside the segment. */
-	uint64_t vend = s->vend, start = L->keep, limit = ef->is64 ? UINT64_MAX : UINT32_MAX;
-	uint64_t vmin, vaddr, off, b_rel, note_rel;
-
-	if (k && L->seg[0].vaddr + L->seg[0].size > vend)
-		vend = L->seg[0].vaddr + L->seg[0].size;
-	if (k && L->seg[0].off + L->seg[0].size > start)
-		start = L->seg[0].off + L->seg[0].size;
-	vmin = align_up(vend, s->align);
-	if (g->pht) {
-		vaddr = vmin + (s->prev_end - vmin) % s->align;
-		if (vaddr - s->bias < start)
-			vaddr += align_up(start - (vaddr - s->bias), s->align);
-		off = vaddr - s->bias;
-	} else {
-		off = align_up(start, 4);  /* a note-only segment starts with the note */
-		vaddr = vmin + off % s->align;
-	}
-	g->size = seg_layout(L, g, off, &b_rel, &note_rel);
-	if (vaddr < vend || vaddr > limit || g->size > limit - vaddr)
-		return err_set(L->e, EXIT_BAD_INPUT, "no room in the address space for a new segment above 0x%llx",
-			       (unsigned long long)vend);
-	/* The gap is sparse, so it costs no I/O, but a file must still be writable and copyable. */
-	if (off > ef->size + MAX_SPARSE_GAP)
-		return err_set(L->e, EXIT_BAD_INPUT, "the new segment would need a %llu GiB hole in the file (memory ends at 0x%llx)",
-			       (unsigned long long)((off - ef->size) >> 30), (unsigned long long)vend);
-	g->off = off;
-	g->vaddr = vaddr;
-	g->align = s->align;
-	g->flags = PF_R_;
-	g->placement = "after the end of the file";
-	return 0;
-}
-
-/* Keep PT_LOAD entries sorted by address (the gABI requires it): ours goes before the first
- * earlier PT_LOAD above it, whatever other entries lie between. */
-static void sort_segment_entry(struct lay *L, int k)
-{
-	struct elf_phdr me = L->ph[L->seg[k].ph];
-	size_t cur = (size_t)L->seg[k].ph, at = cur, i;
-	int j;
-
-	for (i = 0; i < cur; i++)
-		if (L->ph[i].type == PT_LOAD_ && L->ph[i].vaddr > me.vaddr) {
-			at = i;
-			break;
-		}
-	for (i = cur; i > at; i--) {
-		L->ph[i] = L->ph[i - 1];
-		for (j = 0; j < L->nseg; j++)
-			if (L->seg[j].ph == (long)i - 1)
-				L->seg[j].ph++;
-		if (L->note_ph == (long)i - 1)
-			L->note_ph++;
-	}
-	L->ph[at] = me;
-	L->seg[k].ph = (long)at;
-}
-
-/* Segment 0 with everything, in the padding; else the PHT there and the note in a segment of
- * its own; else segment 0 after the end of the file. */
-static int place_segments(struct lay *L, const struct space *s)
-{
-	int note = L->where == NOTE_SEGMENT;
-
-	L->seg[0].pht = L->pht_in_seg;
-	L->seg[0].note = note;
-	if (place_in_gap(L, s, 0))
-		return 0;
-	if (L->pht_in_seg && note) {
-		L->nseg = 2;
-		L->seg[0].note = 0;
-		L->seg[1].note = 1;
-		if (build_phdrs(L))
-			return -1;
-		if (place_in_gap(L, s, 0))
-			return place_in_gap(L, s, 1) ? 0 : place_at_end(L, s, 1);
-		L->nseg = 1;
-		L->seg[0].note = 1;
-		if (build_phdrs(L))
-			return -1;
-	}
-	return place_at_end(L, s, 0);
-}
-
-int lay_place_linked(struct lay *L)
-{
-	struct elf_phdr *p;
-	struct space s;
-	uint64_t b_rel, note_rel;
-	size_t i;
-	int k;
-
-	if (L->nseg) {
-		if (survey(L, &s) || place_segments(L, &s))
-			return -1;
-		for (k = 0; k < L->nseg; k++) {
-			struct seg *g = &L->seg[k];
-			p = &L->ph[g->ph];
-			p->offset = g->off;
-			p->vaddr = p->paddr = g->vaddr;
-			p->filesz = p->memsz = g->size;
-			p->align = g->align;
-			p->flags = g->flags;
-			seg_layout(L, g, g->off, &b_rel, &note_rel);
-			if (g->pht)
-				L->pht_b = g->off + b_rel;
-			if (g->note) {
-				L->note_off = g->off + note_rel;
-				L->note_vaddr = g->vaddr + (L->note_off - g->off);
-			}
-		}
-		for (k = 0; k < L->nseg; k++)
-			sort_segment_entry(L, k);
-	}
-	if (L->note_ph >= 0) {
-		p = &L->ph[L->note_ph];
-		p->offset = L->note_off;
-		p->vaddr = p->paddr = L->note_vaddr;
-		p->filesz = p->memsz = L->notesz;
-	}
-	for (i = 0; i < L->phnum; i++) {
-		p = &L->ph[i];
-		if (p->type != PT_PHDR_)
-			continue;
-		if (L->pht_in_seg) {
-			p->offset = L->pht_b;
-			p->vaddr = p->paddr = L->seg[0].vaddr + (L->pht_b - L->seg[0].off);
-		} else if (p->offset != L->ef->phoff) {
-			continue;          /* it did not describe the table: left as it was */
-		}
-		p->filesz = p->memsz = L->phsz;
-	}
 	return 0;
 }
 
@@ -643,7 +333,7 @@ int lay_emit_phdrs(struct lay *L)
 	if (L->pht_in_seg)
 		r = lay_patch(L, L->seg[0].off, L->phsz, pht, 0) || lay_patch(L, L->pht_b, L->phsz, pht, 0);
 	else
-		r = (L->phnum < ef->phnum && lay_zero(L, ef->phoff, phdr_bytes(ef, ef->phnum))) ||
+		r = (L->phnum < ef->phnum && lay_zero(L, ef->phoff, lay_phdr_bytes(ef, ef->phnum))) ||
 		    lay_patch(L, ef->phoff, L->phsz, pht, 0);
 	free(pht);
 	return r ? -1 : 0;

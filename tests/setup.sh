@@ -12,8 +12,11 @@ $SUDO apt-get install -y --no-install-recommends \
 	qemu-user \
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-i686-linux-gnu gcc-powerpc64-linux-gnu \
 	gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-riscv64-linux-gnu \
+	gcc-powerpc64le-linux-gnu gcc-mips64el-linux-gnuabi64 gcc-arm-linux-gnueabi gcc-x86-64-linux-gnux32 \
 	libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-i386-cross libc6-dev-ppc64-cross \
 	libc6-dev-s390x-cross libc6-dev-mips-cross libc6-dev-riscv64-cross \
+	libc6-dev-ppc64el-cross libc6-dev-mips64el-cross libc6-dev-armel-cross libc6-dev-x32-cross \
+	golang-go gccgo \
 	musl-tools rustc libllvm15 libsystemd0 zlib1g libpython3.11-dev \
 	cmake ninja-build meson pkg-config \
 	groff-base man-db util-linux coreutils time \

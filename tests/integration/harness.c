@@ -158,6 +158,20 @@ char *get_file(const char *name, size_t *len)
 	return p;
 }
 
+void put_big_manifest(const char *name, int entries)
+{
+	char *m = malloc(128 * (size_t)entries + 8), *p = m;
+	int i;
+
+	p += sprintf(p, "[");
+	for (i = 0; i < entries; i++)
+		p += sprintf(p, "%s{\"soname\":[\"libbig%d.so.1\"],\"feature\":\"f%d\",\"description\":\"%s\"}", i ? "," : "", i, i,
+			     "an entry long enough that the note outgrows the page padding");
+	sprintf(p, "]");
+	put_file(name, m);
+	free(m);
+}
+
 int same_files(const char *a, const char *b)
 {
 	struct cmd c = run("cmp -s '%s' '%s'", a, b);

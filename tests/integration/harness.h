@@ -27,6 +27,9 @@ void cmd_free(struct cmd *c);
 void need(const char *program);
 
 void put_file(const char *name, const char *text);
+/* A manifest of `entries` entries of about 110 bytes each: 60 make a note larger than any page
+ * padding (4 KiB), so that it goes after the end of the file. */
+void put_big_manifest(const char *name, int entries);
 char *get_file(const char *name, size_t *len);
 int same_files(const char *a, const char *b);
 

@@ -37,6 +37,9 @@ static struct ocase ocases[] = {
 	{ "mips (ELF32 BE)", "mips-linux-gnu-gcc", "qemu-mips -L /usr/mips-linux-gnu", "ELF32", "big" },
 	{ "arm hard-float (ELF32 LE)", "arm-linux-gnueabihf-gcc", "qemu-arm -L /usr/arm-linux-gnueabihf", "ELF32", "little" },
 	{ "riscv64 (ELF64 LE)", "riscv64-linux-gnu-gcc", "qemu-riscv64 -L /usr/riscv64-linux-gnu", "ELF64", "little" },
+	{ "ppc64el (ELF64 LE)", "powerpc64le-linux-gnu-gcc", "qemu-ppc64le -L /usr/powerpc64le-linux-gnu", "ELF64", "little" },
+	{ "mips64el N64 (ELF64 LE)", "mips64el-linux-gnuabi64-gcc", "qemu-mips64el -L /usr/mips64el-linux-gnuabi64", "ELF64", "little" },
+	{ "armel soft-float (ELF32 LE)", "arm-linux-gnueabi-gcc", "qemu-arm -L /usr/arm-linux-gnueabi", "ELF32", "little" },
 };
 
 ParameterizedTestParameters(objects, every_class_and_byte_order)

@@ -284,6 +284,23 @@ def validate(inp, outp):
                     errors.append(f"note at 0x{o:x} changed")
                 if not any(x["type"] == PT_NOTE and x["offset"] <= o and o + n <= x["offset"] + x["filesz"] for x in b.phdrs):
                     errors.append(f"note at 0x{o:x} lost its PT_NOTE")
+    # A section header the tool did not create is never its own, whatever its offset: it keeps
+    # its name, type, flags, address and size (NOBITS and TLS sections included), and its
+    # offset when allocated.  Only .note.dlopen, .dlnote.phdrs and the name table may change;
+    # indexes may be renumbered, so the sequences are compared.
+    ours = {".note.dlopen", ".dlnote.phdrs"}
+    def theirs(elf):
+        return [(s["sname"], s["type"], s["flags"], s["addr"], s["size"], s["align"], s["entsize"],
+                 s["offset"] if s["flags"] & SHF_ALLOC else None)
+                for i, s in enumerate(elf.sections) if i and i != elf.shstrndx and s["sname"] not in ours]
+    if a.sections and b.sections:
+        before, after = theirs(a), theirs(b)
+        for x, y in zip(before, after):
+            if x != y:
+                errors.append(f"section {x[0]} changed: {x[1:]} became {y[1:]}")
+                break
+        if len(before) != len(after):
+            errors.append(f"{len(before)} sections not ours in the input, {len(after)} in the output")
     for s in a.sections:
         if s.get("sname") == ".note.gnu.property":
             t = [x for x in b.sections if x.get("sname") == ".note.gnu.property"]
