@@ -45,7 +45,7 @@ struct opts {
 	int null_sep;              /* -0/--null: the list's names end with NUL bytes */
 	const char *stdin_user;    /* the option that reads standard input, if one does */
 	char **manifests;          /* -m paths, read once the options are known to be right */
-	size_t nmanifests;
+	size_t nmanifests, manifests_cap;
 };
 
 static const char usage_text[] =
@@ -186,6 +186,7 @@ static int load(const char *path, const char *what, int (*parse)(const char *, s
 
 struct flag_entry {
 	struct entry_spec spec;
+	size_t cap;                /* of spec.sonames */
 	int open;
 };
 
@@ -543,7 +544,7 @@ static int add_rpm_tag(struct opts *o, int rank, const char *opt, const char *li
 
 static int push_soname(struct flag_entry *f, const char *name)
 {
-	const char **v = xrealloc(f->spec.sonames, f->spec.nsonames + 1, sizeof *v);
+	const char **v = xgrow(f->spec.sonames, &f->cap, f->spec.nsonames, sizeof *v);
 
 	if (!v)
 		return -1;
@@ -571,7 +572,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		}
 		switch (c) {
 		case 'm': {
-			char **v = xrealloc(o->manifests, o->nmanifests + 1, sizeof *v);
+			char **v = xgrow(o->manifests, &o->manifests_cap, o->nmanifests, sizeof *v);
 			if (!v) {
 				bad = usage_error("%s", "out of memory");
 				break;
@@ -684,8 +685,9 @@ static int check_usage(const struct opts *o, int nfiles)
 	return -1;
 }
 
-/* What is printed once for all files: the gathered formats, the lint, the discovery draft. */
-static int finish(struct opts *o)
+/* What is printed once for all files: the gathered formats, the lint, the discovery draft.
+ * `failed`: a FILE could not be read. */
+static int finish(struct opts *o, int failed)
 {
 	size_t diffs;
 
@@ -699,7 +701,9 @@ static int finish(struct opts *o)
 			o->expect_path, diffs, diffs == 1 ? "" : "s");
 		return EXIT_BAD_INPUT;
 	}
-	if (o->mode == MODE_DISCOVER) {
+	/* A draft that silently misses a file would be taken for the whole story: nothing then. */
+	if (o->mode == MODE_DISCOVER && !failed) {
+		discover_finish(&o->found);
 		report_draft(&o->found, stdout);
 		if (!o->quiet)
 			fprintf(stderr, PROGRAM_NAME ": --discover is a heuristic: %zu soname-like string%s in read-only data, "
@@ -741,7 +745,7 @@ int main(int argc, char **argv)
 		}
 		if (o.files_from && (r = process_list(&o)) > status)
 			status = r;
-		r = finish(&o);
+		r = finish(&o, status != EXIT_OK);
 		if (r > status)
 			status = r;
 		if (fflush(stdout) || ferror(stdout)) {

@@ -17,14 +17,18 @@
 #define DISCOVER_MAX_NAME 255
 
 struct discovery {
-	struct found { char *soname; const char *path; } *v;   /* path: the first file it was seen in */
-	size_t n;
+	struct found { char *soname; const char *path; size_t seq; } *v;   /* path: the first file it was seen in */
+	size_t n, cap;
+	size_t sorted;             /* v[0..sorted) is sorted by soname and distinct; the rest is new */
+	size_t seq;                /* order of discovery, so that the first path wins */
 };
 
 /* Scan one file and append the sonames it newly suggests.  `declared` holds the entries of its
  * notes.  The file is read in fixed-size chunks; nothing is trusted. */
 int discover_file(const struct elf *ef, const struct entries *declared, const char *path, struct discovery *d,
 		  struct err *e);
+/* After the last file: each soname once, sorted. */
+void discover_finish(struct discovery *d);
 void discover_free(struct discovery *d);
 
 #endif

@@ -363,14 +363,10 @@ int json_keyset_add(struct json_keyset *ks, const char *key, size_t len, size_t 
 {
 	struct json_key *k;
 
-	if (ks->n == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 16;
-		k = xrealloc(ks->k, cap, sizeof *k);
-		if (!k)
-			return -1;
-		ks->k = k;
-		ks->cap = cap;
-	}
+	k = xgrow(ks->k, &ks->cap, ks->n, sizeof *k);
+	if (!k)
+		return -1;
+	ks->k = k;
 	k = &ks->k[ks->n];
 	k->off = ks->text.len;
 	k->len = len;

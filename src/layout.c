@@ -22,14 +22,10 @@ int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint6
 
 	if (len == 0)
 		return 0;
-	if (pl->n == pl->cap) {
-		size_t cap = pl->cap ? pl->cap * 2 : 16;
-		p = xrealloc(pl->p, cap, sizeof *p);
-		if (!p)
-			return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
-		pl->p = p;
-		pl->cap = cap;
-	}
+	p = xgrow(pl->p, &pl->cap, pl->n, sizeof *p);
+	if (!p)
+		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+	pl->p = p;
 	p = &pl->p[pl->n];
 	memset(p, 0, sizeof *p);
 	p->off = off;

@@ -27,7 +27,7 @@ struct lay {
 
 	/* program headers: the new table */
 	struct elf_phdr *ph;
-	size_t phnum;
+	size_t phnum, ph_cap;
 	unsigned char *isown;      /* isown[i]: input PT_LOAD i is ours, to be rebuilt */
 	int nown;
 	int pht_in_seg;            /* the PHT moves into our segment */

@@ -128,7 +128,7 @@ int lay_find_own(struct lay *L)
 
 static int push_ph(struct lay *L, const struct elf_phdr *ph)
 {
-	struct elf_phdr *v = xrealloc(L->ph, L->phnum + 1, sizeof *v);
+	struct elf_phdr *v = xgrow(L->ph, &L->ph_cap, L->phnum, sizeof *v);
 
 	if (!v)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
@@ -210,6 +210,7 @@ static int build_phdrs(struct lay *L)
 
 	free(L->ph);
 	L->ph = NULL;
+	L->ph_cap = 0;
 	L->phnum = 0;
 	L->note_ph = -1;
 	for (k = 0; k < L->nseg; k++)

@@ -32,7 +32,7 @@ void manifest_free(struct entries *es)
 
 static int entry_add_member(struct entry *en, const char *key, size_t keylen, const char *val, size_t vallen)
 {
-	struct member *m = xrealloc(en->m, en->n + 1, sizeof *m);
+	struct member *m = xgrow(en->m, &en->cap, en->n, sizeof *m);
 
 	if (!m)
 		return -1;
@@ -54,16 +54,13 @@ static int entry_add_member(struct entry *en, const char *key, size_t keylen, co
 /* Takes ownership of *en. */
 static int entries_push(struct entries *es, struct entry *en)
 {
-	if (es->n == es->cap) {
-		size_t cap = es->cap ? es->cap * 2 : 8;
-		struct entry *v = xrealloc(es->v, cap, sizeof *v);
-		if (!v) {
-			entry_free(en);
-			return -1;
-		}
-		es->v = v;
-		es->cap = cap;
+	struct entry *v = xgrow(es->v, &es->cap, es->n, sizeof *v);
+
+	if (!v) {
+		entry_free(en);
+		return -1;
 	}
+	es->v = v;
 	es->v[es->n++] = *en;
 	memset(en, 0, sizeof *en);
 	return 0;
@@ -352,17 +349,62 @@ int manifest_append_copy(struct entries *dst, const struct entry *en)
 	return entries_push(dst, &copy);
 }
 
+/* An entry's members sorted by key, serialized: equal entries (manifest_entry_equal) give equal
+ * texts, and different ones different texts (keys are escaped, values canonical). */
+static int entry_canonical(const struct entry *en, struct buf *out)
+{
+	struct key *k = xcalloc(en->n, sizeof *k);
+	size_t i;
+
+	if (!k)
+		return -1;
+	for (i = 0; i < en->n; i++)
+		k[i] = (struct key){ en->m[i].key, en->m[i].keylen, i };
+	keys_sort(k, en->n);
+	buf_putc(out, '{');
+	for (i = 0; i < en->n; i++) {
+		const struct member *m = &en->m[k[i].pos];
+		json_put_string(out, m->key, m->keylen);
+		buf_putc(out, ':');
+		buf_put(out, m->val, m->vallen);
+		buf_putc(out, ',');
+	}
+	free(k);
+	return out->oom ? -1 : 0;
+}
+
+/* Each entry of src is kept when it is the first of its kind among dst then src: the entries'
+ * canonical texts are sorted once, so n entries cost O(n log n), not n^2 comparisons. */
 int manifest_merge(struct entries *dst, const struct entries *src)
 {
-	size_t i, k;
+	size_t nd = dst->n, n = nd + src->n, i;
+	size_t *off = xcalloc(n + 1, sizeof *off);
+	struct key *k = xcalloc(n + 1, sizeof *k);
+	unsigned char *first = xcalloc(n + 1, 1);
+	struct buf text = { 0 };
+	int r = off && k && first ? 0 : -1;
 
-	for (i = 0; i < src->n; i++) {
-		for (k = 0; k < dst->n && !manifest_entry_equal(&dst->v[k], &src->v[i]); k++)
-			;
-		if (k == dst->n && manifest_append_copy(dst, &src->v[i]))
-			return -1;
+	for (i = 0; i < n && r == 0; i++) {
+		off[i] = text.len;
+		r = entry_canonical(i < nd ? &dst->v[i] : &src->v[i - nd], &text);
 	}
-	return 0;
+	if (r == 0) {
+		off[n] = text.len;
+		for (i = 0; i < n; i++)
+			k[i] = (struct key){ text.p + off[i], off[i + 1] - off[i], i };
+		keys_sort(k, n);
+		for (i = 0; i < n; i++)
+			if (i == 0 || !key_same(&k[i - 1], &k[i]))
+				first[k[i].pos] = 1;
+	}
+	for (i = nd; i < n && r == 0; i++)
+		if (first[i])
+			r = manifest_append_copy(dst, &src->v[i - nd]);
+	buf_free(&text);
+	free(off);
+	free(k);
+	free(first);
+	return r;
 }
 
 int manifest_merge_all(struct entries *dst, const struct entries *src)

@@ -21,7 +21,7 @@ struct member {
 
 struct entry {
 	struct member *m;
-	size_t n;
+	size_t n, cap;
 };
 
 struct entries {

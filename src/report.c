@@ -47,7 +47,7 @@ int report_listing_add(struct listing *l, const struct entries *es, const char *
 		struct listing_from *v;
 		if (r && !entry_selected(&es->v[i], r, &tmp))
 			continue;
-		v = xrealloc(l->from, l->es.n + 1, sizeof *v);
+		v = xgrow(l->from, &l->from_cap, l->es.n, sizeof *v);
 		if (!v || manifest_append_copy(&l->es, &es->v[i])) {
 			if (v)
 				l->from = v;
@@ -67,6 +67,7 @@ void report_listing_free(struct listing *l)
 	manifest_free(&l->es);
 	free(l->from);
 	l->from = NULL;
+	l->from_cap = 0;
 }
 
 /* ---- the table and JSON ---- */
@@ -161,14 +162,47 @@ static int list_sonames(const struct listing *l, FILE *out)
 	return r;
 }
 
+/* The features of the entries that have a description, sorted, so that the first description
+ * given for a feature is found in O(log n).  The keys point into `names`. */
+static struct key *described_features(const struct entries *es, struct buf *names, size_t *n)
+{
+	size_t *off = xcalloc(es->n + 1, sizeof *off), *at = xcalloc(es->n + 1, sizeof *at), i, k = 0;
+	struct key *v = xcalloc(es->n + 1, sizeof *v);
+	struct buf f = { 0 };
+
+	buf_put(names, "", 0);            /* keys never point at NULL, even when all are "" */
+	for (i = 0; v && off && at && i < es->n; i++) {
+		const char *feature = entry_string(&es->v[i], "feature", &f);
+		if (!feature || !entry_find(&es->v[i], "description"))
+			continue;
+		off[k] = names->len;
+		at[k++] = i;
+		buf_put(names, f.p, f.len);
+	}
+	if (v && off && at && !names->oom) {
+		for (i = 0; i < k; i++)
+			v[i] = (struct key){ names->p + off[i], (i + 1 < k ? off[i + 1] : names->len) - off[i], at[i] };
+		keys_sort(v, k);
+	} else {
+		free(v);
+		v = NULL;
+	}
+	*n = k;
+	free(off);
+	free(at);
+	buf_free(&f);
+	return v;
+}
+
 /* --format=features: each feature (sorted, entries without one last) with its description and
  * the library groups it needs, alternatives joined with " | ". */
 static int list_features(const struct listing *l, FILE *out)
 {
 	struct deps d = { 0 };
-	struct buf t = { 0 }, f = { 0 };
-	size_t i, k;
-	int r = 0;
+	struct buf t = { 0 }, f = { 0 }, names = { 0 };
+	size_t i, ndesc;
+	struct key *desc_of = described_features(&l->es, &names, &ndesc);
+	int r = desc_of ? 0 : -1;
 
 	for (i = 0; i < l->es.n && r == 0; i++) {
 		int rank = deps_entry_rank(&l->es.v[i], &f);
@@ -181,11 +215,9 @@ static int list_features(const struct listing *l, FILE *out)
 		const char *b = d.v[i].bucket, *desc = NULL;
 		if (i == 0 || !b != !d.v[i - 1].bucket || (b && strcmp(b, d.v[i - 1].bucket) != 0)) {
 			/* The first description given for the feature. */
-			for (k = 0; b && k < l->es.n && !desc; k++) {
-				const char *kf = entry_string(&l->es.v[k], "feature", &f);
-				if (kf && strcmp(kf, b) == 0)
-					desc = entry_string(&l->es.v[k], "description", &t);
-			}
+			const struct key *k = b ? keys_find(desc_of, ndesc, b, strlen(b)) : NULL;
+			if (k)
+				desc = entry_string(&l->es.v[k->pos], "description", &t);
 			fprintf(out, "%s%s%s\n", b ? b : "(no feature)", desc ? ": " : "", desc ? desc : "");
 		}
 		fprintf(out, "  %s (%s)\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
@@ -193,6 +225,8 @@ static int list_features(const struct listing *l, FILE *out)
 	deps_free(&d);
 	buf_free(&t);
 	buf_free(&f);
+	buf_free(&names);
+	free(desc_of);
 	return r;
 }
 
@@ -228,38 +262,52 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 /* ---- --check --expect ---- */
 
 /* Entries are the same dependency when their soname arrays are equal (same alternatives, same
- * order): the canonical JSON values compare byte for byte. */
-static const struct entry *find_group(const struct entries *es, const struct entry *en, size_t *at)
-{
-	const struct member *m = entry_find(en, "soname");
+ * order): the canonical JSON values compare byte for byte.  Both lists are grouped at once by
+ * sorting their soname values, so the comparison costs O(n log n).  For each position:
+ * `lead` when it is the first of its group in its own list; the group's strongest rank in the
+ * declared list (want) and in the found one (got), -1 when absent there. */
+struct groups {
+	unsigned char *lead;
+	int *want, *got;
+};
 
-	for (size_t i = 0; m && i < es->n; i++) {
-		const struct member *o = entry_find(&es->v[i], "soname");
-		if (o && o->vallen == m->vallen && memcmp(o->val, m->val, m->vallen) == 0) {
-			if (at)
-				*at = i;
-			return &es->v[i];
+static int group(const struct entries *declared, const struct entries *found, struct groups *g)
+{
+	size_t nd = declared->n, n = nd + found->n, i, start, k;
+	struct key *v = xcalloc(n + 1, sizeof *v);
+	struct buf tmp = { 0 };
+
+	g->lead = xcalloc(n + 1, 1);
+	g->want = xcalloc(n + 1, sizeof *g->want);
+	g->got = xcalloc(n + 1, sizeof *g->got);
+	if (!v || !g->lead || !g->want || !g->got) {
+		free(v);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct member *m = entry_find(i < nd ? &declared->v[i] : &found->v[i - nd], "soname");
+		v[i] = (struct key){ m ? m->val : "", m ? m->vallen : 0, i };
+	}
+	keys_sort(v, n);
+	for (start = 0; start < n; start = i) {
+		int want = -1, got = -1, seen_d = 0, seen_f = 0;
+		for (i = start; i < n && key_same(&v[start], &v[i]); i++) {
+			size_t p = v[i].pos;
+			int rank = deps_entry_rank(p < nd ? &declared->v[p] : &found->v[p - nd], &tmp);
+			int *best = p < nd ? &want : &got, *seen = p < nd ? &seen_d : &seen_f;
+			if (rank > *best)
+				*best = rank;
+			g->lead[p] = !*seen;      /* sorted by position within the run */
+			*seen = 1;
+		}
+		for (k = start; k < i; k++) {
+			g->want[v[k].pos] = want;
+			g->got[v[k].pos] = got;
 		}
 	}
-	return NULL;
-}
-
-/* The strongest priority any entry of `es` gives to the group of `en`. */
-static int group_rank(const struct entries *es, const struct entry *en, struct buf *tmp)
-{
-	const struct member *m = entry_find(en, "soname");
-	int rank = -1;
-
-	for (size_t i = 0; m && i < es->n; i++) {
-		const struct member *o = entry_find(&es->v[i], "soname");
-		int k;
-		if (!o || o->vallen != m->vallen || memcmp(o->val, m->val, m->vallen) != 0)
-			continue;
-		k = deps_entry_rank(&es->v[i], tmp);
-		if (k > rank)
-			rank = k;
-	}
-	return rank;
+	buf_free(&tmp);
+	free(v);
+	return 0;
 }
 
 /* "libfoo.so.1 | libfoo.so.0 (feature foo, suggested)"; rank -1 leaves the priority out. */
@@ -281,19 +329,20 @@ static void describe(const struct entry *en, int rank, struct buf *out)
 
 size_t report_lint(const struct entries *declared, const char *manifest_path, const struct listing *found, FILE *out)
 {
-	struct buf d = { 0 }, tmp = { 0 };
-	size_t i, at, diffs = 0;
+	struct groups g = { 0 };
+	struct buf d = { 0 };
+	size_t i, nd = declared->n, diffs = 0;
 
-	for (i = 0; i < declared->n; i++) {
-		const struct entry *en = &declared->v[i];
-		int want, got;
-		if (find_group(declared, en, &at) && at != i)
+	if (group(declared, &found->es, &g)) {
+		fprintf(stderr, PROGRAM_NAME ": out of memory\n");
+		diffs = 1;
+		goto out;
+	}
+	for (i = 0; i < nd; i++) {
+		int want = g.want[i], got = g.got[i];
+		if (!g.lead[i] || got == want)
 			continue;           /* declared twice: compared once */
-		want = group_rank(declared, en, &tmp);
-		got = group_rank(&found->es, en, &tmp);
-		if (got == want)
-			continue;
-		describe(en, got < 0 ? want : -1, &d);
+		describe(&declared->v[i], got < 0 ? want : -1, &d);
 		if (got < 0)
 			fprintf(out, "%s: missing: %s: declared, in no FILE\n", manifest_path, d.p);
 		else
@@ -301,15 +350,17 @@ size_t report_lint(const struct entries *declared, const char *manifest_path, co
 		diffs++;
 	}
 	for (i = 0; i < found->es.n; i++) {
-		const struct entry *en = &found->es.v[i];
-		if (find_group(declared, en, NULL) || (find_group(&found->es, en, &at) && at != i))
+		if (!g.lead[nd + i] || g.want[nd + i] >= 0)
 			continue;
-		describe(en, group_rank(&found->es, en, &tmp), &d);
+		describe(&found->es.v[i], g.got[nd + i], &d);
 		fprintf(out, "%s: new: %s: in %s, not declared\n", manifest_path, d.p, found->from[i].path);
 		diffs++;
 	}
+out:
+	free(g.lead);
+	free(g.want);
+	free(g.got);
 	buf_free(&d);
-	buf_free(&tmp);
 	return diffs;
 }
 

@@ -9,7 +9,7 @@
 
 static int push_area(struct scan *sc, const struct scan_area *a)
 {
-	struct scan_area *v = xrealloc(sc->areas, sc->nareas + 1, sizeof *v);
+	struct scan_area *v = xgrow(sc->areas, &sc->areas_cap, sc->nareas, sizeof *v);
 
 	if (!v)
 		return -1;
@@ -20,14 +20,11 @@ static int push_area(struct scan *sc, const struct scan_area *a)
 
 static int push_item(struct scan *sc, const struct scan_item *it)
 {
-	struct scan_item *v;
+	struct scan_item *v = xgrow(sc->items, &sc->items_cap, sc->nitems, sizeof *v);
 
-	if ((sc->nitems & (sc->nitems - 1)) == 0) {     /* grow at powers of two */
-		v = xrealloc(sc->items, sc->nitems ? sc->nitems * 2 : 8, sizeof *v);
-		if (!v)
-			return -1;
-		sc->items = v;
-	}
+	if (!v)
+		return -1;
+	sc->items = v;
 	sc->items[sc->nitems++] = *it;
 	return 0;
 }

@@ -141,6 +141,66 @@ void *xrealloc(void *p, size_t n, size_t size)
 	return realloc(p, bytes ? bytes : 1);
 }
 
+void *xgrow(void *p, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap : 8;
+	void *q;
+
+	if (n < *cap)
+		return p;
+	while (c <= n) {
+		if (c > SIZE_MAX / 2)
+			return NULL;
+		c *= 2;
+	}
+	q = xrealloc(p, c, size);
+	if (q)
+		*cap = c;
+	return q;
+}
+
+static int key_bytes_cmp(const char *p, size_t len, const struct key *b)
+{
+	int c = memcmp(p, b->p, len < b->len ? len : b->len);
+
+	if (c)
+		return c;
+	return len < b->len ? -1 : len > b->len;
+}
+
+static int key_cmp(const void *x, const void *y)
+{
+	const struct key *a = x, *b = y;
+	int c = key_bytes_cmp(a->p, a->len, b);
+
+	return c ? c : a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+void keys_sort(struct key *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, key_cmp);
+}
+
+int key_same(const struct key *a, const struct key *b)
+{
+	return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
+}
+
+const struct key *keys_find(const struct key *v, size_t n, const char *p, size_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {               /* the first key not below (p, len) */
+		size_t mid = lo + (hi - lo) / 2;
+		if (key_bytes_cmp(p, len, &v[mid]) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].len == len && memcmp(v[lo].p, p, len) == 0 ? &v[lo] : NULL;
+}
+
 char *xstrndup(const char *s, size_t n)
 {
 	char *p = malloc(n + 1);

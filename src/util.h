@@ -42,7 +42,23 @@ char *buf_take(struct buf *b);
 
 void *xcalloc(size_t n, size_t size);     /* NULL on overflow or failure */
 void *xrealloc(void *p, size_t n, size_t size);
+/* Room for element `n` of an array of `size`-byte elements whose capacity is *cap: returns the
+ * array, reallocated to twice its capacity when full, or NULL when out of memory (the array is
+ * then untouched).  Every growing array goes through here, so n appends cost O(n) copies. */
+void *xgrow(void *p, size_t *cap, size_t n, size_t size);
 char *xstrndup(const char *s, size_t n);
+
+/* Grouping equal strings in O(n log n): a key is bytes (not NUL-terminated) and the position
+ * of what it belongs to.  keys_sort orders by bytes, then by position, so the first of each
+ * run of equal keys is the earliest. */
+struct key {
+	const char *p;
+	size_t len, pos;
+};
+void keys_sort(struct key *v, size_t n);
+int key_same(const struct key *a, const struct key *b);
+/* The first key equal to (p, len) in sorted keys, or NULL. */
+const struct key *keys_find(const struct key *v, size_t n, const char *p, size_t len);
 
 /* Overflow-safe arithmetic: return 0 on success, -1 when the result does not fit. */
 static inline int add_ovf(uint64_t a, uint64_t b, uint64_t *out)
