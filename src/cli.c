@@ -81,7 +81,9 @@ static const char usage_text[] =
 	"                          ('-' reads standard input, as an rpm generator does)\n"
 	"  -0, --null              names in LIST end with NUL bytes (find -print0)\n"
 	"Output:\n"
-	"  -o, --output PATH       write to PATH instead of rewriting FILE in place\n"
+	"  -o, --output PATH       write to PATH instead of rewriting FILE in place ('-':\n"
+	"                          standard output); a device, FIFO, socket or directory is\n"
+	"                          never replaced\n"
 	"      --fsync             flush the result to disk before replacing the file\n"
 	"  -v, --verbose           say what was done to each file, and where the note went\n"
 	"                          (twice: also the byte ranges written)\n"
@@ -340,7 +342,10 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 		r = 0;
 		goto out;
 	}
-	r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
+	if (o->output && strcmp(o->output, "-") == 0)
+		r = output_stream(fd, &pl, STDOUT_FILENO, e);
+	else
+		r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
 out:
 	layout_free(&pl);
 	buf_free(&note);

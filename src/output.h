@@ -23,6 +23,9 @@ struct output_opts {
 int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
 		 const struct output_opts *o, struct err *e);
 
+/* Write the result to `out`, which need not be seekable (-o -: standard output). */
+int output_stream(int infd, const struct plan *pl, int out, struct err *e);
+
 /* Write the plan's result into an empty file `out` (the fuzzers use memory files). */
 int output_apply(int in, int out, const struct plan *pl, struct err *e);
 
