@@ -270,9 +270,65 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	return 0;
 }
 
+/* The sign of a detached debug file: an allocated NOBITS section (not TLS, which takes no room
+ * in its segment) below a section with file bytes in the same PT_LOAD.  A linker never makes
+ * that, since a segment's file bytes are a prefix of its memory; eu-strip -f and objcopy
+ * --only-keep-debug do, when they turn the stripped sections into NOBITS and keep the program
+ * headers.  Sorting makes it O(n log n) in sections and segments. */
+struct addr_span {
+	uint64_t addr, end;
+	int nobits;
+};
+
+static int addr_cmp(const void *x, const void *y)
+{
+	const struct addr_span *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int detached_debug(const struct elf *ef)
+{
+	struct addr_span *s = xcalloc(ef->shnum + 1, sizeof *s), *l = xcalloc(ef->phnum + 1, sizeof *l);
+	uint64_t next_content = UINT64_MAX;
+	size_t ns = 0, nl = 0, i, lo, hi;
+	int found = 0;
+
+	for (i = 1; s && l && i < ef->shnum; i++) {
+		const struct elf_shdr *sh = &ef->sh[i];
+		if ((sh->flags & SHF_ALLOC_) && !(sh->flags & SHF_TLS_) && sh->size && sh->type != SHT_NULL_)
+			s[ns++] = (struct addr_span){ sh->addr, 0, sh->type == SHT_NOBITS_ };
+	}
+	for (i = 0; s && l && i < ef->phnum; i++)
+		if (ef->ph[i].type == PT_LOAD_ && ef->ph[i].memsz)
+			l[nl++] = (struct addr_span){ ef->ph[i].vaddr, ef->ph[i].vaddr + ef->ph[i].memsz, 0 };
+	if (s && l) {
+		qsort(s, ns, sizeof *s, addr_cmp);
+		qsort(l, nl, sizeof *l, addr_cmp);
+	}
+	/* From the top: the lowest address of a section with file bytes above each NOBITS one. */
+	for (i = ns; s && l && i-- > 0 && !found;) {
+		if (!s[i].nobits) {
+			next_content = s[i].addr;
+			continue;
+		}
+		for (lo = 0, hi = nl; lo < hi;) {          /* the last PT_LOAD starting at or below it */
+			size_t mid = lo + (hi - lo) / 2;
+			if (l[mid].addr <= s[i].addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		found = lo && s[i].addr < l[lo - 1].end && next_content > s[i].addr && next_content < l[lo - 1].end;
+	}
+	free(s);
+	free(l);
+	return found;
+}
+
 static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 {
-	size_t es = elf_phent_size(ef), i;
+	size_t es = elf_phent_size(ef), i, past_eof = 0;
 	unsigned char *raw = NULL;
 
 	if (ef->phnum == 0)
@@ -288,13 +344,21 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 	}
 	for (i = 0; i < ef->phnum; i++) {
 		decode_phdr(ef, raw + i * es, &ef->ph[i]);
-		if (ef->ph[i].type != PT_NULL_ && !range_ok(ef->ph[i].offset, ef->ph[i].filesz, ef->size)) {
-			free(raw);
-			return err_set(e, EXIT_BAD_INPUT, "program header %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", i,
-				       (unsigned long long)ef->ph[i].offset, (unsigned long long)ef->ph[i].filesz);
-		}
+		if (!past_eof && ef->ph[i].type != PT_NULL_ && !range_ok(ef->ph[i].offset, ef->ph[i].filesz, ef->size))
+			past_eof = i + 1;
 	}
 	free(raw);
+	if (ef->shnum && detached_debug(ef)) {
+		ef->detached = 1;
+		ef->detached_phnum = ef->phnum;
+		ef->phnum = 0;
+		free(ef->ph);
+		ef->ph = NULL;
+		return 0;
+	}
+	if (past_eof--)
+		return err_set(e, EXIT_BAD_INPUT, "program header %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", past_eof,
+			       (unsigned long long)ef->ph[past_eof].offset, (unsigned long long)ef->ph[past_eof].filesz);
 	return 0;
 }
 

@@ -90,3 +90,52 @@ Test(odd_files, discover_on_a_broken_file_prints_nothing_on_stdout)
 		free(out);
 	}
 }
+
+/* Detached debug files, as rpm's find-debuginfo (eu-strip -f) and objcopy --only-keep-debug
+ * make them from a program and a library built here: their program headers describe the
+ * stripped file.  Read-only modes read their note sections; writing into them is refused. */
+Test(odd_files, detached_debug_files_are_read_and_never_written, .timeout = 120)
+{
+	static const char *const debug[] = { "tree/prog.debug", "tree/prog.objcopy.debug", "tree/libfoo.so.debug" };
+	static const char *const writes[] = { "--soname libx.so.1", "--merge --soname libx.so.1", "--remove", "--soname libx.so.1 -o out.bin" };
+	char *before, *after, *out;
+
+	need("eu-strip");
+	put_file("p.c", prog_c);
+	put_file("foo.c", "int foo(void) { return 42; }\n");
+	free(sh("mkdir tree && gcc -g p.c -o tree/prog && gcc -g -shared -fPIC foo.c -o tree/libfoo.so && "
+		"'%s' --soname libz.so.1 --priority required tree/prog && '%s' --feature f --soname libfoo-plugin.so.2 tree/libfoo.so && "
+		"objcopy --only-keep-debug tree/prog tree/prog.objcopy.debug 2>/dev/null && "
+		"eu-strip -f tree/prog.debug tree/prog && eu-strip -f tree/libfoo.so.debug tree/libfoo.so && echo text > tree/README",
+		tool(), tool()));
+	for (size_t i = 0; i < sizeof debug / sizeof debug[0]; i++) {
+		const char *want = strstr(debug[i], "libfoo") ? "[{\"soname\":[\"libfoo-plugin.so.2\"],\"feature\":\"f\"}]"
+							     : "[{\"soname\":[\"libz.so.1\"],\"priority\":\"required\"}]";
+		out = sh("'%s' --list --json %s", tool(), debug[i]);
+		cr_expect_str_eq(out, want, "%s", debug[i]);
+		free(out);
+		out = sh("'%s' --check %s", tool(), debug[i]);
+		cr_expect(strstr(out, "ok (1 dlopen entry)"), "%s: %s", debug[i], out);
+		free(out);
+		before = sh("sha256sum < %s", debug[i]);
+		for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++) {
+			struct cmd c = run("'%s' %s %s", tool(), writes[k], debug[i]);
+			cr_expect_eq(c.status, 1, "%s %s: exit %d", writes[k], debug[i], c.status);
+			cr_expect(strstr(c.err, "detached debug file") && strchr(c.err, '\n') == c.err + strlen(c.err) - 1, "%s %s: %s",
+				  writes[k], debug[i], c.err);
+			cmd_free(&c);
+		}
+		after = sh("sha256sum < %s; ls | grep -e dlnote -e out.bin; true", debug[i]);
+		cr_expect_str_eq(after, before, "%s changed or left files", debug[i]);
+		free(before);
+		free(after);
+	}
+	/* A generator run over the package tree: every file, the debug files too. */
+	out = sh("find tree -type f | sort | '%s' --list --format=sonames --skip-non-elf --files-from -", tool());
+	cr_expect_str_eq(out, "libfoo-plugin.so.2 recommended\nlibz.so.1 required");
+	free(out);
+	out = sh("'%s' --check --skip-non-elf tree/* | sort", tool());
+	cr_expect(strstr(out, "tree/prog.debug: ok (1 dlopen entry)") && strstr(out, "tree/libfoo.so.debug: ok (1 dlopen entry)") &&
+		  strstr(out, "tree/prog: ok (1 dlopen entry)"), "%s", out);
+	free(out);
+}
