@@ -97,19 +97,20 @@ static const char usage_text[] =
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fprintf(stderr, PROGRAM_NAME ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '" PROGRAM_NAME " --help' for more information.\n");
+	print_text(stderr, PROGRAM_NAME ": %s\n", msg);
+	fprintf(stderr, "Try '" PROGRAM_NAME " --help' for more information.\n");
 	return EXIT_USAGE;
 }
 
 static void report_err(const char *path, const struct err *e)
 {
-	fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, e->msg);
+	print_text(stderr, PROGRAM_NAME ": %s: %s\n", path, e->msg);
 }
 
 /* ---- manifests ---- */
@@ -198,7 +199,7 @@ static int flush_flag_entry(struct flag_entry *f, struct entries *out)
 	int r = 0;
 
 	if (f->open && out && manifest_entry_from_spec(&f->spec, out, &e)) {
-		fprintf(stderr, PROGRAM_NAME ": %s\n", e.msg);
+		print_text(stderr, PROGRAM_NAME ": %s\n", e.msg);
 		r = -1;
 	}
 	free(f->spec.sonames);
@@ -248,7 +249,7 @@ static int do_list(struct opts *o, const char *path, const struct elf *ef, const
 			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 		else if (one.es.n) {
 			if (many)
-				printf("%s:\n", path);
+				print_text(stdout, "%s:\n", path);
 			report_table(&one.es, stdout);
 		}
 	}
@@ -267,14 +268,14 @@ static int do_check(struct opts *o, const char *path, const struct elf *ef, cons
 		if (report.p[i] != '\n')
 			continue;
 		if (!o->quiet || strncmp(report.p + start, "error", 5) == 0)
-			printf("%s: %.*s\n", path, (int)(i - start), report.p + start);
+			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), report.p + start);
 		start = i + 1;
 	}
 	if (!errors) {
 		struct err ignore;
 		scan_entries(ef, sc, &es, &ignore);
 		if (!o->quiet)
-			printf("%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
+			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
 		if (o->expect_path && report_listing_add(&o->listed, &es, path, "", NULL)) {
 			manifest_free(&es);
 			buf_free(&report);
@@ -325,9 +326,12 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 	if (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, &pl, e))
 		goto out;
 	if (o->verbose) {
-		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, pl.strategy);
-		if (pl.log.p)
-			fprintf(stderr, "%s", pl.log.p);
+		print_text(stderr, PROGRAM_NAME ": %s: %s\n", path, pl.strategy);
+		for (size_t i = 0, start = 0; i < pl.log.len; i++)   /* line by line: names come from the file */
+			if (pl.log.p[i] == '\n') {
+				print_text(stderr, "%.*s\n", (int)(i - start), pl.log.p + start);
+				start = i + 1;
+			}
 	}
 	if (o->verbose > 1) {
 		/* -vv: the plan itself, as the writer will carry it out. */
@@ -422,7 +426,7 @@ static int process_list(struct opts *o)
 	size_t len = 0, too_long = 0, lineno = 1;
 
 	if (!f) {
-		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", list, strerror(errno));
+		print_text(stderr, PROGRAM_NAME ": %s: %s\n", list, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
 	do {
@@ -435,7 +439,7 @@ static int process_list(struct opts *o)
 			continue;
 		}
 		if (too_long) {
-			fprintf(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n", list, lineno, PATH_MAX - 1);
+			print_text(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n", list, lineno, PATH_MAX - 1);
 			status = EXIT_BAD_INPUT;
 		} else if (len) {
 			name[len] = '\0';
@@ -447,7 +451,7 @@ static int process_list(struct opts *o)
 		lineno++;
 	} while (c != EOF);
 	if (ferror(f)) {
-		fprintf(stderr, PROGRAM_NAME ": %s: read error: %s\n", list, strerror(errno));
+		print_text(stderr, PROGRAM_NAME ": %s: read error: %s\n", list, strerror(errno));
 		status = EXIT_BAD_INPUT;
 	}
 	if (f != stdin)
@@ -708,7 +712,7 @@ static int finish(struct opts *o, int failed)
 		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
 		if (!diffs)
 			return EXIT_OK;
-		fprintf(stderr, PROGRAM_NAME ": %s: %zu difference%s between the declared and the found dlopen entries\n",
+		print_text(stderr, PROGRAM_NAME ": %s: %zu difference%s between the declared and the found dlopen entries\n",
 			o->expect_path, diffs, diffs == 1 ? "" : "s");
 		return EXIT_BAD_INPUT;
 	}

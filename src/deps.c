@@ -106,7 +106,7 @@ int deps_namelist_unused(const struct namelist *l, const char *option)
 	for (size_t i = 0; i < l->n; i++)
 		if (!l->used[i]) {
 			if (l->v[i][0])
-				fprintf(stderr, PROGRAM_NAME ": %s: no entry has the feature '%s'\n", option, l->v[i]);
+				print_text(stderr, PROGRAM_NAME ": %s: no entry has the feature '%s'\n", option, l->v[i]);
 			else
 				fprintf(stderr, PROGRAM_NAME ": %s: no entry is without a feature\n", option);
 			bad = 1;

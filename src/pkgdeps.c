@@ -167,7 +167,7 @@ int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out)
 	for (k = RANKS - 1; k >= 0 && r == 0; k--)
 		for (i = 0; i < d.n; i++)
 			if (d.v[i].rank == k)
-				fprintf(out, "%s: %s\n", rpm_tags[k], d.v[i].text);
+				print_text(out, "%s: %s\n", rpm_tags[k], d.v[i].text);
 	deps_free(&d);
 	buf_free(&t);
 	buf_free(&p);
@@ -257,7 +257,7 @@ int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *m
 			r = deps_push(&d, NULL, t.p, rank, i);
 		} else if (!quiet) {
 			deps_join_sonames(&l->es.v[i], " | ", "", &t);
-			fprintf(stderr, PROGRAM_NAME ": %s: no package for %s (%s, in %s): left out of %s\n", map_path,
+			print_text(stderr, PROGRAM_NAME ": %s: no package for %s (%s, in %s): left out of %s\n", map_path,
 				t.p, deps_rank_names[rank], l->from[i].path, deb_fields[rank]);
 		}
 	}

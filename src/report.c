@@ -82,6 +82,15 @@ static size_t width(const char *s)
 	return w;
 }
 
+/* A cell's text as the terminal will show it (see buf_put_text), so that widths are right. */
+static char *cell_text(const char *s)
+{
+	struct buf b = { 0 };
+
+	buf_put_text(&b, s, strlen(s));
+	return buf_take(&b);
+}
+
 static void cell(FILE *out, const char *s, size_t w, int last)
 {
 	size_t k = width(s);
@@ -106,12 +115,12 @@ void report_table(const struct entries *es, FILE *out)
 	for (i = 0; i < es->n; i++) {
 		const char *v;
 		v = entry_string(&es->v[i], "feature", &t);
-		cells[i * 4] = strdup(v ? v : "-");
+		cells[i * 4] = cell_text(v ? v : "-");
 		v = entry_string(&es->v[i], "description", &t);
-		cells[i * 4 + 1] = strdup(v ? v : "-");
+		cells[i * 4 + 1] = cell_text(v ? v : "-");
 		deps_join_sonames(&es->v[i], ", ", "", &t);
-		cells[i * 4 + 2] = strdup(t.p ? t.p : "");
-		cells[i * 4 + 3] = strdup(entry_priority(&es->v[i], &t));
+		cells[i * 4 + 2] = cell_text(t.p ? t.p : "");
+		cells[i * 4 + 3] = cell_text(entry_priority(&es->v[i], &t));
 		for (c = 0; c < 4; c++)
 			if (cells[i * 4 + c] && width(cells[i * 4 + c]) > w[c])
 				w[c] = width(cells[i * 4 + c]);
@@ -155,7 +164,7 @@ static int list_sonames(const struct listing *l, FILE *out)
 	}
 	deps_merge(&d);
 	for (i = 0; i < d.n && r == 0; i++)
-		fprintf(out, "%s %s\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
+		print_text(out, "%s %s\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
 	deps_free(&d);
 	buf_free(&t);
 	buf_free(&p);
@@ -218,9 +227,9 @@ static int list_features(const struct listing *l, FILE *out)
 			const struct key *k = b ? keys_find(desc_of, ndesc, b, strlen(b)) : NULL;
 			if (k)
 				desc = entry_string(&l->es.v[k->pos], "description", &t);
-			fprintf(out, "%s%s%s\n", b ? b : "(no feature)", desc ? ": " : "", desc ? desc : "");
+			print_text(out, "%s%s%s\n", b ? b : "(no feature)", desc ? ": " : "", desc ? desc : "");
 		}
-		fprintf(out, "  %s (%s)\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
+		print_text(out, "  %s (%s)\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
 	}
 	deps_free(&d);
 	buf_free(&t);
@@ -344,16 +353,16 @@ size_t report_lint(const struct entries *declared, const char *manifest_path, co
 			continue;           /* declared twice: compared once */
 		describe(&declared->v[i], got < 0 ? want : -1, &d);
 		if (got < 0)
-			fprintf(out, "%s: missing: %s: declared, in no FILE\n", manifest_path, d.p);
+			print_text(out, "%s: missing: %s: declared, in no FILE\n", manifest_path, d.p);
 		else
-			fprintf(out, "%s: priority: %s: declared %s, found %s\n", manifest_path, d.p, deps_rank_names[want], deps_rank_names[got]);
+			print_text(out, "%s: priority: %s: declared %s, found %s\n", manifest_path, d.p, deps_rank_names[want], deps_rank_names[got]);
 		diffs++;
 	}
 	for (i = 0; i < found->es.n; i++) {
 		if (!g.lead[nd + i] || g.want[nd + i] >= 0)
 			continue;
 		describe(&found->es.v[i], g.got[nd + i], &d);
-		fprintf(out, "%s: new: %s: in %s, not declared\n", manifest_path, d.p, found->from[i].path);
+		print_text(out, "%s: new: %s: in %s, not declared\n", manifest_path, d.p, found->from[i].path);
 		diffs++;
 	}
 out:
@@ -371,17 +380,6 @@ static int found_cmp(const void *x, const void *y)
 	return strcmp(((const struct found *)x)->soname, ((const struct found *)y)->soname);
 }
 
-/* A file name as JSON string text: one the spec's string rules refuse (control characters,
- * invalid UTF-8) is shown with '?' for every byte outside printable ASCII. */
-static void put_printable(struct buf *b, const char *s)
-{
-	if (!json_check_text(s, strlen(s))) {
-		buf_puts(b, s);
-		return;
-	}
-	for (; *s; s++)
-		buf_putc(b, (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f ? *s : '?');
-}
 
 /* One entry per line, so that a person can edit it.  The description says that it is a guess;
  * "FIXME" marks what only a person can fill in. */
@@ -400,7 +398,7 @@ void report_draft(const struct discovery *d, FILE *out)
 	for (i = 0; i < d->n; i++) {
 		why.len = 0;
 		buf_puts(&why, "FIXME: guessed by dlnote-inject --discover (a heuristic) from a string in ");
-		put_printable(&why, v[i].path);
+		buf_put_text(&why, v[i].path, strlen(v[i].path));   /* then JSON-escaped */
 		buf_puts(&why, "; check that it is loaded with dlopen(), then describe the feature");
 		buf_puts(&b, "  {\"soname\":[");
 		json_put_string(&b, v[i].soname, strlen(v[i].soname));

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define PROGRAM_NAME "dlnote-inject"
 
@@ -39,6 +40,16 @@ void buf_zero(struct buf *b, size_t len);
 void buf_free(struct buf *b);
 /* Hand the bytes over to the caller (NUL-terminated); the buffer is reset. */
 char *buf_take(struct buf *b);
+
+/* Text for a terminal.  Names and payload strings come from files: control characters, DEL,
+ * C1 controls and bytes that are not UTF-8 would move the cursor, change colours or split a
+ * one-line message.  They are shown C-style: \n, \t, \r, \033 (octal for the other controls
+ * and DEL), \xNN for each byte of a C1 control or of invalid UTF-8.  Valid printable UTF-8 is
+ * kept as it is. */
+void buf_put_text(struct buf *b, const char *s, size_t len);
+/* printf, then the whole line escaped as above, a final newline kept: every line for people
+ * goes through here (errors, -v logs, tables, listings, lint). */
+void print_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void *xcalloc(size_t n, size_t size);     /* NULL on overflow or failure */
 void *xrealloc(void *p, size_t n, size_t size);
