@@ -306,12 +306,6 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 	struct plan pl = { 0 };
 	int r = -1;
 
-	/* Its program headers describe another file: a layout planned from them would be wrong. */
-	if (ef->detached) {
-		err_set(e, EXIT_BAD_INPUT, "detached debug file (eu-strip -f, objcopy --only-keep-debug): its %zu program headers "
-			"describe the stripped file, whose contents are not here; edit that file instead", ef->detached_phnum);
-		goto out;
-	}
 	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
 	 * there.  Remove: none. */
 	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {

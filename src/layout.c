@@ -667,6 +667,10 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	L.note_ph = -1;
 	if (ef->type != ET_REL_ && ef->type != ET_EXEC_ && ef->type != ET_DYN_)
 		return err_set(e, EXIT_BAD_INPUT, "cannot edit a %s", elf_type_name(ef));
+	/* Its program headers describe another file: a layout planned from them would be wrong. */
+	if (ef->detached)
+		return err_set(e, EXIT_BAD_INPUT, "detached debug file (eu-strip -f, objcopy --only-keep-debug): its %zu program "
+			       "headers describe the stripped file, whose contents are not here; edit that file instead", ef->detached_phnum);
 	L.linked = ef->type != ET_REL_;
 	if (L.linked) {
 		size_t i;
