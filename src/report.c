@@ -37,7 +37,7 @@ static int entry_selected(const struct entry *en, struct report_opts *r, struct 
 	return !r->only_rank || (r->only_rank & (1u << deps_entry_rank(en, tmp)));
 }
 
-int report_listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_suffix,
+int report_listing_add(struct listing *l, struct entries *es, const char *path, const char *rpm_suffix,
 		struct report_opts *r)
 {
 	struct buf tmp = { 0 };
@@ -48,7 +48,7 @@ int report_listing_add(struct listing *l, const struct entries *es, const char *
 		if (r && !entry_selected(&es->v[i], r, &tmp))
 			continue;
 		v = xgrow(l->from, &l->from_cap, l->es.n, sizeof *v);
-		if (!v || manifest_append_copy(&l->es, &es->v[i])) {
+		if (!v || manifest_append_take(&l->es, &es->v[i])) {
 			if (v)
 				l->from = v;
 			rc = -1;
