@@ -22,7 +22,7 @@ LDFLAGS    += -fsanitize=address,undefined
 BUILD      := build-san
 endif
 
-CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/scan.c src/layout.c src/layout_linked.c src/output.c src/deps.c src/report.c src/pkgdeps.c src/discover.c
+CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/debugfile.c src/scan.c src/layout.c src/layout_linked.c src/output.c src/deps.c src/report.c src/pkgdeps.c src/discover.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
