@@ -53,7 +53,7 @@ struct opts {
 	const char *gen_opt;       /* the first option only --rpm-generate takes */
 	const char *stdin_user;    /* the option that reads standard input, if one does */
 	char **manifests;          /* -m paths, read once the options are known to be right */
-	size_t nmanifests;
+	size_t nmanifests, manifests_cap;
 	const char **members;      /* --member: only these archive members */
 	unsigned char *member_used;
 	size_t nmembers;
@@ -104,7 +104,9 @@ static const char usage_text[] =
 	"                          ('-' reads standard input, as an rpm generator does)\n"
 	"  -0, --null              names in LIST end with NUL bytes (find -print0)\n"
 	"Output:\n"
-	"  -o, --output PATH       write to PATH instead of rewriting FILE in place\n"
+	"  -o, --output PATH       write to PATH instead of rewriting FILE in place ('-':\n"
+	"                          standard output); a device, FIFO, socket or directory is\n"
+	"                          never replaced\n"
 	"      --fsync             flush the result to disk before replacing the file\n"
 	"  -v, --verbose           say what was done to each file, and where the note went\n"
 	"                          (twice: also the byte ranges written)\n"
@@ -118,19 +120,20 @@ static const char usage_text[] =
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fprintf(stderr, PROGRAM_NAME ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '" PROGRAM_NAME " --help' for more information.\n");
+	print_text(stderr, PROGRAM_NAME ": %s\n", msg);
+	fprintf(stderr, "Try '" PROGRAM_NAME " --help' for more information.\n");
 	return EXIT_USAGE;
 }
 
 static void report_err(const char *path, const struct err *e)
 {
-	fprintf(stderr, PROGRAM_NAME ": %s: %s\n", path, e->msg);
+	print_text(stderr, PROGRAM_NAME ": %s: %s\n", path, e->msg);
 }
 
 /* ---- manifests ---- */
@@ -209,6 +212,7 @@ static int load(const char *path, const char *what, int (*parse)(const char *, s
 
 struct flag_entry {
 	struct entry_spec spec;
+	size_t cap;                /* of spec.sonames */
 	int open;
 };
 
@@ -218,7 +222,7 @@ static int flush_flag_entry(struct flag_entry *f, struct entries *out)
 	int r = 0;
 
 	if (f->open && out && manifest_entry_from_spec(&f->spec, out, &e)) {
-		fprintf(stderr, PROGRAM_NAME ": %s\n", e.msg);
+		print_text(stderr, PROGRAM_NAME ": %s\n", e.msg);
 		r = -1;
 	}
 	free(f->spec.sonames);
@@ -269,7 +273,7 @@ static void file_kind_of(const struct elf *ef, struct file_kind *k)
 
 /* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
  * its members' entries merged); every other format gathers all files and prints once. */
-static int do_list(struct opts *o, const char *path, const struct entries *es, const struct file_kind *k, int many,
+static int do_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k, int many,
 		   struct err *e)
 {
 	struct listing one = { 0 };
@@ -283,7 +287,7 @@ static int do_list(struct opts *o, const char *path, const struct entries *es, c
 		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
 	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
 		if (many)
-			printf("%s:\n", path);
+			print_text(stdout, "%s:\n", path);
 		report_table(&one.es, stdout);
 	}
 	if (r == 0 && o->rep.format == FORMAT_JSONL)
@@ -308,21 +312,22 @@ static int do_check(struct opts *o, const char *path, const struct elf *ef, cons
 		if (report.p[i] != '\n')
 			continue;
 		if (!o->quiet || strncmp(report.p + start, "error", 5) == 0)
-			printf("%s: %.*s\n", path, (int)(i - start), report.p + start);
+			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), report.p + start);
 		start = i + 1;
 	}
 	if (!errors) {
 		struct err ignore;
 		scan_entries(ef, sc, &es, &ignore);
 		if (!o->quiet)
-			printf("%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
-		if (o->expect_path && report_listing_add(&o->listed, &es, path, "", NULL)) {
+			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
+		/* The lint first: the listing takes the entries over. */
+		if (o->recorded_path)
+			undeclared = trace_check(&o->trace, ef, path, &es, stdout, e);
+		if (o->expect_path && undeclared >= 0 && report_listing_add(&o->listed, &es, path, "", NULL)) {
 			manifest_free(&es);
 			buf_free(&report);
 			return err_set(e, EXIT_BAD_INPUT, "out of memory");
 		}
-		if (o->recorded_path)
-			undeclared = trace_check(&o->trace, ef, path, &es, stdout, e);
 	}
 	manifest_free(&es);
 	buf_free(&report);
@@ -370,9 +375,12 @@ static int plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		goto out;
 	r = 0;
 	if (o->verbose) {
-		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
-		if (pl->log.p)
-			fprintf(stderr, "%s", pl->log.p);
+		print_text(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
+		for (size_t i = 0, start = 0; i < pl->log.len; i++)   /* line by line: names come from the file */
+			if (pl->log.p[i] == '\n') {
+				print_text(stderr, "%.*s\n", (int)(i - start), pl->log.p + start);
+				start = i + 1;
+			}
 	}
 	if (o->verbose > 1) {
 		/* -vv: the plan itself, as the writer will carry it out. */
@@ -401,8 +409,12 @@ static int do_edit(struct opts *o, const char *path, int fd, const struct stat *
 	struct plan pl;
 	int r = plan_edit(o, path, ef, sc, &pl, e);
 
-	if (r == 0 && !(pl.unchanged && !o->output))
-		r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
+	if (r == 0 && !(pl.unchanged && !o->output)) {
+		if (strcmp(o->output ? o->output : "", "-") == 0)
+			r = output_stream(fd, &pl, STDOUT_FILENO, e);
+		else
+			r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
+	}
 	layout_free(&pl);
 	return r;
 }
@@ -540,7 +552,9 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
 		o->verbose = verbose;
 	}
-	if (r > 0)
+	if (r > 0 && o->output && strcmp(o->output, "-") == 0)
+		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
+	else if (r > 0)
 		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
 	if (r && w.member[0])
 		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, w.member);
@@ -705,7 +719,7 @@ static int process_list(struct opts *o)
 	size_t len = 0, too_long = 0, lineno = 1;
 
 	if (!f) {
-		fprintf(stderr, PROGRAM_NAME ": %s: %s\n", list, strerror(errno));
+		print_text(stderr, PROGRAM_NAME ": %s: %s\n", list, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
 	do {
@@ -718,7 +732,7 @@ static int process_list(struct opts *o)
 			continue;
 		}
 		if (too_long) {
-			fprintf(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n", list, lineno, PATH_MAX - 1);
+			print_text(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n", list, lineno, PATH_MAX - 1);
 			status = EXIT_BAD_INPUT;
 		} else if (len) {
 			name[len] = '\0';
@@ -730,7 +744,7 @@ static int process_list(struct opts *o)
 		lineno++;
 	} while (c != EOF);
 	if (ferror(f)) {
-		fprintf(stderr, PROGRAM_NAME ": %s: read error: %s\n", list, strerror(errno));
+		print_text(stderr, PROGRAM_NAME ": %s: read error: %s\n", list, strerror(errno));
 		status = EXIT_BAD_INPUT;
 	}
 	if (f != stdin)
@@ -878,7 +892,7 @@ static int rpm_generator_opt(struct opts *o, int c, const char *arg)
 
 static int push_soname(struct flag_entry *f, const char *name)
 {
-	const char **v = xrealloc(f->spec.sonames, f->spec.nsonames + 1, sizeof *v);
+	const char **v = xgrow(f->spec.sonames, &f->cap, f->spec.nsonames, sizeof *v);
 
 	if (!v)
 		return -1;
@@ -906,7 +920,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		}
 		switch (c) {
 		case 'm': {
-			char **v = xrealloc(o->manifests, o->nmanifests + 1, sizeof *v);
+			char **v = xgrow(o->manifests, &o->manifests_cap, o->nmanifests, sizeof *v);
 			if (!v) {
 				bad = usage_error("%s", "out of memory");
 				break;
@@ -1068,8 +1082,9 @@ static int load_trace(struct opts *o)
 	return 0;
 }
 
-/* What is printed once for all files: the gathered formats, the lint, the discovery draft. */
-static int finish(struct opts *o)
+/* What is printed once for all files: the gathered formats, the lint, the discovery draft.
+ * `failed`: a FILE could not be read. */
+static int finish(struct opts *o, int failed)
 {
 	size_t diffs;
 
@@ -1079,11 +1094,13 @@ static int finish(struct opts *o)
 		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
 		if (!diffs)
 			return EXIT_OK;
-		fprintf(stderr, PROGRAM_NAME ": %s: %zu difference%s between the declared and the found dlopen entries\n",
+		print_text(stderr, PROGRAM_NAME ": %s: %zu difference%s between the declared and the found dlopen entries\n",
 			o->expect_path, diffs, diffs == 1 ? "" : "s");
 		return EXIT_BAD_INPUT;
 	}
-	if (o->mode == MODE_DISCOVER) {
+	/* A draft that silently misses a file would be taken for the whole story: nothing then. */
+	if (o->mode == MODE_DISCOVER && !failed) {
+		discover_finish(&o->found);
 		report_draft(&o->found, stdout);
 		if (!o->quiet && o->recorded_path)
 			fprintf(stderr, PROGRAM_NAME ": %s: %zu undeclared dlopen() dependenc%s recorded; describe each feature\n",
@@ -1132,7 +1149,7 @@ int main(int argc, char **argv)
 		}
 		if (o.files_from && (r = process_list(&o)) > status)
 			status = r;
-		r = finish(&o);
+		r = finish(&o, status != EXIT_OK);
 		if (r > status)
 			status = r;
 		if (fflush(stdout) || ferror(stdout)) {

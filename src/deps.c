@@ -38,10 +38,10 @@ int deps_namelist_add(struct namelist *l, const char *list)
 	l->all |= !list;
 	while (p) {
 		comma = strchr(p, ',');
-		v = xrealloc(l->v, l->n + 1, sizeof *v);
+		v = xgrow(l->v, &l->cap, l->n, sizeof *v);
 		if (v)
 			l->v = v;
-		u = xrealloc(l->used, l->n + 1, 1);
+		u = xgrow(l->used, &l->used_cap, l->n, 1);
 		if (u)
 			l->used = u;
 		if (!v || !u)
@@ -61,6 +61,7 @@ void deps_namelist_free(struct namelist *l)
 		free(l->v[i]);
 	free(l->v);
 	free(l->used);
+	free(l->sorted);
 	memset(l, 0, sizeof *l);
 }
 
@@ -68,13 +69,31 @@ void deps_namelist_free(struct namelist *l)
  * selects every entry. */
 int deps_namelist_selects(struct namelist *l, const char *feature)
 {
+	const struct key *k, *end;
+	const char *f = feature ? feature : "";
 	int hit = 0;
 
 	if (!l->given)
 		return 0;
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], feature ? feature : "") == 0)
-			hit = l->used[i] = 1;
+	/* Names times entries would be quadratic: look names up in a sorted copy. */
+	if (l->nsorted != l->n) {
+		struct key *v = xrealloc(l->sorted, l->n, sizeof *v);
+		if (!v) {                 /* out of memory: the slow way */
+			for (size_t i = 0; i < l->n; i++)
+				if (strcmp(l->v[i], f) == 0)
+					hit = l->used[i] = 1;
+			return hit || l->all;
+		}
+		for (size_t i = 0; i < l->n; i++)
+			v[i] = (struct key){ l->v[i], strlen(l->v[i]), i };
+		keys_sort(v, l->n);
+		l->sorted = v;
+		l->nsorted = l->n;
+	}
+	end = l->sorted + l->nsorted;
+	for (k = keys_find(l->sorted, l->nsorted, f, strlen(f)); k && k < end && k->len == strlen(f) &&
+	     memcmp(k->p, f, k->len) == 0; k++)
+		hit = l->used[k->pos] = 1;
 	return hit || l->all;
 }
 
@@ -87,7 +106,7 @@ int deps_namelist_unused(const struct namelist *l, const char *option)
 	for (size_t i = 0; i < l->n; i++)
 		if (!l->used[i]) {
 			if (l->v[i][0])
-				fprintf(stderr, PROGRAM_NAME ": %s: no entry has the feature '%s'\n", option, l->v[i]);
+				print_text(stderr, PROGRAM_NAME ": %s: no entry has the feature '%s'\n", option, l->v[i]);
 			else
 				fprintf(stderr, PROGRAM_NAME ": %s: no entry is without a feature\n", option);
 			bad = 1;
@@ -117,7 +136,7 @@ size_t deps_join_sonames(const struct entry *en, const char *sep, const char *su
 
 int deps_push(struct deps *d, const char *bucket, const char *text, int rank, size_t first)
 {
-	struct dep *v = text ? xrealloc(d->v, d->n + 1, sizeof *v) : NULL;
+	struct dep *v = text ? xgrow(d->v, &d->cap, d->n, sizeof *v) : NULL;
 
 	if (!v)
 		return -1;

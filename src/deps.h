@@ -24,8 +24,10 @@ int deps_entry_rank(const struct entry *en, struct buf *tmp);
 struct namelist {
 	char **v;
 	unsigned char *used;
-	size_t n;
+	size_t n, cap, used_cap;
 	int given, all;            /* all: the option was given without names */
+	struct key *sorted;        /* the names sorted, for lookups; built when first asked */
+	size_t nsorted;
 };
 
 /* Append the names of a comma-separated list.  `list` may be NULL (the option without a
@@ -42,8 +44,9 @@ int deps_namelist_unused(const struct namelist *l, const char *option);
 struct listing {
 	struct entries es;
 	struct listing_from { const char *path; const char *rpm_suffix; } *from;
-	char **paths;
-	size_t npaths;
+	char **paths;              /* the copies of the names `from` points to */
+	size_t npaths, paths_cap;
+	size_t from_cap;
 };
 
 /* The sonames of an entry joined by `sep`, each followed by `suffix`, into out (NUL-terminated).
@@ -60,7 +63,7 @@ struct dep {
 
 struct deps {
 	struct dep *v;
-	size_t n;
+	size_t n, cap;
 };
 
 int deps_push(struct deps *d, const char *bucket, const char *text, int rank, size_t first);

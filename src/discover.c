@@ -15,12 +15,12 @@ enum { SHT_DYNAMIC_ = 6, DT_NULL_ = 0, DT_NEEDED_ = 1, DT_STRTAB_ = 5, DT_STRSZ_
  * its notes.  Kept sorted for lookups. */
 struct names {
 	char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 static int names_push(struct names *ns, const char *s, size_t len)
 {
-	char **v = xrealloc(ns->v, ns->n + 1, sizeof *v);
+	char **v = xgrow(ns->v, &ns->cap, ns->n, sizeof *v);
 
 	if (!v)
 		return -1;
@@ -115,7 +115,7 @@ static int dyn_string(const struct elf *ef, const struct dyn *d, uint64_t at, st
 static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
 {
 	unsigned char chunk[4096];
-	size_t w = ef->is64 ? 8 : 4, es = 2 * w, per = sizeof chunk / es, i, k, nwant = 0;
+	size_t w = ef->is64 ? 8 : 4, es = 2 * w, per = sizeof chunk / es, i, k, nwant = 0, cap = 0;
 	uint64_t *want = NULL, pos, strtab = 0, strsz = 0, n, total;
 	struct dyn d;
 	int done = 0, have_tab = 0, r = 0;
@@ -137,7 +137,7 @@ static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
 			else if (tag == DT_STRSZ_)
 				strsz = val;
 			else if (tag == DT_NEEDED_ || tag == DT_SONAME_) {
-				v = xrealloc(want, nwant + 1, sizeof *v);
+				v = xgrow(want, &cap, nwant, sizeof *v);
 				if (!v) {
 					r = -1;
 					break;
@@ -207,14 +207,66 @@ struct scanner {
 	int too_long;
 };
 
+static int found_cmp_name(const void *x, const void *y)
+{
+	return strcmp(((const struct found *)x)->soname, ((const struct found *)y)->soname);
+}
+
+static int found_cmp(const void *x, const void *y)
+{
+	const struct found *a = x, *b = y;
+	int c = strcmp(a->soname, b->soname);
+
+	return c ? c : a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int found_known(const struct discovery *d, const char *s)
+{
+	struct found key = { .soname = (char *)s };
+
+	return d->sorted && bsearch(&key, d->v, d->sorted, sizeof *d->v, found_cmp_name) != NULL;
+}
+
+static void found_free(struct found *f)
+{
+	for (size_t k = 0; k < f->nalt; k++)
+		free(f->alt[k]);
+	free(f->alt);
+	free(f->soname);
+	free(f->path);
+}
+
+/* Sort everything, keep the earliest of each soname: O(n log n), done when the unsorted tail is
+ * as long as the sorted part, so each soname costs O(log n) amortized and memory stays within
+ * twice the distinct ones. */
+void discover_finish(struct discovery *d)
+{
+	size_t i, k = 0;
+
+	if (d->n)
+		qsort(d->v, d->n, sizeof *d->v, found_cmp);
+	for (i = 0; i < d->n; i++) {
+		if (k && strcmp(d->v[k - 1].soname, d->v[i].soname) == 0) {
+			found_free(&d->v[i]);
+			continue;
+		}
+		d->v[k++] = d->v[i];
+	}
+	d->n = d->sorted = k;
+}
+
 int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path, int recorded)
 {
 	struct found *v, *f;
 
-	for (size_t i = 0; i < d->n; i++)
-		if (strcmp(d->v[i].soname, names[0]) == 0)
+	if (found_known(d, names[0]))
+		return 0;
+	if (d->n - d->sorted >= (d->sorted > 64 ? d->sorted : 64)) {
+		discover_finish(d);
+		if (found_known(d, names[0]))
 			return 0;
-	v = xrealloc(d->v, d->n + 1, sizeof *v);
+	}
+	v = xgrow(d->v, &d->cap, d->n, sizeof *v);
 	if (!v)
 		return -1;
 	d->v = v;
@@ -223,16 +275,15 @@ int discover_add(struct discovery *d, const char *const *names, size_t n, const 
 	/* The path is copied: callers pass reused buffers (--files-from names, archive members). */
 	f->path = xstrndup(path, strlen(path));
 	f->recorded = recorded;
+	f->seq = d->seq++;
 	f->soname = xstrndup(names[0], strlen(names[0]));
 	f->alt = n > 1 ? xcalloc(n - 1, sizeof *f->alt) : NULL;
 	for (f->nalt = 0; f->nalt + 1 < n && f->alt; f->nalt++)
 		if (!(f->alt[f->nalt] = xstrndup(names[f->nalt + 1], strlen(names[f->nalt + 1]))))
 			break;
-	if (!f->soname || !f->path || f->nalt + 1 < n) {
-		d->n++;
-		return -1;               /* discover_free frees what was made */
-	}
 	d->n++;
+	if (!f->soname || !f->path || f->nalt + 1 < n)
+		return -1;               /* discover_free frees what was made */
 	return 0;
 }
 
@@ -355,13 +406,8 @@ int discover_file(const struct elf *ef, const struct entries *declared, const ch
 
 void discover_free(struct discovery *d)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		for (size_t k = 0; k < d->v[i].nalt; k++)
-			free(d->v[i].alt[k]);
-		free(d->v[i].alt);
-		free(d->v[i].soname);
-		free(d->v[i].path);
-	}
+	for (size_t i = 0; i < d->n; i++)
+		found_free(&d->v[i]);
 	free(d->v);
 	memset(d, 0, sizeof *d);
 }

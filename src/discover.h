@@ -23,8 +23,11 @@ struct discovery {
 		char **alt;                  /* later alternatives (from a recording), in the order tried */
 		size_t nalt;
 		int recorded;                /* from --recorded: dlopen()ed by path, not guessed */
+		size_t seq;                  /* order of discovery, so that the first path wins */
 	} *v;
-	size_t n;
+	size_t n, cap;
+	size_t sorted;             /* v[0..sorted) is sorted by soname and distinct; the rest is new */
+	size_t seq;
 };
 
 /* Scan one file and append the sonames it newly suggests.  `declared` holds the entries of its
@@ -36,6 +39,8 @@ int discover_file(const struct elf *ef, const struct entries *declared, const ch
 int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e);
 /* Append one found entry: names[0] and its alternatives, unless names[0] is there already. */
 int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path, int recorded);
+/* After the last file: each soname once, sorted. */
+void discover_finish(struct discovery *d);
 void discover_free(struct discovery *d);
 
 #endif

@@ -1,6 +1,8 @@
 /* elf.c - reading and encoding ELF headers of every class and byte order. */
 #include "elf.h"
 
+#include "debugfile.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,7 +286,7 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 
 static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 {
-	size_t es = elf_phent_size(ef), i;
+	size_t es = elf_phent_size(ef), i, past_eof = 0;
 	unsigned char *raw = NULL;
 
 	if (ef->phnum == 0)
@@ -300,13 +302,21 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 	}
 	for (i = 0; i < ef->phnum; i++) {
 		decode_phdr(ef, raw + i * es, &ef->ph[i]);
-		if (ef->ph[i].type != PT_NULL_ && !range_ok(ef->ph[i].offset, ef->ph[i].filesz, ef->size)) {
-			free(raw);
-			return err_set(e, EXIT_BAD_INPUT, "program header %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", i,
-				       (unsigned long long)ef->ph[i].offset, (unsigned long long)ef->ph[i].filesz);
-		}
+		if (!past_eof && ef->ph[i].type != PT_NULL_ && !range_ok(ef->ph[i].offset, ef->ph[i].filesz, ef->size))
+			past_eof = i + 1;
 	}
 	free(raw);
+	if (ef->shnum && debugfile_detached(ef)) {
+		ef->detached = 1;
+		ef->detached_phnum = ef->phnum;
+		ef->phnum = 0;
+		free(ef->ph);
+		ef->ph = NULL;
+		return 0;
+	}
+	if (past_eof--)
+		return err_set(e, EXIT_BAD_INPUT, "program header %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", past_eof,
+			       (unsigned long long)ef->ph[past_eof].offset, (unsigned long long)ef->ph[past_eof].filesz);
 	return 0;
 }
 

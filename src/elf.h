@@ -19,7 +19,7 @@ enum {
 	PF_X_ = 1, PF_W_ = 2, PF_R_ = 4,
 	SHT_NULL_ = 0, SHT_SYMTAB_ = 2, SHT_STRTAB_ = 3, SHT_RELA_ = 4, SHT_NOTE_ = 7,
 	SHT_NOBITS_ = 8, SHT_REL_ = 9, SHT_DYNSYM_ = 11, SHT_SYMTAB_SHNDX_ = 18,
-	SHF_WRITE_ = 1, SHF_ALLOC_ = 2, SHF_EXECINSTR_ = 4, SHF_INFO_LINK_ = 0x40,
+	SHF_WRITE_ = 1, SHF_ALLOC_ = 2, SHF_EXECINSTR_ = 4, SHF_INFO_LINK_ = 0x40, SHF_TLS_ = 0x400,
 	SHN_UNDEF_ = 0, SHN_LORESERVE_ = 0xff00, SHN_XINDEX_ = 0xffff, PN_XNUM_ = 0xffff,
 	STT_SECTION_ = 3,
 };
@@ -58,6 +58,11 @@ struct elf {
 	struct elf_shdr *sh;
 	char *names;             /* the section-name table when it is small, else NULL */
 	uint64_t namesz;
+	/* A detached debug file (eu-strip -f, objcopy --only-keep-debug): its program headers
+	 * describe the stripped file, whose contents are not here.  They are dropped (phnum 0):
+	 * readers see its sections only; writers refuse it. */
+	int detached;
+	size_t detached_phnum;   /* how many program headers it had */
 };
 
 /* Read and check the headers.  Fails with a reason for anything malformed. */

@@ -171,6 +171,17 @@ int json_string(struct json *j, struct buf *decoded)
 			adv(j);
 			continue;
 		}
+		/* A run of printable ASCII at once: a 16 MiB payload is mostly that. */
+		for (n = j->i; n < j->len && (unsigned char)j->s[n] >= 0x20 && (unsigned char)j->s[n] < 0x7f && j->s[n] != '"' &&
+		     j->s[n] != '\\'; n++)
+			;
+		if (n > j->i) {
+			if (decoded)
+				buf_put(decoded, j->s + j->i, n - j->i);
+			j->col += n - j->i;
+			j->i = n;
+			continue;
+		}
 		n = utf8_len(j->s + j->i, j->len - j->i, &cp);
 		if (n == 0)
 			return json_error(j, "invalid UTF-8 in string");
@@ -363,14 +374,10 @@ int json_keyset_add(struct json_keyset *ks, const char *key, size_t len, size_t 
 {
 	struct json_key *k;
 
-	if (ks->n == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 16;
-		k = xrealloc(ks->k, cap, sizeof *k);
-		if (!k)
-			return -1;
-		ks->k = k;
-		ks->cap = cap;
-	}
+	k = xgrow(ks->k, &ks->cap, ks->n, sizeof *k);
+	if (!k)
+		return -1;
+	ks->k = k;
 	k = &ks->k[ks->n];
 	k->off = ks->text.len;
 	k->len = len;
@@ -403,11 +410,20 @@ static int keyref_cmp(const void *a, const void *b)
 
 int json_keyset_close(struct json_keyset *ks, size_t first, struct err *e)
 {
-	size_t n = ks->n - first, i;
+	size_t n = ks->n - first, i, k;
 	struct keyref *r;
 	int rc = 0;
 
-	if (n > 1) {
+	/* Entries have a handful of keys: compared pairwise, without an allocation; many keys are
+	 * sorted, so that hostile objects cost O(n log n). */
+	for (i = 1; n <= 8 && i < n && rc == 0; i++)
+		for (k = 0; k < i && rc == 0; k++) {
+			const struct json_key *a = &ks->k[first + k], *b = &ks->k[first + i];
+			if (a->len == b->len && memcmp(ks->text.p + a->off, ks->text.p + b->off, a->len) == 0)
+				rc = err_set(e, EXIT_BAD_INPUT, "line %zu, column %zu: duplicate key \"%.*s\" (keys must be unique)",
+					     b->line, b->col, (int)(b->len > 64 ? 64 : b->len), ks->text.p + b->off);
+		}
+	if (n > 8) {
 		r = xcalloc(n, sizeof *r);
 		if (!r)
 			return err_set(e, EXIT_BAD_INPUT, "out of memory");

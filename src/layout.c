@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debugfile.h"
 #include "layout_int.h"
 
 /* ---- patches ---- */
@@ -21,14 +22,10 @@ int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, 
 
 	if (len == 0)
 		return 0;
-	if (pl->n == pl->cap) {
-		size_t cap = pl->cap ? pl->cap * 2 : 16;
-		p = xrealloc(pl->p, cap, sizeof *p);
-		if (!p)
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
-		pl->p = p;
-		pl->cap = cap;
-	}
+	p = xgrow(pl->p, &pl->cap, pl->n, sizeof *p);
+	if (!p)
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	pl->p = p;
 	p = &pl->p[pl->n];
 	memset(p, 0, sizeof *p);
 	p->off = off;
@@ -651,6 +648,10 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	L.note_ph = -1;
 	if (ef->type != ET_REL_ && ef->type != ET_EXEC_ && ef->type != ET_DYN_)
 		return err_set(e, EXIT_BAD_INPUT, "cannot edit a %s", elf_type_name(ef));
+	/* Its program headers describe another file: a layout planned from them would be wrong. */
+	if (ef->detached || debugfile_code_missing(ef))
+		return err_set(e, EXIT_BAD_INPUT, "detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "
+			       "headers describe the stripped file, whose contents are not here; edit that file instead");
 	L.linked = ef->type != ET_REL_;
 	if (L.linked) {
 		size_t i;
@@ -671,7 +672,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		r = 0;
 		goto out;
 	}
-	if (lay_refuse_debug_only(&L) || lay_find_own(&L))
+	if (lay_find_own(&L))
 		goto out;
 	if (lay_plan_linked(&L) || setup_sections(&L) || layout_tail(&L))
 		goto out;

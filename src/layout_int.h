@@ -28,7 +28,7 @@ struct lay {
 
 	/* program headers: the new table */
 	struct elf_phdr *ph;
-	size_t phnum;
+	size_t phnum, ph_cap;
 	unsigned char *isown;      /* isown[i]: input PT_LOAD i is ours, to be rebuilt */
 	int nown;
 	int pht_in_seg;            /* the PHT moves into our segment */
@@ -72,7 +72,6 @@ static inline uint64_t lay_word(const struct elf *ef)
 size_t lay_trailing_cut(const struct lay *L);
 
 /* layout_linked.c */
-int lay_refuse_debug_only(struct lay *L);
 int lay_find_own(struct lay *L);
 int lay_build_phdrs(struct lay *L);
 int lay_plan_linked(struct lay *L);

@@ -92,21 +92,6 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	return 1;
 }
 
-/* A separate debug file (objcopy --only-keep-debug, eu-strip -f) keeps the program's headers
- * but not its contents: code sections are NOBITS.  Nothing in it is ever loaded, and readers
- * look for the note in the program, so writing there would only mislead. */
-int lay_refuse_debug_only(struct lay *L)
-{
-	const struct elf *ef = L->ef;
-	size_t i;
-
-	for (i = 1; i < ef->shnum; i++)
-		if (ef->sh[i].type == SHT_NOBITS_ && (ef->sh[i].flags & SHF_EXECINSTR_) && ef->sh[i].size)
-			return err_set(L->e, EXIT_BAD_INPUT,
-				       "a separate debug file (its code is not in it): write the note into the program or library itself");
-	return 0;
-}
-
 int lay_find_own(struct lay *L)
 {
 	const struct elf *ef = L->ef;
@@ -131,7 +116,7 @@ int lay_find_own(struct lay *L)
 
 static int push_ph(struct lay *L, const struct elf_phdr *ph)
 {
-	struct elf_phdr *v = xrealloc(L->ph, L->phnum + 1, sizeof *v);
+	struct elf_phdr *v = xgrow(L->ph, &L->ph_cap, L->phnum, sizeof *v);
 
 	if (!v)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
@@ -213,6 +198,7 @@ int lay_build_phdrs(struct lay *L)
 
 	free(L->ph);
 	L->ph = NULL;
+	L->ph_cap = 0;
 	L->phnum = 0;
 	L->note_ph = -1;
 	for (k = 0; k < L->nseg; k++)

@@ -12,10 +12,8 @@ static void entry_free(struct entry *en)
 {
 	size_t i;
 
-	for (i = 0; i < en->n; i++) {
-		free(en->m[i].key);
-		free(en->m[i].val);
-	}
+	for (i = 0; i < en->n; i++)
+		free(en->m[i].key);            /* the value shares its allocation */
 	free(en->m);
 	memset(en, 0, sizeof *en);
 }
@@ -32,21 +30,22 @@ void manifest_free(struct entries *es)
 
 static int entry_add_member(struct entry *en, const char *key, size_t keylen, const char *val, size_t vallen)
 {
-	struct member *m = xrealloc(en->m, en->n + 1, sizeof *m);
+	struct member *m = xgrow(en->m, &en->cap, en->n, sizeof *m);
 
 	if (!m)
 		return -1;
 	en->m = m;
 	m = &en->m[en->n];
-	m->key = xstrndup(key, keylen);
-	m->val = xstrndup(val, vallen);
+	/* One allocation for both: entries are many, allocations are what they cost. */
+	if (keylen > SIZE_MAX / 2 - vallen || !(m->key = malloc(keylen + vallen + 2)))
+		return -1;
+	memcpy(m->key, key, keylen);
+	m->key[keylen] = '\0';
+	m->val = m->key + keylen + 1;
+	memcpy(m->val, val, vallen);
+	m->val[vallen] = '\0';
 	m->keylen = keylen;
 	m->vallen = vallen;
-	if (!m->key || !m->val) {
-		free(m->key);
-		free(m->val);
-		return -1;
-	}
 	en->n++;
 	return 0;
 }
@@ -54,16 +53,13 @@ static int entry_add_member(struct entry *en, const char *key, size_t keylen, co
 /* Takes ownership of *en. */
 static int entries_push(struct entries *es, struct entry *en)
 {
-	if (es->n == es->cap) {
-		size_t cap = es->cap ? es->cap * 2 : 8;
-		struct entry *v = xrealloc(es->v, cap, sizeof *v);
-		if (!v) {
-			entry_free(en);
-			return -1;
-		}
-		es->v = v;
-		es->cap = cap;
+	struct entry *v = xgrow(es->v, &es->cap, es->n, sizeof *v);
+
+	if (!v) {
+		entry_free(en);
+		return -1;
 	}
+	es->v = v;
 	es->v[es->n++] = *en;
 	memset(en, 0, sizeof *en);
 	return 0;
@@ -134,12 +130,18 @@ static const char *check_member(const char *key, const char *val, size_t len)
 	return why;
 }
 
+/* Buffers every entry of a manifest reuses: a manifest may hold a million entries. */
+struct scratch {
+	struct json_keyset ks;
+	struct buf key, val;
+};
+
 /* One entry object at the cursor (already past nothing: the cursor is on '{'). */
-static int parse_entry(struct json *j, size_t index, struct entries *out)
+static int parse_entry(struct json *j, size_t index, struct entries *out, struct scratch *sc)
 {
-	struct json_keyset ks = { 0 };
+	struct json_keyset *ks = &sc->ks;
 	struct entry en = { 0 };
-	struct buf key = { 0 }, val = { 0 };
+	struct buf *key = &sc->key, *val = &sc->val;
 	size_t line = j->line, col = j->col, kline, kcol, vline, vcol;
 	const char *why;
 	int r = -1;
@@ -150,39 +152,39 @@ static int parse_entry(struct json *j, size_t index, struct entries *out)
 	if (!json_eat(j, '}')) {
 		do {
 			json_ws(j);
-			key.len = val.len = 0;
+			key->len = val->len = 0;
 			if (json_peek(j) != '"') {
 				json_expect(j, '"', "a string key");
 				goto out;
 			}
 			kline = j->line, kcol = j->col;
-			if (json_string(j, &key))
+			if (json_string(j, key))
 				goto out;
-			if (json_keyset_add(&ks, key.p ? key.p : "", key.len, kline, kcol))
+			if (json_keyset_add(ks, key->p ? key->p : "", key->len, kline, kcol))
 				goto oom;
 			json_ws(j);
 			if (json_expect(j, ':', "':'"))
 				goto out;
 			json_ws(j);
 			vline = j->line, vcol = j->col;
-			if (json_value(j, 2, &val))
+			if (json_value(j, 2, val))
 				goto out;
-			buf_put(&key, "", 0);
-			if (key.oom || val.oom)
+			buf_put(key, "", 0);
+			if (key->oom || val->oom)
 				goto oom;
-			why = check_member(key.p, val.p, val.len);
+			why = check_member(key->p, val->p, val->len);
 			if (why) {
 				err_set(j->e, EXIT_BAD_INPUT, "line %zu, column %zu: entry %zu: %s", vline, vcol, index, why);
 				goto out;
 			}
-			if (entry_add_member(&en, key.p, key.len, val.p, val.len))
+			if (entry_add_member(&en, key->p, key->len, val->p, val->len))
 				goto oom;
 			json_ws(j);
 		} while (json_eat(j, ','));
 		if (json_expect(j, '}', "',' or '}'"))
 			goto out;
 	}
-	if (json_keyset_close(&ks, 0, j->e))
+	if (json_keyset_close(ks, 0, j->e))
 		goto out;
 	if (!entry_find(&en, "soname")) {
 		err_set(j->e, EXIT_BAD_INPUT, "line %zu, column %zu: entry %zu has no \"soname\" (it is mandatory)", line, col, index);
@@ -196,16 +198,17 @@ oom:
 	err_set(j->e, EXIT_BAD_INPUT, "out of memory");
 out:
 	entry_free(&en);
-	json_keyset_free(&ks);
-	buf_free(&key);
-	buf_free(&val);
+	ks->n = 0;                 /* an error leaves keys behind; the next entry starts afresh */
+	ks->text.len = 0;
 	return r;
 }
 
 int manifest_parse(const char *text, size_t len, struct entries *out, struct err *e)
 {
+	struct scratch sc = { 0 };
 	struct json j;
 	size_t index = 0;
+	int r = -1;
 
 	json_init(&j, text, len, e);
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
@@ -221,17 +224,20 @@ int manifest_parse(const char *text, size_t len, struct entries *out, struct err
 	if (!json_eat(&j, ']')) {
 		do {
 			json_ws(&j);
-			if (parse_entry(&j, ++index, out))
-				return -1;
+			if (parse_entry(&j, ++index, out, &sc))
+				goto out;
 			json_ws(&j);
 		} while (json_eat(&j, ','));
 		if (json_expect(&j, ']', "',' or ']'"))
-			return -1;
+			goto out;
 	}
 	json_ws(&j);
-	if (json_peek(&j) >= 0)
-		return json_error(&j, "unexpected text after the array");
-	return 0;
+	r = json_peek(&j) >= 0 ? json_error(&j, "unexpected text after the array") : 0;
+out:
+	json_keyset_free(&sc.ks);
+	buf_free(&sc.key);
+	buf_free(&sc.val);
+	return r;
 }
 
 static int add_string_member(struct entry *en, const char *key, const char *value, struct err *e)
@@ -339,6 +345,11 @@ int manifest_entry_equal(const struct entry *a, const struct entry *b)
 	return 1;
 }
 
+int manifest_append_take(struct entries *dst, struct entry *en)
+{
+	return entries_push(dst, en);
+}
+
 int manifest_append_copy(struct entries *dst, const struct entry *en)
 {
 	struct entry copy = { 0 };
@@ -352,17 +363,68 @@ int manifest_append_copy(struct entries *dst, const struct entry *en)
 	return entries_push(dst, &copy);
 }
 
+/* An entry's members sorted by key, serialized: equal entries (manifest_entry_equal) give equal
+ * texts, and different ones different texts (keys are escaped, values canonical). */
+static int entry_canonical(const struct entry *en, struct buf *out, struct key **scratch, size_t *cap)
+{
+	struct key *k = en->n <= *cap ? *scratch : xrealloc(*scratch, en->n, sizeof *k);
+	size_t i;
+
+	if (!k)
+		return -1;
+	if (k != *scratch || en->n > *cap) {
+		*scratch = k;
+		*cap = en->n;
+	}
+	for (i = 0; i < en->n; i++)
+		k[i] = (struct key){ en->m[i].key, en->m[i].keylen, i };
+	keys_sort(k, en->n);
+	buf_putc(out, '{');
+	for (i = 0; i < en->n; i++) {
+		const struct member *m = &en->m[k[i].pos];
+		json_put_string(out, m->key, m->keylen);
+		buf_putc(out, ':');
+		buf_put(out, m->val, m->vallen);
+		buf_putc(out, ',');
+	}
+	return out->oom ? -1 : 0;
+}
+
+/* Each entry of src is kept when it is the first of its kind among dst then src: the entries'
+ * canonical texts are sorted once, so n entries cost O(n log n), not n^2 comparisons. */
 int manifest_merge(struct entries *dst, const struct entries *src)
 {
-	size_t i, k;
+	size_t nd = dst->n, n = nd + src->n, i;
+	size_t *off = xcalloc(n + 1, sizeof *off);
+	struct key *k = xcalloc(n + 1, sizeof *k);
+	unsigned char *first = xcalloc(n + 1, 1);
+	struct key *members = NULL;
+	struct buf text = { 0 };
+	size_t cap = 0;
+	int r = off && k && first ? 0 : -1;
 
-	for (i = 0; i < src->n; i++) {
-		for (k = 0; k < dst->n && !manifest_entry_equal(&dst->v[k], &src->v[i]); k++)
-			;
-		if (k == dst->n && manifest_append_copy(dst, &src->v[i]))
-			return -1;
+	for (i = 0; i < n && r == 0; i++) {
+		off[i] = text.len;
+		r = entry_canonical(i < nd ? &dst->v[i] : &src->v[i - nd], &text, &members, &cap);
 	}
-	return 0;
+	free(members);
+	if (r == 0) {
+		off[n] = text.len;
+		for (i = 0; i < n; i++)
+			k[i] = (struct key){ text.p + off[i], off[i + 1] - off[i], i };
+		keys_sort(k, n);
+		for (i = 0; i < n; i++)
+			if (i == 0 || !key_same(&k[i - 1], &k[i]))
+				first[k[i].pos] = 1;
+	}
+	for (i = nd; i < n && r == 0; i++)
+		if (first[i])
+			r = manifest_append_copy(dst, &src->v[i - nd]);
+	buf_free(&text);
+	free(off);
+	free(k);
+	free(first);
+	return r;
 }
 
 int manifest_merge_all(struct entries *dst, const struct entries *src)

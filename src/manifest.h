@@ -21,7 +21,7 @@ struct member {
 
 struct entry {
 	struct member *m;
-	size_t n;
+	size_t n, cap;
 };
 
 struct entries {
@@ -55,6 +55,8 @@ int manifest_entry_equal(const struct entry *a, const struct entry *b);
 /* Append the entries of src that are not already in dst (merge mode). */
 int manifest_merge(struct entries *dst, const struct entries *src);
 int manifest_append_copy(struct entries *dst, const struct entry *en);
+/* Append *en itself, leaving it empty (no copy).  On failure *en is freed. */
+int manifest_append_take(struct entries *dst, struct entry *en);
 /* Append copies of every entry of src. */
 int manifest_merge_all(struct entries *dst, const struct entries *src);
 void manifest_free(struct entries *es);

@@ -96,6 +96,33 @@ int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struc
 	return 0;
 }
 
+/* In order, to a file that may not seek (a pipe, a terminal, /dev/full). */
+static int copy_stream(int in, int out, uint64_t len, struct err *e)
+{
+	unsigned char buf[65536];
+	uint64_t pos = 0;
+	ssize_t n, w;
+
+	while (pos < len) {
+		n = pread(in, buf, len - pos < sizeof buf ? len - pos : sizeof buf, (off_t)pos);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_set(e, EXIT_BAD_INPUT, "read failed: %s", n < 0 ? strerror(errno) : "unexpected end of file");
+		for (ssize_t done = 0; done < n; done += w) {
+			w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w <= 0)
+				return err_set(e, EXIT_BAD_INPUT, "standard output: write failed: %s", w < 0 ? strerror(errno) : "no progress");
+		}
+		pos += (uint64_t)n;
+	}
+	return 0;
+}
+
 static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 {
 	static const unsigned char zeros[4096];
@@ -318,6 +345,39 @@ static int write_through(const struct tmp *t, uint64_t size, struct err *e)
 	return r;
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+	       S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/* The result is built in an unnamed temporary file (it must be seekable, standard output may be a
+ * pipe), then copied out in order. */
+int output_stream_fill(int infd, output_fill_fn fill, void *ctx, int out, struct err *e)
+{
+	const char *dir = getenv("TMPDIR");
+	struct tmp t = { .fd = -1 };
+	struct stat ts;
+	int r = -1;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (strlen(dir) >= sizeof t.dir)
+		return err_set(e, EXIT_BAD_INPUT, "TMPDIR is too long");
+	strcpy(t.dir, dir);
+	strcpy(t.dest, "stdout");
+	if (open_tmp(&t, e) || fill(ctx, infd, t.fd, e))
+		goto out;
+	if (fstat(t.fd, &ts)) {
+		err_set(e, EXIT_BAD_INPUT, "cannot read the result's size: %s", strerror(errno));
+		goto out;
+	}
+	r = copy_stream(t.fd, out, (uint64_t)ts.st_size, e);
+out:
+	drop_tmp(&t);
+	return r;
+}
+
 int output_replace(int infd, const struct stat *st, const char *dest, int in_place, const struct output_opts *o,
 		   output_fill_fn fill, void *ctx, struct err *e)
 {
@@ -332,6 +392,11 @@ int output_replace(int infd, const struct stat *st, const char *dest, int in_pla
 			return err_set(e, EXIT_BAD_INPUT, "cannot resolve symlink: %s", strerror(errno));
 		dest = real;
 	}
+	/* The result replaces the destination by a rename: a device node, FIFO, socket or directory
+	 * would be replaced by a regular file (as root, -o /dev/null would replace /dev/null). */
+	if (stat(dest, &ds) == 0 && !S_ISREG(ds.st_mode))
+		return err_set(e, EXIT_BAD_INPUT, "output %s is %s: only a regular file is replaced (-o - writes to standard output)",
+			       dest, file_kind(ds.st_mode));
 	/* Replacing a file goes through its directory, which would bypass the file's own mode:
 	 * a user may only rewrite what they may write (root may write anything, as with cp). */
 	if (in_place && faccessat(AT_FDCWD, dest, W_OK, AT_EACCESS))
@@ -378,4 +443,9 @@ int output_write(int infd, const struct stat *st, const struct plan *pl, const c
 		 const struct output_opts *o, struct err *e)
 {
 	return output_replace(infd, st, dest, in_place, o, fill_plan, (void *)pl, e);
+}
+
+int output_stream(int infd, const struct plan *pl, int out, struct err *e)
+{
+	return output_stream_fill(infd, fill_plan, (void *)pl, out, e);
 }

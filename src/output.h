@@ -28,6 +28,11 @@ typedef int (*output_fill_fn)(void *ctx, int in, int out, struct err *e);
 int output_replace(int infd, const struct stat *st, const char *dest, int in_place, const struct output_opts *o,
 		   output_fill_fn fill, void *ctx, struct err *e);
 
+/* Write the result to `out`, which need not be seekable (-o -: standard output). */
+int output_stream(int infd, const struct plan *pl, int out, struct err *e);
+/* The same for any writer. */
+int output_stream_fill(int infd, output_fill_fn fill, void *ctx, int out, struct err *e);
+
 /* Write the plan's result into an empty file `out` (the fuzzers use memory files). */
 int output_apply(int in, int out, const struct plan *pl, struct err *e);
 

@@ -27,7 +27,7 @@ static int deb_name_ok(const char *s, size_t len)
 
 static int map_push(struct debmap *map, const char *soname, size_t slen, const char *pkg, size_t plen, size_t line)
 {
-	struct debmap_pair *v = xrealloc(map->v, map->n + 1, sizeof *v);
+	struct debmap_pair *v = xgrow(map->v, &map->cap, map->n, sizeof *v);
 
 	if (!v)
 		return -1;
@@ -175,7 +175,7 @@ int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out)
 	for (k = RANKS - 1; k >= 0 && r == 0; k--)
 		for (i = 0; i < d.n; i++)
 			if (d.v[i].rank == k)
-				fprintf(out, "%s: %s\n", rpm_tags[k], d.v[i].text);
+				print_text(out, "%s: %s\n", rpm_tags[k], d.v[i].text);
 	deps_free(&d);
 	buf_free(&t);
 	buf_free(&p);
@@ -183,32 +183,67 @@ int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out)
 	return r;
 }
 
+/* The map sorted by soname (then map order), so that a soname's packages are found in
+ * O(log n) and the map is not walked once per entry. */
+static struct key *map_index(const struct debmap *map)
+{
+	struct key *v = xcalloc(map->n + 1, sizeof *v);
+
+	for (size_t i = 0; v && i < map->n; i++)
+		v[i] = (struct key){ map->v[i].soname, strlen(map->v[i].soname), i };
+	if (v)
+		keys_sort(v, map->n);
+	return v;
+}
+
 /* The packages that provide an entry's sonames, in soname preference order then map order,
- * each once, joined with " | ".  Empty when the map has none. */
-static void deb_alternatives(const struct entry *en, const struct debmap *map, struct buf *out)
+ * each once, joined with " | ".  Empty when the map has none.  Returns -1 when out of memory. */
+static int deb_alternatives(const struct entry *en, const struct debmap *map, const struct key *idx, struct buf *out)
 {
 	const struct member *m = entry_find(en, "soname");
-	const char **seen = xcalloc(map->n + 1, sizeof *seen);
+	struct key *pk = NULL, *sorted = NULL, *v, want;
+	unsigned char *first = NULL;
+	const struct key *k;
 	struct buf s = { 0 };
-	size_t pos = 0, i, k, n = 0;
+	size_t pos = 0, n = 0, cap = 0, i, shown = 0;
+	int r = 0;
 
-	out->len = 0;
-	while (seen && m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
+	/* Every package of every soname, in order; a sorted copy finds the first of each. */
+	while (r == 0 && m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
 		buf_put(&s, "", 0);
-		for (i = 0; i < map->n && !s.oom; i++) {
-			if (strcmp(map->v[i].soname, s.p) != 0)
-				continue;
-			for (k = 0; k < n && strcmp(seen[k], map->v[i].package) != 0; k++)
-				;
-			if (k < n)
-				continue;
-			seen[n++] = map->v[i].package;
-			buf_printf(out, "%s%s", n > 1 ? " | " : "", map->v[i].package);
+		want = (struct key){ s.p, s.len, 0 };
+		for (k = s.oom ? NULL : keys_find(idx, map->n, s.p, s.len); k && k < idx + map->n && key_same(k, &want); k++) {
+			const char *p = map->v[k->pos].package;
+			if (!(v = xgrow(pk, &cap, n, sizeof *pk))) {
+				r = -1;
+				break;
+			}
+			pk = v;
+			pk[n] = (struct key){ p, strlen(p), n };
+			n++;
 		}
 	}
+	first = xcalloc(n + 1, 1);
+	sorted = xcalloc(n + 1, sizeof *sorted);
+	if (r || !first || !sorted || s.oom)
+		r = -1;
+	out->len = 0;
+	if (r == 0 && n) {
+		memcpy(sorted, pk, n * sizeof *pk);
+		keys_sort(sorted, n);
+		for (i = 0; i < n; i++)
+			if (i == 0 || !key_same(&sorted[i - 1], &sorted[i]))
+				first[sorted[i].pos] = 1;
+		for (i = 0; i < n; i++)
+			if (first[i])
+				buf_printf(out, "%s%s", shown++ ? " | " : "", pk[i].p);
+	}
 	buf_put(out, "", 0);
+	free(first);
+	free(sorted);
+	free(pk);
 	buf_free(&s);
-	free(seen);
+	return r || out->oom ? -1 : 0;
 }
 
 /* --format=deb: the three substvars dh_dlopenlibdeps writes, always all three (so that a
@@ -218,17 +253,19 @@ int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *m
 {
 	struct deps d = { 0 };
 	struct buf t = { 0 }, p = { 0 };
+	struct key *idx = map_index(map);
 	size_t i;
-	int r = 0, k, first;
+	int r = idx ? 0 : -1, k, first;
 
 	for (i = 0; i < l->es.n && r == 0; i++) {
 		int rank = deps_entry_rank(&l->es.v[i], &p);
-		deb_alternatives(&l->es.v[i], map, &t);
-		if (t.p && t.p[0]) {
+		if (deb_alternatives(&l->es.v[i], map, idx, &t)) {
+			r = -1;
+		} else if (t.p && t.p[0]) {
 			r = deps_push(&d, NULL, t.p, rank, i);
 		} else if (!quiet) {
 			deps_join_sonames(&l->es.v[i], " | ", "", &t);
-			fprintf(stderr, PROGRAM_NAME ": %s: no package for %s (%s, in %s): left out of %s\n", map_path,
+			print_text(stderr, PROGRAM_NAME ": %s: no package for %s (%s, in %s): left out of %s\n", map_path,
 				t.p, deps_rank_names[rank], l->from[i].path, deb_fields[rank]);
 		}
 	}
@@ -245,6 +282,7 @@ int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *m
 	deps_free(&d);
 	buf_free(&t);
 	buf_free(&p);
+	free(idx);
 	return r;
 }
 

@@ -13,7 +13,7 @@
 /* Soname -> Debian packages, from `dpkg-query --search` output or lines written the same way. */
 struct debmap {
 	struct debmap_pair { char *soname, *package; size_t line; } *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Parse a soname -> package map: lines "PACKAGE[, PACKAGE...]: PATH" whose last path component

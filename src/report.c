@@ -46,7 +46,7 @@ static const char *listing_path(struct listing *l, const char *path)
 
 	if (l->npaths && strcmp(l->paths[l->npaths - 1], path) == 0)
 		return l->paths[l->npaths - 1];
-	v = xrealloc(l->paths, l->npaths + 1, sizeof *v);
+	v = xgrow(l->paths, &l->paths_cap, l->npaths, sizeof *v);
 	if (!v)
 		return NULL;
 	l->paths = v;
@@ -55,7 +55,7 @@ static const char *listing_path(struct listing *l, const char *path)
 	return l->paths[l->npaths++];
 }
 
-int report_listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_suffix,
+int report_listing_add(struct listing *l, struct entries *es, const char *path, const char *rpm_suffix,
 		struct report_opts *r)
 {
 	struct buf tmp = { 0 };
@@ -70,8 +70,8 @@ int report_listing_add(struct listing *l, const struct entries *es, const char *
 			rc = -1;
 			break;
 		}
-		v = xrealloc(l->from, l->es.n + 1, sizeof *v);
-		if (!v || manifest_append_copy(&l->es, &es->v[i])) {
+		v = xgrow(l->from, &l->from_cap, l->es.n, sizeof *v);
+		if (!v || manifest_append_take(&l->es, &es->v[i])) {
 			if (v)
 				l->from = v;
 			rc = -1;
@@ -95,6 +95,8 @@ void report_listing_free(struct listing *l)
 	free(l->paths);
 	l->paths = NULL;
 	l->npaths = 0;
+	l->from_cap = 0;
+	l->paths_cap = 0;
 }
 
 /* ---- the table and JSON ---- */
@@ -107,6 +109,15 @@ static size_t width(const char *s)
 	for (; *s; s++)
 		w += ((unsigned char)*s & 0xc0) != 0x80;
 	return w;
+}
+
+/* A cell's text as the terminal will show it (see buf_put_text), so that widths are right. */
+static char *cell_text(const char *s)
+{
+	struct buf b = { 0 };
+
+	buf_put_text(&b, s, strlen(s));
+	return buf_take(&b);
 }
 
 static void cell(FILE *out, const char *s, size_t w, int last)
@@ -133,12 +144,12 @@ void report_table(const struct entries *es, FILE *out)
 	for (i = 0; i < es->n; i++) {
 		const char *v;
 		v = entry_string(&es->v[i], "feature", &t);
-		cells[i * 4] = strdup(v ? v : "-");
+		cells[i * 4] = cell_text(v ? v : "-");
 		v = entry_string(&es->v[i], "description", &t);
-		cells[i * 4 + 1] = strdup(v ? v : "-");
+		cells[i * 4 + 1] = cell_text(v ? v : "-");
 		deps_join_sonames(&es->v[i], ", ", "", &t);
-		cells[i * 4 + 2] = strdup(t.p ? t.p : "");
-		cells[i * 4 + 3] = strdup(entry_priority(&es->v[i], &t));
+		cells[i * 4 + 2] = cell_text(t.p ? t.p : "");
+		cells[i * 4 + 3] = cell_text(entry_priority(&es->v[i], &t));
 		for (c = 0; c < 4; c++)
 			if (cells[i * 4 + c] && width(cells[i * 4 + c]) > w[c])
 				w[c] = width(cells[i * 4 + c]);
@@ -182,11 +193,43 @@ static int list_sonames(const struct listing *l, FILE *out)
 	}
 	deps_merge(&d);
 	for (i = 0; i < d.n && r == 0; i++)
-		fprintf(out, "%s %s\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
+		print_text(out, "%s %s\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
 	deps_free(&d);
 	buf_free(&t);
 	buf_free(&p);
 	return r;
+}
+
+/* The features of the entries that have a description, sorted, so that the first description
+ * given for a feature is found in O(log n).  The keys point into `names`. */
+static struct key *described_features(const struct entries *es, struct buf *names, size_t *n)
+{
+	size_t *off = xcalloc(es->n + 1, sizeof *off), *at = xcalloc(es->n + 1, sizeof *at), i, k = 0;
+	struct key *v = xcalloc(es->n + 1, sizeof *v);
+	struct buf f = { 0 };
+
+	buf_put(names, "", 0);            /* keys never point at NULL, even when all are "" */
+	for (i = 0; v && off && at && i < es->n; i++) {
+		const char *feature = entry_string(&es->v[i], "feature", &f);
+		if (!feature || !entry_find(&es->v[i], "description"))
+			continue;
+		off[k] = names->len;
+		at[k++] = i;
+		buf_put(names, f.p, f.len);
+	}
+	if (v && off && at && !names->oom) {
+		for (i = 0; i < k; i++)
+			v[i] = (struct key){ names->p + off[i], (i + 1 < k ? off[i + 1] : names->len) - off[i], at[i] };
+		keys_sort(v, k);
+	} else {
+		free(v);
+		v = NULL;
+	}
+	*n = k;
+	free(off);
+	free(at);
+	buf_free(&f);
+	return v;
 }
 
 /* --format=features: each feature (sorted, entries without one last) with its description and
@@ -194,9 +237,10 @@ static int list_sonames(const struct listing *l, FILE *out)
 static int list_features(const struct listing *l, FILE *out)
 {
 	struct deps d = { 0 };
-	struct buf t = { 0 }, f = { 0 };
-	size_t i, k;
-	int r = 0;
+	struct buf t = { 0 }, f = { 0 }, names = { 0 };
+	size_t i, ndesc;
+	struct key *desc_of = described_features(&l->es, &names, &ndesc);
+	int r = desc_of ? 0 : -1;
 
 	for (i = 0; i < l->es.n && r == 0; i++) {
 		int rank = deps_entry_rank(&l->es.v[i], &f);
@@ -209,18 +253,18 @@ static int list_features(const struct listing *l, FILE *out)
 		const char *b = d.v[i].bucket, *desc = NULL;
 		if (i == 0 || !b != !d.v[i - 1].bucket || (b && strcmp(b, d.v[i - 1].bucket) != 0)) {
 			/* The first description given for the feature. */
-			for (k = 0; b && k < l->es.n && !desc; k++) {
-				const char *kf = entry_string(&l->es.v[k], "feature", &f);
-				if (kf && strcmp(kf, b) == 0)
-					desc = entry_string(&l->es.v[k], "description", &t);
-			}
-			fprintf(out, "%s%s%s\n", b ? b : "(no feature)", desc ? ": " : "", desc ? desc : "");
+			const struct key *k = b ? keys_find(desc_of, ndesc, b, strlen(b)) : NULL;
+			if (k)
+				desc = entry_string(&l->es.v[k->pos], "description", &t);
+			print_text(out, "%s%s%s\n", b ? b : "(no feature)", desc ? ": " : "", desc ? desc : "");
 		}
-		fprintf(out, "  %s (%s)\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
+		print_text(out, "  %s (%s)\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
 	}
 	deps_free(&d);
 	buf_free(&t);
 	buf_free(&f);
+	buf_free(&names);
+	free(desc_of);
 	return r;
 }
 
@@ -259,38 +303,52 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 /* ---- --check --expect ---- */
 
 /* Entries are the same dependency when their soname arrays are equal (same alternatives, same
- * order): the canonical JSON values compare byte for byte. */
-static const struct entry *find_group(const struct entries *es, const struct entry *en, size_t *at)
-{
-	const struct member *m = entry_find(en, "soname");
+ * order): the canonical JSON values compare byte for byte.  Both lists are grouped at once by
+ * sorting their soname values, so the comparison costs O(n log n).  For each position:
+ * `lead` when it is the first of its group in its own list; the group's strongest rank in the
+ * declared list (want) and in the found one (got), -1 when absent there. */
+struct groups {
+	unsigned char *lead;
+	int *want, *got;
+};
 
-	for (size_t i = 0; m && i < es->n; i++) {
-		const struct member *o = entry_find(&es->v[i], "soname");
-		if (o && o->vallen == m->vallen && memcmp(o->val, m->val, m->vallen) == 0) {
-			if (at)
-				*at = i;
-			return &es->v[i];
+static int group(const struct entries *declared, const struct entries *found, struct groups *g)
+{
+	size_t nd = declared->n, n = nd + found->n, i, start, k;
+	struct key *v = xcalloc(n + 1, sizeof *v);
+	struct buf tmp = { 0 };
+
+	g->lead = xcalloc(n + 1, 1);
+	g->want = xcalloc(n + 1, sizeof *g->want);
+	g->got = xcalloc(n + 1, sizeof *g->got);
+	if (!v || !g->lead || !g->want || !g->got) {
+		free(v);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct member *m = entry_find(i < nd ? &declared->v[i] : &found->v[i - nd], "soname");
+		v[i] = (struct key){ m ? m->val : "", m ? m->vallen : 0, i };
+	}
+	keys_sort(v, n);
+	for (start = 0; start < n; start = i) {
+		int want = -1, got = -1, seen_d = 0, seen_f = 0;
+		for (i = start; i < n && key_same(&v[start], &v[i]); i++) {
+			size_t p = v[i].pos;
+			int rank = deps_entry_rank(p < nd ? &declared->v[p] : &found->v[p - nd], &tmp);
+			int *best = p < nd ? &want : &got, *seen = p < nd ? &seen_d : &seen_f;
+			if (rank > *best)
+				*best = rank;
+			g->lead[p] = !*seen;      /* sorted by position within the run */
+			*seen = 1;
+		}
+		for (k = start; k < i; k++) {
+			g->want[v[k].pos] = want;
+			g->got[v[k].pos] = got;
 		}
 	}
-	return NULL;
-}
-
-/* The strongest priority any entry of `es` gives to the group of `en`. */
-static int group_rank(const struct entries *es, const struct entry *en, struct buf *tmp)
-{
-	const struct member *m = entry_find(en, "soname");
-	int rank = -1;
-
-	for (size_t i = 0; m && i < es->n; i++) {
-		const struct member *o = entry_find(&es->v[i], "soname");
-		int k;
-		if (!o || o->vallen != m->vallen || memcmp(o->val, m->val, m->vallen) != 0)
-			continue;
-		k = deps_entry_rank(&es->v[i], tmp);
-		if (k > rank)
-			rank = k;
-	}
-	return rank;
+	buf_free(&tmp);
+	free(v);
+	return 0;
 }
 
 /* "libfoo.so.1 | libfoo.so.0 (feature foo, suggested)"; rank -1 leaves the priority out. */
@@ -312,35 +370,38 @@ static void describe(const struct entry *en, int rank, struct buf *out)
 
 size_t report_lint(const struct entries *declared, const char *manifest_path, const struct listing *found, FILE *out)
 {
-	struct buf d = { 0 }, tmp = { 0 };
-	size_t i, at, diffs = 0;
+	struct groups g = { 0 };
+	struct buf d = { 0 };
+	size_t i, nd = declared->n, diffs = 0;
 
-	for (i = 0; i < declared->n; i++) {
-		const struct entry *en = &declared->v[i];
-		int want, got;
-		if (find_group(declared, en, &at) && at != i)
+	if (group(declared, &found->es, &g)) {
+		fprintf(stderr, PROGRAM_NAME ": out of memory\n");
+		diffs = 1;
+		goto out;
+	}
+	for (i = 0; i < nd; i++) {
+		int want = g.want[i], got = g.got[i];
+		if (!g.lead[i] || got == want)
 			continue;           /* declared twice: compared once */
-		want = group_rank(declared, en, &tmp);
-		got = group_rank(&found->es, en, &tmp);
-		if (got == want)
-			continue;
-		describe(en, got < 0 ? want : -1, &d);
+		describe(&declared->v[i], got < 0 ? want : -1, &d);
 		if (got < 0)
-			fprintf(out, "%s: missing: %s: declared, in no FILE\n", manifest_path, d.p);
+			print_text(out, "%s: missing: %s: declared, in no FILE\n", manifest_path, d.p);
 		else
-			fprintf(out, "%s: priority: %s: declared %s, found %s\n", manifest_path, d.p, deps_rank_names[want], deps_rank_names[got]);
+			print_text(out, "%s: priority: %s: declared %s, found %s\n", manifest_path, d.p, deps_rank_names[want], deps_rank_names[got]);
 		diffs++;
 	}
 	for (i = 0; i < found->es.n; i++) {
-		const struct entry *en = &found->es.v[i];
-		if (find_group(declared, en, NULL) || (find_group(&found->es, en, &at) && at != i))
+		if (!g.lead[nd + i] || g.want[nd + i] >= 0)
 			continue;
-		describe(en, group_rank(&found->es, en, &tmp), &d);
-		fprintf(out, "%s: new: %s: in %s, not declared\n", manifest_path, d.p, found->from[i].path);
+		describe(&found->es.v[i], g.got[nd + i], &d);
+		print_text(out, "%s: new: %s: in %s, not declared\n", manifest_path, d.p, found->from[i].path);
 		diffs++;
 	}
+out:
+	free(g.lead);
+	free(g.want);
+	free(g.got);
 	buf_free(&d);
-	buf_free(&tmp);
 	return diffs;
 }
 
@@ -351,17 +412,6 @@ static int found_cmp(const void *x, const void *y)
 	return strcmp(((const struct found *)x)->soname, ((const struct found *)y)->soname);
 }
 
-/* A file name as JSON string text: one the spec's string rules refuse (control characters,
- * invalid UTF-8) is shown with '?' for every byte outside printable ASCII. */
-static void put_printable(struct buf *b, const char *s)
-{
-	if (!json_check_text(s, strlen(s))) {
-		buf_puts(b, s);
-		return;
-	}
-	for (; *s; s++)
-		buf_putc(b, (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f ? *s : '?');
-}
 
 /* One entry per line, so that a person can edit it.  The description says that it is a guess;
  * "FIXME" marks what only a person can fill in. */
@@ -381,7 +431,7 @@ void report_draft(const struct discovery *d, FILE *out)
 		why.len = 0;
 		buf_puts(&why, v[i].recorded ? "FIXME: dlopen()ed by " :
 			 "FIXME: guessed by dlnote-inject --discover (a heuristic) from a string in ");
-		put_printable(&why, v[i].path);
+		buf_put_text(&why, v[i].path, strlen(v[i].path));   /* then JSON-escaped */
 		buf_puts(&why, v[i].recorded ? " during dlnote-inject --record; describe the feature" :
 			 "; check that it is loaded with dlopen(), then describe the feature");
 		buf_puts(&b, "  {\"soname\":[");
@@ -408,7 +458,7 @@ void report_jsonl(const struct entries *es, const char *path, int is64, unsigned
 {
 	struct buf b = { 0 }, name = { 0 };
 
-	put_printable(&name, path);
+	buf_put_text(&name, path, strlen(path));   /* then JSON-escaped, as the draft does */
 	buf_puts(&b, "{\"path\":");
 	json_put_string(&b, name.p ? name.p : "", name.len);
 	buf_printf(&b, ",\"class\":\"ELF%d\",\"machine\":%u,\"entries\":", is64 ? 64 : 32, machine);

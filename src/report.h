@@ -30,8 +30,9 @@ struct report_opts {
 
 void report_opts_free(struct report_opts *r);
 
-/* Append the entries of one file that the filters select (all of them when r is NULL). */
-int report_listing_add(struct listing *l, const struct entries *es, const char *path, const char *rpm_suffix,
+/* Move the entries of one file that the filters select (all of them when r is NULL) out of es
+ * into the listing: they are left empty there, and not copied. */
+int report_listing_add(struct listing *l, struct entries *es, const char *path, const char *rpm_suffix,
 		struct report_opts *r);
 void report_listing_free(struct listing *l);
 

@@ -9,7 +9,7 @@
 
 static int push_area(struct scan *sc, const struct scan_area *a)
 {
-	struct scan_area *v = xrealloc(sc->areas, sc->nareas + 1, sizeof *v);
+	struct scan_area *v = xgrow(sc->areas, &sc->areas_cap, sc->nareas, sizeof *v);
 
 	if (!v)
 		return -1;
@@ -20,14 +20,11 @@ static int push_area(struct scan *sc, const struct scan_area *a)
 
 static int push_item(struct scan *sc, const struct scan_item *it)
 {
-	struct scan_item *v;
+	struct scan_item *v = xgrow(sc->items, &sc->items_cap, sc->nitems, sizeof *v);
 
-	if ((sc->nitems & (sc->nitems - 1)) == 0) {     /* grow at powers of two */
-		v = xrealloc(sc->items, sc->nitems ? sc->nitems * 2 : 8, sizeof *v);
-		if (!v)
-			return -1;
-		sc->items = v;
-	}
+	if (!v)
+		return -1;
+	sc->items = v;
 	sc->items[sc->nitems++] = *it;
 	return 0;
 }
@@ -76,32 +73,59 @@ static int item_cmp(const void *x, const void *y)
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
+/* The section areas' indices sorted by file offset, so that a segment finds its sections in
+ * O(log n) and the scan stays O(n log n) in sections. */
+static int by_off(const void *x, const void *y, void *ctx)
+{
+	const struct scan *sc = ctx;
+	const struct scan_area *a = &sc->areas[*(const size_t *)x], *b = &sc->areas[*(const size_t *)y];
+
+	return a->off < b->off ? -1 : a->off > b->off ? 1 : *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+}
+
+static size_t *sections_by_offset(const struct scan *sc, size_t nsect)
+{
+	size_t *v = xcalloc(nsect + 1, sizeof *v);
+
+	for (size_t i = 0; v && i < nsect; i++)
+		v[i] = i;
+	if (v && nsect > 1)
+		qsort_r(v, nsect, sizeof *v, by_off, (void *)sc);
+	return v;
+}
+
 /* When section headers describe every byte of a PT_NOTE, take its notes from those sections:
  * they know each note's own alignment, which a walk of a mixed-alignment segment (mold merges
- * 4- and 8-aligned notes) would get wrong. */
-static int segment_from_sections(struct scan *sc, struct scan_area *seg, size_t nsect, struct err *e)
+ * 4- and 8-aligned notes) would get wrong.  `order`: the sections sorted by offset. */
+static int segment_from_sections(struct scan *sc, struct scan_area *seg, const size_t *order, size_t nsect, struct err *e)
 {
 	uint64_t pos = seg->off, end = seg->off + seg->size;
-	size_t i, k;
-	int progress = 1, any = 0;
+	size_t i, k, lo = 0, hi = nsect, first;
+	int any = 0;
 
+	while (lo < hi) {                 /* the first section at or after the segment's start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (sc->areas[order[mid]].off < seg->off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
 	/* Covered: contiguous sections from start to end, with at most 7 bytes of padding between.
-	 * A segment no section lies in is walked by itself (a damaged one then fails). */
-	while (progress) {
-		progress = 0;
-		for (i = 0; i < nsect; i++) {
-			const struct scan_area *s = &sc->areas[i];
-			if (s->size && s->off >= seg->off && s->off + s->size <= end && s->off <= pos + 7 && s->off + s->size > pos) {
-				pos = s->off + s->size;
-				progress = any = 1;
-			}
+	 * In offset order one pass finds them.  A segment no section lies in is walked by itself
+	 * (a damaged one then fails). */
+	for (i = first; i < nsect && sc->areas[order[i]].off < end; i++) {
+		const struct scan_area *s = &sc->areas[order[i]];
+		if (s->size && s->off + s->size <= end && s->off <= pos + 7 && s->off + s->size > pos) {
+			pos = s->off + s->size;
+			any = 1;
 		}
 	}
 	if (!any || pos + 8 <= end)
 		return 0;
-	for (i = 0; i < nsect; i++) {
-		const struct scan_area *s = &sc->areas[i];
-		if (s->off < seg->off || s->off + s->size > end)
+	for (i = first; i < nsect && sc->areas[order[i]].off < end; i++) {
+		const struct scan_area *s = &sc->areas[order[i]];
+		if (s->off + s->size > end)
 			continue;
 		for (k = 0; k < s->n; k++) {
 			struct scan_item copy = sc->items[s->first + k];
@@ -119,7 +143,7 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 {
 	char name[64], what[96];
 	struct scan_area a;
-	size_t i, nsect;
+	size_t i, nsect, *order = NULL;
 	int r;
 
 	memset(sc, 0, sizeof *sc);
@@ -141,6 +165,8 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 			goto fail;
 	}
 	nsect = sc->nareas;
+	if (nsect && !(order = sections_by_offset(sc, nsect)))
+		goto fail;
 	/* Program headers mean nothing in a relocatable object (gABI): its notes are its sections. */
 	for (i = 0; ef->type != ET_REL_ && i < ef->phnum; i++) {
 		const struct elf_phdr *ph = &ef->ph[i];
@@ -153,15 +179,17 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 		a.size = ph->filesz;
 		a.align = ph->align;
 		a.first = sc->nitems;
-		r = nsect ? segment_from_sections(sc, &a, nsect, e) : 0;
+		r = nsect ? segment_from_sections(sc, &a, order, nsect, e) : 0;
 		snprintf(what, sizeof what, "program header %zu (PT_NOTE)", i);
 		if (r < 0 || (r == 0 && walk_area(ef, sc, &a, what, e)) || push_area(sc, &a))
 			goto fail;
 	}
+	free(order);
 	return 0;
 fail:
 	if (e->msg[0] == '\0')
 		err_set(e, EXIT_BAD_INPUT, "out of memory");
+	free(order);
 	scan_free(sc);
 	return -1;
 }

@@ -42,9 +42,9 @@ struct scan_area {
 
 struct scan {
 	struct scan_area *areas;
-	size_t nareas;
+	size_t nareas, areas_cap;
 	struct scan_item *items;
-	size_t nitems;
+	size_t nitems, items_cap;
 };
 
 int scan_file(const struct elf *ef, struct scan *sc, struct err *e);

@@ -125,6 +125,86 @@ char *buf_take(struct buf *b)
 	return p;
 }
 
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates, at most
+ * U+10FFFF), 0 when it is not one; *cp gets the code point. */
+static size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	size_t len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2, i;
+	uint32_t c;
+
+	if (p[0] < 0xc2 || p[0] > 0xf4 || n < len)
+		return 0;
+	c = p[0] & (0x3f >> (len - 1));
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+void buf_put_text(struct buf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, k;
+	uint32_t cp;
+
+	while (i < len) {
+		unsigned char c = p[i];
+		if (c >= 0x20 && c < 0x7f) {
+			buf_putc(b, (char)c);
+			i++;
+		} else if (c == '\n' || c == '\t' || c == '\r') {
+			buf_printf(b, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+			i++;
+		} else if (c < 0x80) {
+			buf_printf(b, "\\%03o", c);        /* ESC is \033, DEL \177 */
+			i++;
+		} else if ((k = utf8_seq(p + i, len - i, &cp)) && cp >= 0xa0) {
+			buf_put(b, p + i, k);
+			i += k;
+		} else {
+			for (k = k ? k : 1; k--; i++)       /* a C1 control, or a byte that is not UTF-8 */
+				buf_printf(b, "\\x%02x", p[i]);
+		}
+	}
+}
+
+void print_text(FILE *f, const char *fmt, ...)
+{
+	struct buf line = { 0 }, out = { 0 };
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	buf_put(&line, "", 0);
+	if (!line.oom && buf_reserve(&line, (size_t)n) == 0) {
+		va_start(ap, fmt);
+		vsnprintf(line.p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		line.len = (size_t)n;
+	}
+	if (line.oom) {
+		fputs(PROGRAM_NAME ": out of memory\n", f);
+		return;
+	}
+	n = line.len && line.p[line.len - 1] == '\n';
+	buf_put_text(&out, line.p, line.len - (size_t)n);
+	if (n)
+		buf_putc(&out, '\n');
+	if (out.p)
+		fwrite(out.p, 1, out.len, f);
+	buf_free(&line);
+	buf_free(&out);
+}
+
 void *xcalloc(size_t n, size_t size)
 {
 	if (n == 0 || size == 0)
@@ -139,6 +219,66 @@ void *xrealloc(void *p, size_t n, size_t size)
 	if (__builtin_mul_overflow(n, size, &bytes))
 		return NULL;
 	return realloc(p, bytes ? bytes : 1);
+}
+
+void *xgrow(void *p, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap : 8;
+	void *q;
+
+	if (n < *cap)
+		return p;
+	while (c <= n) {
+		if (c > SIZE_MAX / 2)
+			return NULL;
+		c *= 2;
+	}
+	q = xrealloc(p, c, size);
+	if (q)
+		*cap = c;
+	return q;
+}
+
+static int key_bytes_cmp(const char *p, size_t len, const struct key *b)
+{
+	int c = memcmp(p, b->p, len < b->len ? len : b->len);
+
+	if (c)
+		return c;
+	return len < b->len ? -1 : len > b->len;
+}
+
+static int key_cmp(const void *x, const void *y)
+{
+	const struct key *a = x, *b = y;
+	int c = key_bytes_cmp(a->p, a->len, b);
+
+	return c ? c : a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+void keys_sort(struct key *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, key_cmp);
+}
+
+int key_same(const struct key *a, const struct key *b)
+{
+	return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
+}
+
+const struct key *keys_find(const struct key *v, size_t n, const char *p, size_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {               /* the first key not below (p, len) */
+		size_t mid = lo + (hi - lo) / 2;
+		if (key_bytes_cmp(p, len, &v[mid]) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].len == len && memcmp(v[lo].p, p, len) == 0 ? &v[lo] : NULL;
 }
 
 char *xstrndup(const char *s, size_t n)

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define PROGRAM_NAME "dlnote-inject"
 
@@ -40,9 +41,35 @@ void buf_free(struct buf *b);
 /* Hand the bytes over to the caller (NUL-terminated); the buffer is reset. */
 char *buf_take(struct buf *b);
 
+/* Text for a terminal.  Names and payload strings come from files: control characters, DEL,
+ * C1 controls and bytes that are not UTF-8 would move the cursor, change colours or split a
+ * one-line message.  They are shown C-style: \n, \t, \r, \033 (octal for the other controls
+ * and DEL), \xNN for each byte of a C1 control or of invalid UTF-8.  Valid printable UTF-8 is
+ * kept as it is. */
+void buf_put_text(struct buf *b, const char *s, size_t len);
+/* printf, then the whole line escaped as above, a final newline kept: every line for people
+ * goes through here (errors, -v logs, tables, listings, lint). */
+void print_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 void *xcalloc(size_t n, size_t size);     /* NULL on overflow or failure */
 void *xrealloc(void *p, size_t n, size_t size);
+/* Room for element `n` of an array of `size`-byte elements whose capacity is *cap: returns the
+ * array, reallocated to twice its capacity when full, or NULL when out of memory (the array is
+ * then untouched).  Every growing array goes through here, so n appends cost O(n) copies. */
+void *xgrow(void *p, size_t *cap, size_t n, size_t size);
 char *xstrndup(const char *s, size_t n);
+
+/* Grouping equal strings in O(n log n): a key is bytes (not NUL-terminated) and the position
+ * of what it belongs to.  keys_sort orders by bytes, then by position, so the first of each
+ * run of equal keys is the earliest. */
+struct key {
+	const char *p;
+	size_t len, pos;
+};
+void keys_sort(struct key *v, size_t n);
+int key_same(const struct key *a, const struct key *b);
+/* The first key equal to (p, len) in sorted keys, or NULL. */
+const struct key *keys_find(const struct key *v, size_t n, const char *p, size_t len);
 
 /* Overflow-safe arithmetic: return 0 on success, -1 when the result does not fit. */
 static inline int add_ovf(uint64_t a, uint64_t b, uint64_t *out)

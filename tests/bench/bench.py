@@ -160,6 +160,35 @@ def main():
         t, rss = r["dlnote-inject -m m.json 200 objects"]
         print(f"\n### 200 objects in place, one invocation\n\n{t * 1000:.1f} ms in all, "
               f"{t * 1000 / 200:.3f} ms per file, peak RSS {rss / 1024:.1f} MiB")
+
+        # 6. The largest note accepted (a 16 MiB payload) and 100,000 entries, in every mode.
+        bignote = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "bignote.py")
+        for label, gen in (("the largest note accepted (16 MiB payload)", ["limit"]),
+                           ("a note of 100,000 entries", ["entries", "100000"])):
+            d = w("big")
+            shutil.rmtree(d, ignore_errors=True)
+            os.mkdir(d)
+            subprocess.run(["/usr/bin/python3", bignote] + gen + [d], check=True)
+            manifest = "limit.json" if gen[0] == "limit" else "m.json"
+            subprocess.run(["sh", "-c", f"cd {d} && cp {manifest} m.json 2>/dev/null; cp m.json expect.json 2>/dev/null; "
+                            f"test -f map.txt || : > map.txt; printf 'int x;' > x.c && gcc -c x.c && {TOOL} -m m.json -o big.o x.o"],
+                           check=True)
+            modes = {
+                "--list --format=sonames": ["--list", "--format=sonames", "big.o"],
+                "--list (table)": ["--list", "big.o"],
+                "--list --json": ["--list", "--json", "big.o"],
+                "--list --format=features": ["--list", "--format=features", "big.o"],
+                "--list --format=rpm": ["--list", "--format=rpm", "big.o"],
+                "--list --format=deb": ["-q", "--list", "--format=deb", "--deb-map", "map.txt", "big.o"],
+                "--check": ["--check", "big.o"],
+                "--check --expect": ["-q", "--check", "--expect", "expect.json", "big.o"],
+                "--merge -m (all already there)": ["--merge", "-m", "m.json", "-o", "merged.o", "big.o"],
+                "replace -m": ["-m", "m.json", "-o", "replaced.o", "big.o"],
+                "--remove": ["--remove", "-o", "removed.o", "big.o"],
+                "--discover": ["-q", "--discover", "big.o"],
+            }
+            r = bench({k: [TOOL] + v for k, v in modes.items()}, d)
+            table(f"Every mode on {label}", human(os.path.getsize(os.path.join(d, "m.json"))), r, "--list --format=sonames")
     finally:
         shutil.rmtree(work)
 

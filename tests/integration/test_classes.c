@@ -96,7 +96,7 @@ Test(classes, separate_debug_file_is_refused, .timeout = 60)
 	for (size_t i = 0; i < 2; i++) {
 		r = run("'%s' %s prog.debug", tool(), modes[i]);
 		cr_expect_eq(r.status, 1, "%s on a debug file: exit %d", modes[i], r.status);
-		cr_expect(strstr(r.err, "prog.debug: a separate debug file") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+		cr_expect(strstr(r.err, "prog.debug: detached debug file") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
 			  "%s: not one clear line: %s", modes[i], r.err);
 		cmd_free(&r);
 		cr_expect(same_files("prog.debug", "orig"), "%s changed the debug file", modes[i]);

@@ -17,7 +17,8 @@ static void entries(const char *json, struct entries *es)
 }
 
 /* One line per file, the path first so that a tool can tell which file declared what; a path
- * that is not valid UTF-8 shows '?' for the bytes JSON cannot carry. */
+ * that is not valid UTF-8 shows each such byte C-style (\xNN), as every line for people does,
+ * then JSON-escaped. */
 Test(report, jsonl_is_one_object_per_file)
 {
 	struct entries es;
@@ -32,7 +33,7 @@ Test(report, jsonl_is_one_object_per_file)
 	report_jsonl(&es, "bin/\"quoted\"", 0, 3, out);
 	fclose(out);
 	T_STR_EQ(text,
-		 "{\"path\":\"usr/lib/libq?.so\",\"class\":\"ELF64\",\"machine\":183,"
+		 "{\"path\":\"usr/lib/libq\\\\xff.so\",\"class\":\"ELF64\",\"machine\":183,"
 		 "\"entries\":[{\"soname\":[\"libz.so.1\"],\"x-extra\":1,\"priority\":\"suggested\"}]}\n"
 		 "{\"path\":\"bin/\\\"quoted\\\"\",\"class\":\"ELF32\",\"machine\":3,\"entries\":[]}\n",
 		 "jsonl");

@@ -1,0 +1,141 @@
+/* test_odd_files.c - odd output targets, detached debug files and --discover on broken files
+ * (issue 13 §3, §5, §6). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const char prog_c[] = "#include <stdio.h>\n#include <string.h>\n"
+			     "int main(int argc, char **argv) { (void)argv; puts(argc > 5 ? \"libzstd.so.1\" : \"hi\"); return 0; }\n";
+
+/* -o onto a device node, a FIFO, a socket or a directory: refused, the target still what it
+ * was, the input untouched, nothing left behind. */
+Test(odd_files, output_onto_a_device_fifo_socket_or_directory_is_refused)
+{
+	static const char *const targets[][2] = {
+		{ "cdev", "character special file" }, { "fifo", "fifo" }, { "sock", "socket" }, { "dir", "directory" },
+		{ "link-to-cdev", "character special file" },
+	};
+	char *before, *after;
+
+	put_file("p.c", prog_c);
+	free(sh("gcc p.c -o prog && mknod cdev c 1 3 && mkfifo fifo && mkdir dir && ln -s cdev link-to-cdev && "
+		"/usr/bin/python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('sock')\""));
+	before = sh("sha256sum < prog");
+	for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+		struct cmd c = run("timeout 10 '%s' --soname libz.so.1 prog -o %s", tool(), targets[i][0]);
+		char *kind = sh("stat -L -c %%F %s", targets[i][0]);
+		cr_expect_eq(c.status, 1, "-o %s: exit %d: %s", targets[i][0], c.status, c.err);
+		cr_expect(strncmp(c.err, "dlnote-inject: prog: output ", 28) == 0 && strstr(c.err, "only a regular file is replaced"),
+			  "-o %s: %s", targets[i][0], c.err);
+		cr_expect(strchr(c.err, '\n') == c.err + strlen(c.err) - 1, "not one line: %s", c.err);
+		cr_expect_str_eq(kind, targets[i][1], "-o %s replaced it: now a %s", targets[i][0], kind);
+		free(kind);
+		cmd_free(&c);
+	}
+	after = sh("sha256sum < prog; ls -A | grep dlnote; true");
+	cr_expect_str_eq(after, before);
+	free(before);
+	free(after);
+}
+
+/* -o - writes the result to standard output: the same bytes as -o FILE, through a pipe too; a
+ * full device is reported. */
+Test(odd_files, output_to_standard_output)
+{
+	struct cmd c;
+	char *json;
+
+	put_file("p.c", prog_c);
+	free(sh("gcc p.c -o prog && '%s' --soname libz.so.1 prog -o file.out && '%s' --soname libz.so.1 prog -o - > stdout.out && "
+		"'%s' --soname libz.so.1 prog -o - | cat > pipe.out && cmp file.out stdout.out && cmp file.out pipe.out && chmod +x pipe.out",
+		tool(), tool(), tool()));
+	json = sh("'%s' --list --json pipe.out && ./pipe.out", tool());
+	cr_expect_str_eq(json, "[{\"soname\":[\"libz.so.1\"]}]\nhi");
+	free(json);
+	c = run("'%s' --soname libz.so.1 prog -o - > /dev/full", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.err, "dlnote-inject: prog: ") == c.err && strstr(c.err, "No space left on device"), "%s", c.err);
+	cmd_free(&c);
+	json = sh("ls -A /tmp | grep -c 'stdout.dlnote' || true");
+	cr_expect_str_eq(json, "0", "temporary files left in /tmp");
+	free(json);
+}
+
+/* --discover over a good file and a damaged one: the error, and nothing on standard output (a
+ * draft that silently misses a file would be taken for the whole story). */
+Test(odd_files, discover_on_a_broken_file_prints_nothing_on_stdout)
+{
+	static const char *const kinds[] = { "note-absurd-descsz", "segment-past-eof", "bad-class", "section-past-eof" };
+
+	put_file("p.c", prog_c);
+	free(sh("gcc p.c -o prog && '%s' --soname libz.so.1 prog -o noted", tool()));
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		struct cmd c;
+		free(sh("/usr/bin/python3 '%s/tests/tools/damage.py' %s noted broken 2>/dev/null || "
+			"/usr/bin/python3 '%s/tests/tools/damage.py' %s prog broken", srcdir(), kinds[i], srcdir(), kinds[i]));
+		c = run("'%s' --discover prog broken", tool());
+		cr_expect_eq(c.status, 1, "%s: exit %d: %s", kinds[i], c.status, c.err);
+		cr_expect_str_empty(c.out, "%s: standard output: %s", kinds[i], c.out);
+		cr_expect(strstr(c.err, "dlnote-inject: broken: "), "%s: %s", kinds[i], c.err);
+		cr_expect(!strstr(c.err, "heuristic"), "%s: a summary as if all was scanned: %s", kinds[i], c.err);
+		cmd_free(&c);
+	}
+	/* The good file alone still gives its draft. */
+	{
+		char *out = sh("'%s' -q --discover prog", tool());
+		cr_expect(strstr(out, "\"libzstd.so.1\""), "%s", out);
+		free(out);
+	}
+}
+
+/* Detached debug files, as rpm's find-debuginfo (eu-strip -f) and objcopy --only-keep-debug
+ * make them from a program and a library built here: their program headers describe the
+ * stripped file.  Read-only modes read their note sections; writing into them is refused. */
+Test(odd_files, detached_debug_files_are_read_and_never_written, .timeout = 120)
+{
+	static const char *const debug[] = { "tree/prog.debug", "tree/prog.objcopy.debug", "tree/libfoo.so.debug" };
+	static const char *const writes[] = { "--soname libx.so.1", "--merge --soname libx.so.1", "--remove", "--soname libx.so.1 -o out.bin" };
+	char *before, *after, *out;
+
+	need("eu-strip");
+	put_file("p.c", prog_c);
+	put_file("foo.c", "int foo(void) { return 42; }\n");
+	free(sh("mkdir tree && gcc -g p.c -o tree/prog && gcc -g -shared -fPIC foo.c -o tree/libfoo.so && "
+		"'%s' --soname libz.so.1 --priority required tree/prog && '%s' --feature f --soname libfoo-plugin.so.2 tree/libfoo.so && "
+		"objcopy --only-keep-debug tree/prog tree/prog.objcopy.debug 2>/dev/null && "
+		"eu-strip -f tree/prog.debug tree/prog && eu-strip -f tree/libfoo.so.debug tree/libfoo.so && echo text > tree/README",
+		tool(), tool()));
+	for (size_t i = 0; i < sizeof debug / sizeof debug[0]; i++) {
+		const char *want = strstr(debug[i], "libfoo") ? "[{\"soname\":[\"libfoo-plugin.so.2\"],\"feature\":\"f\"}]"
+							     : "[{\"soname\":[\"libz.so.1\"],\"priority\":\"required\"}]";
+		out = sh("'%s' --list --json %s", tool(), debug[i]);
+		cr_expect_str_eq(out, want, "%s", debug[i]);
+		free(out);
+		out = sh("'%s' --check %s", tool(), debug[i]);
+		cr_expect(strstr(out, "ok (1 dlopen entry)"), "%s: %s", debug[i], out);
+		free(out);
+		before = sh("sha256sum < %s", debug[i]);
+		for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++) {
+			struct cmd c = run("'%s' %s %s", tool(), writes[k], debug[i]);
+			cr_expect_eq(c.status, 1, "%s %s: exit %d", writes[k], debug[i], c.status);
+			cr_expect(strstr(c.err, "detached debug file") && strchr(c.err, '\n') == c.err + strlen(c.err) - 1, "%s %s: %s",
+				  writes[k], debug[i], c.err);
+			cmd_free(&c);
+		}
+		after = sh("sha256sum < %s; ls | grep -e dlnote -e out.bin; true", debug[i]);
+		cr_expect_str_eq(after, before, "%s changed or left files", debug[i]);
+		free(before);
+		free(after);
+	}
+	/* A generator run over the package tree: every file, the debug files too. */
+	out = sh("find tree -type f | sort | '%s' --list --format=sonames --skip-non-elf --files-from -", tool());
+	cr_expect_str_eq(out, "libfoo-plugin.so.2 recommended\nlibz.so.1 required");
+	free(out);
+	out = sh("'%s' --check --skip-non-elf tree/* | sort", tool());
+	cr_expect(strstr(out, "tree/prog.debug: ok (1 dlopen entry)") && strstr(out, "tree/libfoo.so.debug: ok (1 dlopen entry)") &&
+		  strstr(out, "tree/prog: ok (1 dlopen entry)"), "%s", out);
+	free(out);
+}

@@ -1,0 +1,90 @@
+/* test_util.c - the helpers every stage shares (src/util.c): terminal-safe text, geometric
+ * growth, grouping equal strings. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void shown(const char *in, size_t len, const char *want)
+{
+	struct buf b = { 0 };
+
+	buf_put_text(&b, in, len);
+	buf_put(&b, "", 0);
+	cr_assert_str_eq(b.p, want, "%zu bytes shown as '%s', want '%s'", len, b.p, want);
+	buf_free(&b);
+}
+
+/* C-style: \n \t \r; octal for the other C0 controls and DEL (ESC is \033); \xNN for each byte
+ * of a C1 control (U+0080-U+009F: 8-bit CSI is U+009B) and of invalid UTF-8; valid printable
+ * UTF-8 as it is. */
+Test(util, text_escapes_what_a_terminal_would_act_on)
+{
+	shown("plain name.so.1", 15, "plain name.so.1");
+	shown("a\nb\tc\rd", 7, "a\\nb\\tc\\rd");
+	shown("\033[31mred", 8, "\\033[31mred");
+	shown("x\177y", 3, "x\\177y");
+	shown("\001\037", 2, "\\001\\037");
+	shown("nul\0x", 5, "nul\\000x");
+	shown("\xc2\x9b" "2J", 4, "\\xc2\\x9b2J");
+	shown("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	shown("\xff\xfe", 2, "\\xff\\xfe");
+	shown("\xc0\xaf", 2, "\\xc0\\xaf");                 /* overlong '/' */
+	shown("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");       /* a surrogate */
+	shown("\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80"); /* above U+10FFFF */
+	shown("\xe2\x82", 2, "\\xe2\\x82");                 /* truncated */
+	shown("back\\slash", 10, "back\\slash");
+}
+
+Test(util, print_text_escapes_the_line_and_keeps_its_newline)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	print_text(f, "dlnote-inject: %s: %s\n", "a\nb\033c", "reason");
+	print_text(f, "no newline %d", 7);
+	fclose(f);
+	cr_assert_str_eq(text, "dlnote-inject: a\\nb\\033c: reason\nno newline 7");
+	free(text);
+}
+
+Test(util, xgrow_doubles_and_keeps_the_contents)
+{
+	size_t cap = 0, reallocs = 0, n;
+	int *v = NULL, *w;
+
+	for (n = 0; n < 100000; n++) {
+		size_t old = cap;
+		w = xgrow(v, &cap, n, sizeof *v);
+		cr_assert(w, "out of memory at %zu", n);
+		reallocs += cap != old;
+		v = w;
+		v[n] = (int)n;
+		cr_assert(cap > n);
+	}
+	for (n = 0; n < 100000; n++)
+		cr_assert_eq(v[n], (int)n);
+	cr_assert(reallocs <= 15, "%zu reallocations for 100,000 elements", reallocs);
+	free(v);
+}
+
+Test(util, keys_group_equal_strings_earliest_first)
+{
+	struct key v[] = { { "b", 1, 0 }, { "a", 1, 1 }, { "b", 1, 2 }, { "ab", 2, 3 }, { "a", 1, 4 }, { "", 0, 5 } };
+	const struct key *k;
+
+	keys_sort(v, 6);
+	cr_assert_eq(v[0].pos, 5);
+	cr_assert(v[1].pos == 1 && v[2].pos == 4 && v[3].pos == 3 && v[4].pos == 0 && v[5].pos == 2);
+	cr_assert(key_same(&v[1], &v[2]) && !key_same(&v[2], &v[3]));
+	k = keys_find(v, 6, "b", 1);
+	cr_assert(k && k->pos == 0, "the first 'b' is the earliest");
+	k = keys_find(v, 6, "a", 1);
+	cr_assert(k && k->pos == 1);
+	cr_assert_null(keys_find(v, 6, "c", 1));
+	cr_assert_null(keys_find(v, 6, "abc", 3));
+	cr_assert_null(keys_find(NULL, 0, "a", 1));
+}
