@@ -129,6 +129,22 @@ fails_with() {   # fails_with TEXT COMMAND...: COMMAND fails and its output cont
 	grep -qF -- "$1" <<<"$out" || { echo "missing: $1"; return 1; }
 }
 
+# entries_once FILE EXPECTED_JSON: the entries, read by dlnote-inject and by an independent
+# PT_NOTE walker (tests/tools/readers.py), are exactly these: each once, in this order.
+entries_once() {
+	local got
+	entries "$1" "$2"
+	got=$(python3 "$SRC/tests/tools/readers.py" segments "$1")
+	json_equal "$got" "$2" || { echo "PT_NOTE walker, in $1"; return 1; }
+}
+
+prints() {       # prints EXPECTED PROGRAM [via...]: the program runs and prints EXPECTED
+	local out
+	out=$("${@:3}" "$2")
+	echo "$out"
+	[ "$out" = "$1" ]
+}
+
 all_entries() { while [ $# -ge 2 ]; do entries "$1" "$2"; shift 2; done; }
 all_same_id() { while [ $# -ge 2 ]; do same_id "$1" "$2"; shift 2; done; }
 hardened() {     # hardened FILE [TWIN]: PLUG_PROPERTY if the arch has one, same ABI markers as TWIN
@@ -175,6 +191,8 @@ APP_MESON="[$GUI,$ZSTD]"
 APP_MESON_EDITED="[$GUI_EDITED,$ZSTD]"
 UTIL='[{"feature":"lz4","priority":"suggested","soname":["liblz4.so.1"]}]'
 PLUG='[{"feature":"tpm","soname":["libtss2-esys.so.0"],"priority":"required"}]'
+CODEC='{"feature":"xz","description":"Decompress .xz files","priority":"recommended","soname":["liblzma.so.5"]}'
+PARSE='{"feature":"yaml","priority":"suggested","soname":["libyaml-0.so.2"]}'
 MANIFEST_ERROR='app-dlopen.json: line 1, column 13: entry 1: "soname" must be an array of strings'
 case $(uname -m) in
 x86_64) NATIVE_HARDENING=-fcf-protection=full NATIVE_PROPERTY='x86 feature: IBT, SHSTK' ;;
@@ -306,6 +324,11 @@ cmake_results() {  # cmake_results NAME LABEL [RUNNER...]: entries, ELF ids, ABI
 	check "$label: util keeps '${PLUG_PROPERTY:-its GNU properties}' (from lib/'s CMAKE_C_FLAGS)" \
 		hardened "$d/b/lib/libutil.so"
 	check "$label: app runs" runs "$d/b/app" "$@"
+	check "$label: tool (links static codec, object parse, shared front) has codec's and parse's entries once" \
+		entries_once "$d/b/tool" "[$CODEC,$PARSE]"
+	check "$label: shared library front (links static codec PUBLIC) has them once" \
+		entries_once "$d/b/libfront.so" "[$CODEC,$PARSE]"
+	check "$label: tool runs" prints "tool ok 7 2 70" "$d/b/tool" "$@"
 }
 
 cmake_install() {  # cmake_install NAME LABEL [RUNNER...]
@@ -315,6 +338,20 @@ cmake_install() {  # cmake_install NAME LABEL [RUNNER...]
 	check "$label: installed app, util and plug have their entries" all_entries \
 		"$d/inst/bin/app" "$APP" "$d/inst/lib/libutil.so" "$UTIL" "$d/inst/lib/libplug.so" "$PLUG"
 	check "$label: installed app runs" runs "$d/inst/bin/app" "$@"
+	check "$label: installed tool has codec's and parse's entries once" \
+		entries_once "$d/inst/bin/tool" "[$CODEC,$PARSE]"
+	check "$label: a project without dlnote links the installed static codec (find_package)" \
+		cmake_consumer "$d" "${CONSUMER_ARGS[@]}"
+	check "$label: its program has codec's and parse's entries once" \
+		entries_once "$d/consumer/consumer" "[$CODEC,$PARSE]"
+	check "$label: its program runs" prints "consumer ok 7" "$d/consumer/consumer" "$@"
+}
+
+cmake_consumer() {  # cmake_consumer DIR CMAKE_ARGS...: build sample/consumer against DIR/inst
+	local d=$1
+	shift
+	cmake -S "$d/src/consumer" -B "$d/consumer" -DCMAKE_PREFIX_PATH="$d/inst" "$@"
+	cmake --build "$d/consumer"
 }
 
 # 1. Ninja, find_package, gcc with LTO (IPO), --gc-sections.
@@ -323,7 +360,8 @@ BROKEN=
 C=cm-ninja
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja package gcc-lto"
-check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON
+CONSUMER_ARGS=(-G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON)
+check "$L: configure + build" cmake_sample $C "${CONSUMER_ARGS[@]}"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/CMakeFiles/app.dir/app.c.o"
 cmake_results $C "$L"
@@ -346,6 +384,7 @@ BROKEN=
 C=cm-make
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake make subdirectory relink"
+CONSUMER_ARGS=(-G "Unix Makefiles" -DCMAKE_C_COMPILER=gcc)
 check "$L: configure + build" cmake_sample $C -G "Unix Makefiles" -DCMAKE_C_COMPILER=gcc \
 	-DDLNOTE_VIA=subdirectory -DDLNOTE_SOURCE_DIR="$SRC" -DCMAKE_NO_BUILTIN_CHRPATH=ON
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -353,7 +392,12 @@ check "$L: the tool was built in the project (dlnote/dlnote-inject)" test -x "$T
 cmake_results $C "$L"
 manifest_checks "Generating dlopen note object for app" "Linking C executable app" "$T/$C/src/" \
 	cmake --build "$T/$C/b"
-relinks() { cmake --build "$1" --target preinstall | tee /dev/stderr | grep -qF "Linking C executable CMakeFiles/CMakeRelink.dir/app"; }
+relinks() {      # (no grep -q on the pipe: make would die of SIGPIPE before relinking all)
+	local out
+	out=$(cmake --build "$1" --target preinstall)
+	echo "$out"
+	grep -qF "Linking C executable CMakeFiles/CMakeRelink.dir/app" <<<"$out"
+}
 check "$L: install relinks app (make preinstall: CMakeRelink.dir/app)" relinks "$T/$C/b"
 cmake_install $C "$L"
 
@@ -375,6 +419,7 @@ BROKEN=
 C=cm-cross-fetch
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja aarch64 fetchcontent"
+CONSUMER_ARGS=(-G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN")
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
 	-DDLNOTE_VIA=fetchcontent -DFETCHCONTENT_SOURCE_DIR_DLNOTE="$SRC"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
