@@ -163,6 +163,32 @@ edit_manifest() { sed -i 's/Graphical front end/GUI, edited/' "$1/app-dlopen.jso
 break_manifest() { cp "$1/app-dlopen.json" "$1/app-dlopen.json.good"; printf '[{"soname": "libx.so"}]\n' >"$1/app-dlopen.json"; }
 fix_manifest() { mv "$1/app-dlopen.json.good" "$1/app-dlopen.json"; }
 
+# What relinks (docs/build-systems.md, "Rebuilds"): run BUILD... after editing, in $C.
+edit_codec() { sed -i 's/Decompress .xz files/Decompress xz/' "$T/$C/src/codec-dlopen.json"; }
+edit_util() { sed -i 's/liblz4.so.1/liblz4.so.9/' "$T/$C/src/$1"; }
+rebuild_checks() {  # rebuild_checks UTIL_FILE BUILD... ; CODEC_STEPS, UTIL_LINK, APP_LINK, APP_RELINKED
+	local util_file=$1
+	shift
+	edit_codec
+	"$@" >"$T/$C/codec.log" 2>&1 || true
+	check "$L: editing static codec's manifest rebuilds its note and archive, relinks what links it" \
+		only_rebuilt "$T/$C/codec.log" "${CODEC_STEPS[@]}"
+	check "$L: tool has the edited entry" entries_once "$T/$C/b/tool" "[${CODEC/.xz files/xz}${TOOL_MORE:-}]"
+	edit_util "$util_file"
+	"$@" >"$T/$C/util.log" 2>&1 || true
+	check "$L: editing shared util's entry relinks util$UTIL_RELINKS" \
+		relinked "$T/$C/util.log" "$UTIL_LINK" "$APP_LINK" "$APP_RELINKED"
+	check "$L: util has the edited entry" entries "$T/$C/b/$UTIL_PATH" "${UTIL/liblz4.so.1/liblz4.so.9}"
+}
+
+relinked() {     # relinked LOG LIB_STEP APP_STEP yes|no: LOG links the library, and the app or not
+	cat "$1"
+	grep -qF -- "$2" "$1" || { echo "missing step: $2"; return 1; }
+	# (anchored: "... app" is not "... app_plain")
+	if grep -qE -- "$3\$" "$1"; then [ "$4" = yes ]; else [ "$4" = no ]; fi ||
+		{ echo "'$3' should happen: $4"; return 1; }
+}
+
 manifest_checks() {  # manifest_checks NOTE_STEP LINK_STEP ERROR_PREFIX BUILD...: in configuration $C
 	local note_step=$1 link_step=$2 error_prefix=$3
 	shift 3
@@ -225,11 +251,11 @@ installed_files() {
 	local f
 	for f in bin/dlnote-inject lib/cmake/dlnote/dlnoteConfig.cmake \
 		lib/cmake/dlnote/dlnoteConfigVersion.cmake lib/cmake/dlnote/dlnoteFunctions.cmake \
-		lib/pkgconfig/dlnote.pc share/dlnote/dlnote-template.c; do
+		lib/pkgconfig/dlnote.pc share/dlnote/dlnote-template.c share/dlnote/dlnote-note.py; do
 		ls -l "$PREFIX/$f"
 	done
 }
-check "installed: bin, lib/cmake/dlnote/{dlnoteConfig,dlnoteConfigVersion,dlnoteFunctions}.cmake, dlnote.pc, template" installed_files
+check "installed: bin, lib/cmake/dlnote/{dlnoteConfig,dlnoteConfigVersion,dlnoteFunctions}.cmake, dlnote.pc, template, note maker" installed_files
 pc_names_tool() {
 	local tool
 	tool=$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --variable=dlnote_inject dlnote)
@@ -378,6 +404,12 @@ bad_priority() {
 check "$L: a bad PRIORITY fails the build with the tool's message" bad_priority "$T/$C/b"
 check "$L: back to good: configure + build" reconfigure_build "$T/$C/b" -DBAD_PRIORITY=OFF
 cmake_install $C "$L"
+CODEC_STEPS=("Generating dlopen note object for codec" "Linking C static library lib/libcodec.a"
+	"Linking C shared library libfront.so" "Linking C executable tool")
+UTIL_LINK="Linking C shared library lib/libutil.so" APP_LINK="Linking C executable app" APP_RELINKED=yes
+UTIL_RELINKS=" and the programs that link it (CMake relinks after any library change)" UTIL_PATH=lib/libutil.so
+TOOL_MORE=",$PARSE"
+rebuild_checks CMakeLists.txt cmake --build "$T/$C/b"
 
 # 2. Unix Makefiles, add_subdirectory(<dlnote source>), install relinks.
 BROKEN=
@@ -446,7 +478,7 @@ meson_sample() {  # meson_sample NAME MESON_SETUP_ARGS...: sample + subprojects/
 	cp -r "$SAMPLE"/. "$d/src"
 	cp -r "$SRC/meson.build" "$SRC/meson_options.txt" "$SRC/Makefile" "$SRC/meson" "$SRC/src" "$d/src/subprojects/dlnote/"
 	cp "$SRC/meson/dlnote.wrap" "$d/src/subprojects/dlnote.wrap"
-	(cd "$d/src" && meson setup "$d/b" "$@") | tee "$d/setup.log"
+	(cd "$d/src" && meson setup "$d/b" -Dpkgconfig.relocatable=true "$@") | tee "$d/setup.log"
 	ninja -C "$d/b"
 }
 
@@ -465,12 +497,43 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 		hardened "$d/b/libplug.so" "$d/b/libplug_plain.so"
 	check "$label: util keeps '${PLUG_PROPERTY:-its GNU properties}'" hardened "$d/b/libutil.so"
 	check "$label: app runs" runs "$d/b/app" "$@"
+	local t
+	for t in tool tool_whole tool_objects tool_again libfront.so; do
+		check "$label: $t (static codec through $(meson_how $t)) has codec's entry once" \
+			entries_once "$d/b/$t" "[$CODEC]"
+	done
+	for t in tool tool_whole tool_objects tool_again; do
+		check "$label: $t runs" prints "tool ok 7 2 70" "$d/b/$t" "$@"
+	done
+}
+
+meson_how() {
+	case $1 in
+	tool) echo "declare_dependency(link_with:, link_args: -u), and shared front" ;;
+	tool_whole) echo "link_whole:" ;;
+	tool_objects) echo "objects: extract_all_objects()" ;;
+	tool_again) echo "static_library(objects: extract_all_objects()) + -u, as kmod" ;;
+	libfront.so) echo "the dependency" ;;
+	esac
+}
+
+meson_libdir() {
+	meson introspect --buildoptions "$1/b" |
+		python3 -c 'import json,sys; print(*[o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"])'
+}
+
+meson_consumer() {  # meson_consumer DIR MESON_SETUP_ARGS...: sample/consumer against DIR/inst
+	local d=$1 pc
+	shift
+	pc=$d/inst/usr/local/$(meson_libdir "$d")/pkgconfig
+	cat "$pc/codec.pc"
+	(cd "$d/src/consumer" && meson setup "$d/consumer" -Dpkg_config_path="$pc" "$@")
+	ninja -C "$d/consumer"
 }
 
 meson_installed_entries() {  # meson_installed_entries DIR: the sample's default prefix and libdir
 	local libdir
-	libdir=$(meson introspect --buildoptions "$1/b" |
-		python3 -c 'import json,sys; print(*[o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"])')
+	libdir=$(meson_libdir "$1")
 	all_entries "$1/inst/usr/local/bin/app" "$APP" "$1/inst/usr/local/$libdir/libutil.so" "$UTIL" \
 		"$1/inst/usr/local/$libdir/libplug.so" "$PLUG"
 }
@@ -481,6 +544,12 @@ meson_install() {  # meson_install NAME LABEL [RUNNER...]
 	check "$label: meson install" meson install -C "$d/b" --destdir "$d/inst"
 	check "$label: installed app, util and plug have their entries" meson_installed_entries "$d"
 	check "$label: installed app runs" runs "$d/inst/usr/local/bin/app" "$@"
+	check "$label: installed tool has codec's entry once" \
+		entries_once "$d/inst/usr/local/bin/tool" "[$CODEC]"
+	check "$label: a project without dlnote links the installed static codec (pkg-config)" \
+		meson_consumer "$d" "${CONSUMER_ARGS[@]}"
+	check "$label: its program has codec's entry once" entries_once "$d/consumer/consumer" "[$CODEC]"
+	check "$label: its program runs" prints "consumer ok 7" "$d/consumer/consumer" "$@"
 }
 
 # The wrap's [provide] is what finds the subproject, unless a dlnote-inject is installed.
@@ -492,6 +561,7 @@ BROKEN=
 C=me-gcc
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson gcc-lto wrap"
+CONSUMER_ARGS=(-Db_lto=true)
 check "$L: setup + build" meson_sample $C -Db_lto=true ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: find_program('dlnote-inject') is provided by the wrap" grep -qF "$PROVIDED" "$T/$C/setup.log"
@@ -500,6 +570,13 @@ meson_results $C "$L"
 check "$L: a second build does nothing" no_work ninja -C "$T/$C/b"
 manifest_checks "Generating 'app.p/app-dlopen-dlopen-note.o'" "Linking target app" "../src/" ninja -C "$T/$C/b"
 meson_install $C "$L"
+CODEC_STEPS=("Generating 'libcodec.a.p/codec-dlopen-dlopen-note.o'" "Linking static target libcodec.a"
+	"Linking static target libcodec_again.a" "Linking target libfront.so" "Generating symbol file libfront.so.p"
+	"Linking target tool_whole" "Linking target tool_objects" "Linking target tool_again" "Linking target tool")
+UTIL_LINK="Linking target libutil.so" APP_LINK="Linking target app" APP_RELINKED=no
+UTIL_RELINKS=" only: Meson relinks programs only when a library's exported symbols change" UTIL_PATH=libutil.so
+TOOL_MORE=
+rebuild_checks meson.build ninja -C "$T/$C/b"
 
 # 2. clang -flto, lld; the ABI flag from add_project_arguments, so passed on as template_args.
 BROKEN=
@@ -518,6 +595,9 @@ BROKEN=
 C=me-cross
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson aarch64"
+# The sample's cross file with a pkg-config for the consumer (Meson 1.0 reads the key pkgconfig).
+sed "s/^pkg-config = 'false'/pkgconfig = 'pkg-config'/" "$SRC/tests/buildsys/aarch64-cross.ini" >"$T/cross-pc.ini"
+CONSUMER_ARGS=(--cross-file "$T/cross-pc.ini")
 check "$L: setup + build" meson_sample $C --cross-file "$SRC/tests/buildsys/aarch64-cross.ini"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: the tool was built for the build machine" same_id "$T/$C/b/subprojects/dlnote/dlnote-inject" "$DLNOTE"
@@ -531,10 +611,15 @@ BROKEN=
 C=me-system
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson installed tool"
+CONSUMER_ARGS=()
 check "$L: setup + build" with_env PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
 	meson_sample $C -Dtool=system ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
-check "$L: notes were made by the installed tool" grep -qF "$PREFIX/bin/dlnote-inject -q -m ../src/app-dlopen.json" "$T/$C/b/build.ninja"
+installed_maker() {
+	grep -F "$PREFIX/share/dlnote/dlnote-note.py app.p/app-dlopen-dlopen-note.o -m ../src/app-dlopen.json" "$T/$C/b/build.ninja" &&
+		grep -F "TOOL = \"$PREFIX/bin/dlnote-inject\"" "$PREFIX/share/dlnote/dlnote-note.py"
+}
+check "$L: notes were made by the installed note maker, which runs the installed tool" installed_maker
 meson_results $C "$L"
 meson_install $C "$L"
 
