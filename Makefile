@@ -200,6 +200,8 @@ install-buildsys:
 	chmod 644 $(DESTDIR)$(CMAKEDIR)/dlnoteConfig*.cmake $(DESTDIR)$(PKGCONFIGDIR)/dlnote.pc
 	install -m 644 cmake/dlnoteFunctions.cmake $(DESTDIR)$(CMAKEDIR)/dlnoteFunctions.cmake
 	install -m 644 meson/dlnote-template.c $(DESTDIR)$(DATADIR)/dlnote/dlnote-template.c
+	sed 's|@DLNOTE_INJECT@|$(BINDIR)/dlnote-inject|' meson/dlnote-note.py > $(DESTDIR)$(DATADIR)/dlnote/dlnote-note.py
+	chmod 755 $(DESTDIR)$(DATADIR)/dlnote/dlnote-note.py
 
 $(BUILDSYS_TEST): tests/buildsys/test_buildsys.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) -lcriterion

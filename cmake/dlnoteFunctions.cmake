@@ -5,8 +5,8 @@
 #       [MANIFEST <file.json>...])
 #
 # One call declares at most one entry (FEATURE/SONAME/DESCRIPTION/PRIORITY) and any number of
-# manifests; repeated calls accumulate, in call order.  <target> is an executable, a shared
-# library or a module library, created in any directory.
+# manifests; repeated calls accumulate, in call order.  <target> is an executable, a shared,
+# module, static or object library, created in any directory.
 #
 # How (see docs/build-systems.md for why): the entries end up in <target>-dlopen-note.o, an
 # object the target links like any other of its objects.  It is made at build time by
@@ -16,6 +16,18 @@
 # byte order, e_machine and e_flags, and the same ABI marker sections (.note.GNU-stack,
 # .note.gnu.property, .ARM.attributes, ...): linking it changes nothing but the note.
 # Nothing is edited after the link, so install-time relinking and POST_BUILD limits don't apply.
+#
+# Static and object libraries are not linked: their entries must reach every executable and
+# shared library that links them.  Their note object also defines one hidden symbol,
+# dlnote_pull_<target>_<hash>, and the library's INTERFACE_LINK_OPTIONS carry -Wl,-u,<symbol>,
+# so every link that uses the library pulls the note object in exactly once (an archive member
+# is never pulled twice; the symbol is hidden, so a shared library does not satisfy it for the
+# programs that link it).  (--require-defined would also fail when the member is missing, but
+# lld 14 does not know it.)
+# A static library keeps the note object as a member of its own archive: installing the
+# library installs the note, and install(EXPORT) exports the link option.  An object library
+# gets a companion static library <target>-dlnote holding the note object, in its
+# INTERFACE_LINK_LIBRARIES (export it with the object library).
 #
 # Needs the imported or built executable target dlnote::dlnote-inject (find_package(dlnote) or
 # add_subdirectory of the dlnote source tree define it).
@@ -44,9 +56,9 @@ function(target_dlopen_notes target)
   endif()
   get_target_property(imported "${target}" IMPORTED)
   get_target_property(type "${target}" TYPE)
-  if(imported OR NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
-    message(FATAL_ERROR "${who}: only executables, shared and module libraries built here "
-                        "can carry dlopen notes ('${target}' is ${type})")
+  if(imported OR NOT type MATCHES "^(EXECUTABLE|(SHARED|MODULE|STATIC|OBJECT)_LIBRARY)$")
+    message(FATAL_ERROR "${who}: only executables, shared, module, static and object libraries "
+                        "built here can carry dlopen notes ('${target}' is ${type})")
   endif()
 
   set(items "")
@@ -64,6 +76,11 @@ function(target_dlopen_notes target)
   get_property(count TARGET "${target}" PROPERTY DLNOTE_ITEM_COUNT)
   if(NOT count)
     set(count 0)
+    if(type STREQUAL "OBJECT_LIBRARY")
+      # Made now, so install(TARGETS … <target>-dlnote) may name it before the finalizer runs.
+      add_library("${target}-dlnote" STATIC)
+      target_link_libraries("${target}" INTERFACE "${target}-dlnote")
+    endif()
     # One finalizer per target, at the end of the top-level directory: every call, from any
     # directory, has happened by then, and that directory is always still open for DEFER.
     cmake_language(EVAL CODE
@@ -146,12 +163,35 @@ function(_dlnote_finalize target)
 
   set(work "${tbin}/CMakeFiles/${target}.dlnote")
   file(MAKE_DIRECTORY "${work}")
-  set(template_src "${CMAKE_BINARY_DIR}/CMakeFiles/dlnote/dlnote-template.${ext}")
-  # It defines nothing: only the compiler's ELF header and ABI marker sections matter.
-  _dlnote_write_if_changed("${template_src}"
-    "/* dlnote template: built with the target's compiler and options, never with LTO. */
+  get_target_property(type "${target}" TYPE)
+  if(type MATCHES "^(STATIC|OBJECT)_LIBRARY$")
+    # The symbol that pulls the note object into every link using the library: named after
+    # the project and the target (stable across build directories, so builds are reproducible).
+    string(SHA1 hash "${CMAKE_PROJECT_NAME}/${target}")
+    string(SUBSTRING "${hash}" 0 8 hash)
+    string(MAKE_C_IDENTIFIER "dlnote_pull_${target}_${hash}" pull)
+    set(template_src "${work}/dlnote-template.${ext}")
+    _dlnote_write_if_changed("${template_src}"
+      "/* dlnote template of ${target}: built with the target's compiler and options, never with
+ * LTO.  Its one symbol is what consumers' -u pulls in. */
+#ifdef __cplusplus
+extern \"C\" {
+#endif
+extern const char ${pull};
+__attribute__((visibility(\"hidden\"), used)) const char ${pull} = 0;
+#ifdef __cplusplus
+}
+#endif
+")
+  else()
+    set(pull "")
+    set(template_src "${CMAKE_BINARY_DIR}/CMakeFiles/dlnote/dlnote-template.${ext}")
+    # It defines nothing: only the compiler's ELF header and ABI marker sections matter.
+    _dlnote_write_if_changed("${template_src}"
+      "/* dlnote template: built with the target's compiler and options, never with LTO. */
 typedef int dlnote_template_unused;
 ")
+  endif()
 
   # The template object: the target's compiler, the target's compile options (this includes
   # its directory's add_compile_options and its dependencies' usage requirements), no LTO.
@@ -229,13 +269,24 @@ typedef int dlnote_template_unused;
     DEPENDS dlnote::dlnote-inject "${template}" "$<TARGET_OBJECTS:${template}>" ${deps}
     COMMENT "Generating dlopen note object for ${target}"
     VERBATIM)
-  target_sources("${target}" PRIVATE "${note}")
-  set_source_files_properties("${note}" TARGET_DIRECTORY "${target}"
+  # The target that links the note object: the target itself, or for an object library (whose
+  # $<TARGET_OBJECTS> never lists external objects) a companion static library.
+  set(holder "${target}")
+  if(type STREQUAL "OBJECT_LIBRARY")
+    set(holder "${target}-dlnote")
+    set_target_properties("${holder}" PROPERTIES LINKER_LANGUAGE ${lang})
+  endif()
+  target_sources("${holder}" PRIVATE "${note}")
+  set_source_files_properties("${note}" TARGET_DIRECTORY "${holder}"
     PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-  add_dependencies("${target}" dlnote::dlnote-inject)
-  if(NOT tdir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+  if(pull)
+    # Every link that uses the library pulls the note member.
+    target_link_options("${holder}" INTERFACE "LINKER:-u,${pull}")
+  endif()
+  add_dependencies("${holder}" dlnote::dlnote-inject)
+  if(NOT tdir STREQUAL CMAKE_CURRENT_SOURCE_DIR OR NOT holder STREQUAL target)
     # The rule lives in this directory; Makefile generators only run it through a target here.
     add_custom_target("${target}-dlopen-note" DEPENDS "${note}")
-    add_dependencies("${target}" "${target}-dlopen-note")
+    add_dependencies("${holder}" "${target}-dlopen-note")
   endif()
 endfunction()

@@ -5,8 +5,12 @@
 # temporary directory, for every configuration the helpers promise: CMake with Ninja and with
 # Makefiles, find_package / add_subdirectory / FetchContent, gcc+LTO, clang+lld+LTO, aarch64
 # cross; Meson through the wrap, with clang+lld+LTO, cross, and with the installed tool.
-# It reads the results with `dlnote-inject --list --json`, runs them (qemu-aarch64 for the cross
-# builds), compares ABI markers with twins linked without notes, and checks errors and rebuilds.
+# Every configuration also has a static library (CMake: and an object library) with entries,
+# linked into programs and a shared library in every supported way; installed, it is linked
+# by sample/consumer, a project without dlnote.
+# It reads the results with `dlnote-inject --list --json` (and, where each entry must appear
+# once, an independent PT_NOTE walker), runs them (qemu-aarch64 for the cross builds), compares
+# ABI markers with twins linked without notes, and checks errors and rebuilds.
 #
 # One line per check: "PASS  name" or "FAIL  name (log: ...)" followed by the log's tail.
 # Exit status 1 if any check failed.  Environment: DLNOTE (the tool that reads results, default
@@ -129,6 +133,22 @@ fails_with() {   # fails_with TEXT COMMAND...: COMMAND fails and its output cont
 	grep -qF -- "$1" <<<"$out" || { echo "missing: $1"; return 1; }
 }
 
+# entries_once FILE EXPECTED_JSON: the entries, read by dlnote-inject and by an independent
+# PT_NOTE walker (tests/tools/readers.py), are exactly these: each once, in this order.
+entries_once() {
+	local got
+	entries "$1" "$2"
+	got=$(python3 "$SRC/tests/tools/readers.py" segments "$1")
+	json_equal "$got" "$2" || { echo "PT_NOTE walker, in $1"; return 1; }
+}
+
+prints() {       # prints EXPECTED PROGRAM [via...]: the program runs and prints EXPECTED
+	local out
+	out=$("${@:3}" "$2")
+	echo "$out"
+	[ "$out" = "$1" ]
+}
+
 all_entries() { while [ $# -ge 2 ]; do entries "$1" "$2"; shift 2; done; }
 all_same_id() { while [ $# -ge 2 ]; do same_id "$1" "$2"; shift 2; done; }
 hardened() {     # hardened FILE [TWIN]: PLUG_PROPERTY if the arch has one, same ABI markers as TWIN
@@ -146,6 +166,32 @@ reconfigure_build() { cmake "$@" && cmake --build "$1"; }
 edit_manifest() { sed -i 's/Graphical front end/GUI, edited/' "$1/app-dlopen.json"; }
 break_manifest() { cp "$1/app-dlopen.json" "$1/app-dlopen.json.good"; printf '[{"soname": "libx.so"}]\n' >"$1/app-dlopen.json"; }
 fix_manifest() { mv "$1/app-dlopen.json.good" "$1/app-dlopen.json"; }
+
+# What relinks (docs/build-systems.md, "Rebuilds"): run BUILD... after editing, in $C.
+edit_codec() { sed -i 's/Decompress .xz files/Decompress xz/' "$T/$C/src/codec-dlopen.json"; }
+edit_util() { sed -i 's/liblz4.so.1/liblz4.so.9/' "$T/$C/src/$1"; }
+rebuild_checks() {  # rebuild_checks UTIL_FILE BUILD... ; CODEC_STEPS, UTIL_LINK, APP_LINK, APP_RELINKED
+	local util_file=$1
+	shift
+	edit_codec
+	"$@" >"$T/$C/codec.log" 2>&1 || true
+	check "$L: editing static codec's manifest rebuilds its note and archive, relinks what links it" \
+		only_rebuilt "$T/$C/codec.log" "${CODEC_STEPS[@]}"
+	check "$L: tool has the edited entry" entries_once "$T/$C/b/tool" "[${CODEC/.xz files/xz}${TOOL_MORE:-}]"
+	edit_util "$util_file"
+	"$@" >"$T/$C/util.log" 2>&1 || true
+	check "$L: editing shared util's entry relinks util$UTIL_RELINKS" \
+		relinked "$T/$C/util.log" "$UTIL_LINK" "$APP_LINK" "$APP_RELINKED"
+	check "$L: util has the edited entry" entries "$T/$C/b/$UTIL_PATH" "${UTIL/liblz4.so.1/liblz4.so.9}"
+}
+
+relinked() {     # relinked LOG LIB_STEP APP_STEP yes|no: LOG links the library, and the app or not
+	cat "$1"
+	grep -qF -- "$2" "$1" || { echo "missing step: $2"; return 1; }
+	# (anchored: "... app" is not "... app_plain")
+	if grep -qE -- "$3\$" "$1"; then [ "$4" = yes ]; else [ "$4" = no ]; fi ||
+		{ echo "'$3' should happen: $4"; return 1; }
+}
 
 manifest_checks() {  # manifest_checks NOTE_STEP LINK_STEP ERROR_PREFIX BUILD...: in configuration $C
 	local note_step=$1 link_step=$2 error_prefix=$3
@@ -175,6 +221,8 @@ APP_MESON="[$GUI,$ZSTD]"
 APP_MESON_EDITED="[$GUI_EDITED,$ZSTD]"
 UTIL='[{"feature":"lz4","priority":"suggested","soname":["liblz4.so.1"]}]'
 PLUG='[{"feature":"tpm","soname":["libtss2-esys.so.0"],"priority":"required"}]'
+CODEC='{"feature":"xz","description":"Decompress .xz files","priority":"recommended","soname":["liblzma.so.5"]}'
+PARSE='{"feature":"yaml","priority":"suggested","soname":["libyaml-0.so.2"]}'
 MANIFEST_ERROR='app-dlopen.json: line 1, column 13: entry 1: "soname" must be an array of strings'
 case $(uname -m) in
 x86_64) NATIVE_HARDENING=-fcf-protection=full NATIVE_PROPERTY='x86 feature: IBT, SHSTK' ;;
@@ -207,11 +255,11 @@ installed_files() {
 	local f
 	for f in bin/dlnote-inject lib/cmake/dlnote/dlnoteConfig.cmake \
 		lib/cmake/dlnote/dlnoteConfigVersion.cmake lib/cmake/dlnote/dlnoteFunctions.cmake \
-		lib/pkgconfig/dlnote.pc share/dlnote/dlnote-template.c; do
+		lib/pkgconfig/dlnote.pc share/dlnote/dlnote-template.c share/dlnote/dlnote-note.py; do
 		ls -l "$PREFIX/$f"
 	done
 }
-check "installed: bin, lib/cmake/dlnote/{dlnoteConfig,dlnoteConfigVersion,dlnoteFunctions}.cmake, dlnote.pc, template" installed_files
+check "installed: bin, lib/cmake/dlnote/{dlnoteConfig,dlnoteConfigVersion,dlnoteFunctions}.cmake, dlnote.pc, template, note maker" installed_files
 pc_names_tool() {
 	local tool
 	tool=$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --variable=dlnote_inject dlnote)
@@ -306,6 +354,11 @@ cmake_results() {  # cmake_results NAME LABEL [RUNNER...]: entries, ELF ids, ABI
 	check "$label: util keeps '${PLUG_PROPERTY:-its GNU properties}' (from lib/'s CMAKE_C_FLAGS)" \
 		hardened "$d/b/lib/libutil.so"
 	check "$label: app runs" runs "$d/b/app" "$@"
+	check "$label: tool (links static codec, object parse, shared front) has codec's and parse's entries once" \
+		entries_once "$d/b/tool" "[$CODEC,$PARSE]"
+	check "$label: shared library front (links static codec PUBLIC) has them once" \
+		entries_once "$d/b/libfront.so" "[$CODEC,$PARSE]"
+	check "$label: tool runs" prints "tool ok 7 2 70" "$d/b/tool" "$@"
 }
 
 cmake_install() {  # cmake_install NAME LABEL [RUNNER...]
@@ -315,6 +368,21 @@ cmake_install() {  # cmake_install NAME LABEL [RUNNER...]
 	check "$label: installed app, util and plug have their entries" all_entries \
 		"$d/inst/bin/app" "$APP" "$d/inst/lib/libutil.so" "$UTIL" "$d/inst/lib/libplug.so" "$PLUG"
 	check "$label: installed app runs" runs "$d/inst/bin/app" "$@"
+	check "$label: installed tool has codec's and parse's entries once" \
+		entries_once "$d/inst/bin/tool" "[$CODEC,$PARSE]"
+	[ ${#CONSUMER_ARGS[@]} -gt 0 ] || return 0   # (a consumer costs a configure: not everywhere)
+	check "$label: a project without dlnote links the installed static codec (find_package)" \
+		cmake_consumer "$d" "${CONSUMER_ARGS[@]}"
+	check "$label: its program has codec's and parse's entries once" \
+		entries_once "$d/consumer/consumer" "[$CODEC,$PARSE]"
+	check "$label: its program runs" prints "consumer ok 7" "$d/consumer/consumer" "$@"
+}
+
+cmake_consumer() {  # cmake_consumer DIR CMAKE_ARGS...: build sample/consumer against DIR/inst
+	local d=$1
+	shift
+	cmake -S "$d/src/consumer" -B "$d/consumer" -DCMAKE_PREFIX_PATH="$d/inst" "$@"
+	cmake --build "$d/consumer"
 }
 
 # 1. Ninja, find_package, gcc with LTO (IPO), --gc-sections.
@@ -323,7 +391,8 @@ BROKEN=
 C=cm-ninja
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja package gcc-lto"
-check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON
+CONSUMER_ARGS=(-G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON)
+check "$L: configure + build" cmake_sample $C "${CONSUMER_ARGS[@]}"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/CMakeFiles/app.dir/app.c.o"
 cmake_results $C "$L"
@@ -340,12 +409,19 @@ bad_priority() {
 check "$L: a bad PRIORITY fails the build with the tool's message" bad_priority "$T/$C/b"
 check "$L: back to good: configure + build" reconfigure_build "$T/$C/b" -DBAD_PRIORITY=OFF
 cmake_install $C "$L"
+CODEC_STEPS=("Generating dlopen note object for codec" "Linking C static library lib/libcodec.a"
+	"Linking C shared library libfront.so" "Linking C executable tool")
+UTIL_LINK="Linking C shared library lib/libutil.so" APP_LINK="Linking C executable app" APP_RELINKED=yes
+UTIL_RELINKS=" and the programs that link it (CMake relinks after any library change)" UTIL_PATH=lib/libutil.so
+TOOL_MORE=",$PARSE"
+rebuild_checks CMakeLists.txt cmake --build "$T/$C/b"
 
 # 2. Unix Makefiles, add_subdirectory(<dlnote source>), install relinks.
 BROKEN=
 C=cm-make
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake make subdirectory relink"
+CONSUMER_ARGS=()
 check "$L: configure + build" cmake_sample $C -G "Unix Makefiles" -DCMAKE_C_COMPILER=gcc \
 	-DDLNOTE_VIA=subdirectory -DDLNOTE_SOURCE_DIR="$SRC" -DCMAKE_NO_BUILTIN_CHRPATH=ON
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -353,7 +429,12 @@ check "$L: the tool was built in the project (dlnote/dlnote-inject)" test -x "$T
 cmake_results $C "$L"
 manifest_checks "Generating dlopen note object for app" "Linking C executable app" "$T/$C/src/" \
 	cmake --build "$T/$C/b"
-relinks() { cmake --build "$1" --target preinstall | tee /dev/stderr | grep -qF "Linking C executable CMakeFiles/CMakeRelink.dir/app"; }
+relinks() {      # (no grep -q on the pipe: make would die of SIGPIPE before relinking all)
+	local out
+	out=$(cmake --build "$1" --target preinstall)
+	echo "$out"
+	grep -qF "Linking C executable CMakeFiles/CMakeRelink.dir/app" <<<"$out"
+}
 check "$L: install relinks app (make preinstall: CMakeRelink.dir/app)" relinks "$T/$C/b"
 cmake_install $C "$L"
 
@@ -375,6 +456,7 @@ BROKEN=
 C=cm-cross-fetch
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja aarch64 fetchcontent"
+CONSUMER_ARGS=(-G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN")
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
 	-DDLNOTE_VIA=fetchcontent -DFETCHCONTENT_SOURCE_DIR_DLNOTE="$SRC"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -401,7 +483,7 @@ meson_sample() {  # meson_sample NAME MESON_SETUP_ARGS...: sample + subprojects/
 	cp -r "$SAMPLE"/. "$d/src"
 	cp -r "$SRC/meson.build" "$SRC/meson_options.txt" "$SRC/Makefile" "$SRC/meson" "$SRC/src" "$d/src/subprojects/dlnote/"
 	cp "$SRC/meson/dlnote.wrap" "$d/src/subprojects/dlnote.wrap"
-	(cd "$d/src" && meson setup "$d/b" "$@") | tee "$d/setup.log"
+	(cd "$d/src" && meson setup "$d/b" -Dpkgconfig.relocatable=true "$@") | tee "$d/setup.log"
 	ninja -C "$d/b"
 }
 
@@ -420,12 +502,43 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 		hardened "$d/b/libplug.so" "$d/b/libplug_plain.so"
 	check "$label: util keeps '${PLUG_PROPERTY:-its GNU properties}'" hardened "$d/b/libutil.so"
 	check "$label: app runs" runs "$d/b/app" "$@"
+	local t
+	for t in tool tool_whole tool_objects tool_again libfront.so; do
+		check "$label: $t (static codec through $(meson_how $t)) has codec's entry once" \
+			entries_once "$d/b/$t" "[$CODEC]"
+	done
+	for t in tool tool_whole tool_objects tool_again; do
+		check "$label: $t runs" prints "tool ok 7 2 70" "$d/b/$t" "$@"
+	done
+}
+
+meson_how() {
+	case $1 in
+	tool) echo "declare_dependency(link_with:, link_args: -u), and shared front" ;;
+	tool_whole) echo "link_whole:" ;;
+	tool_objects) echo "objects: extract_all_objects()" ;;
+	tool_again) echo "static_library(objects: extract_all_objects()) + -u, as kmod" ;;
+	libfront.so) echo "the dependency" ;;
+	esac
+}
+
+meson_libdir() {
+	meson introspect --buildoptions "$1/b" |
+		python3 -c 'import json,sys; print(*[o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"])'
+}
+
+meson_consumer() {  # meson_consumer DIR MESON_SETUP_ARGS...: sample/consumer against DIR/inst
+	local d=$1 pc
+	shift
+	pc=$d/inst/usr/local/$(meson_libdir "$d")/pkgconfig
+	cat "$pc/codec.pc"
+	(cd "$d/src/consumer" && meson setup "$d/consumer" -Dpkg_config_path="$pc" "$@")
+	ninja -C "$d/consumer"
 }
 
 meson_installed_entries() {  # meson_installed_entries DIR: the sample's default prefix and libdir
 	local libdir
-	libdir=$(meson introspect --buildoptions "$1/b" |
-		python3 -c 'import json,sys; print(*[o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"])')
+	libdir=$(meson_libdir "$1")
 	all_entries "$1/inst/usr/local/bin/app" "$APP" "$1/inst/usr/local/$libdir/libutil.so" "$UTIL" \
 		"$1/inst/usr/local/$libdir/libplug.so" "$PLUG"
 }
@@ -436,6 +549,13 @@ meson_install() {  # meson_install NAME LABEL [RUNNER...]
 	check "$label: meson install" meson install -C "$d/b" --destdir "$d/inst"
 	check "$label: installed app, util and plug have their entries" meson_installed_entries "$d"
 	check "$label: installed app runs" runs "$d/inst/usr/local/bin/app" "$@"
+	check "$label: installed tool has codec's entry once" \
+		entries_once "$d/inst/usr/local/bin/tool" "[$CODEC]"
+	[ ${#CONSUMER_ARGS[@]} -gt 0 ] || return 0   # (a consumer costs a setup: not everywhere)
+	check "$label: a project without dlnote links the installed static codec (pkg-config)" \
+		meson_consumer "$d" "${CONSUMER_ARGS[@]}"
+	check "$label: its program has codec's entry once" entries_once "$d/consumer/consumer" "[$CODEC]"
+	check "$label: its program runs" prints "consumer ok 7" "$d/consumer/consumer" "$@"
 }
 
 # The wrap's [provide] is what finds the subproject, unless a dlnote-inject is installed.
@@ -447,6 +567,7 @@ BROKEN=
 C=me-gcc
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson gcc-lto wrap"
+CONSUMER_ARGS=(-Db_lto=true)
 check "$L: setup + build" meson_sample $C -Db_lto=true ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: find_program('dlnote-inject') is provided by the wrap" grep -qF "$PROVIDED" "$T/$C/setup.log"
@@ -455,6 +576,13 @@ meson_results $C "$L"
 check "$L: a second build does nothing" no_work ninja -C "$T/$C/b"
 manifest_checks "Generating 'app.p/app-dlopen-dlopen-note.o'" "Linking target app" "../src/" ninja -C "$T/$C/b"
 meson_install $C "$L"
+CODEC_STEPS=("Generating 'libcodec.a.p/codec-dlopen-dlopen-note.o'" "Linking static target libcodec.a"
+	"Linking static target libcodec_again.a" "Linking target libfront.so" "Generating symbol file libfront.so.p"
+	"Linking target tool_whole" "Linking target tool_objects" "Linking target tool_again" "Linking target tool")
+UTIL_LINK="Linking target libutil.so" APP_LINK="Linking target app" APP_RELINKED=no
+UTIL_RELINKS=" only: Meson relinks programs only when a library's exported symbols change" UTIL_PATH=libutil.so
+TOOL_MORE=
+rebuild_checks meson.build ninja -C "$T/$C/b"
 
 # 2. clang -flto, lld; the ABI flag from add_project_arguments, so passed on as template_args.
 BROKEN=
@@ -473,6 +601,9 @@ BROKEN=
 C=me-cross
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson aarch64"
+# The sample's cross file with a pkg-config for the consumer (Meson 1.0 reads the key pkgconfig).
+sed "s/^pkg-config = 'false'/pkgconfig = 'pkg-config'/" "$SRC/tests/buildsys/aarch64-cross.ini" >"$T/cross-pc.ini"
+CONSUMER_ARGS=(--cross-file "$T/cross-pc.ini")
 check "$L: setup + build" meson_sample $C --cross-file "$SRC/tests/buildsys/aarch64-cross.ini"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: the tool was built for the build machine" same_id "$T/$C/b/subprojects/dlnote/dlnote-inject" "$DLNOTE"
@@ -486,10 +617,15 @@ BROKEN=
 C=me-system
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson installed tool"
+CONSUMER_ARGS=()
 check "$L: setup + build" with_env PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
 	meson_sample $C -Dtool=system ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
-check "$L: notes were made by the installed tool" grep -qF "$PREFIX/bin/dlnote-inject -q -m ../src/app-dlopen.json" "$T/$C/b/build.ninja"
+installed_maker() {
+	grep -F "$PREFIX/share/dlnote/dlnote-note.py app.p/app-dlopen-dlopen-note.o -m ../src/app-dlopen.json" "$T/$C/b/build.ninja" &&
+		grep -F "TOOL = \"$PREFIX/bin/dlnote-inject\"" "$PREFIX/share/dlnote/dlnote-note.py"
+}
+check "$L: notes were made by the installed note maker, which runs the installed tool" installed_maker
 meson_results $C "$L"
 meson_install $C "$L"
 

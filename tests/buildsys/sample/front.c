@@ -1,0 +1,3 @@
+int codec_value(void);
+int front_value(void);
+int front_value(void) { return 10 * codec_value(); }

@@ -1,0 +1,3 @@
+int parse_value(void);
+int codec_value(void);
+int codec_value(void) { return 5 + parse_value(); }

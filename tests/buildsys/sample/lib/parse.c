@@ -1,0 +1,2 @@
+int parse_value(void);
+int parse_value(void) { return 2; }
