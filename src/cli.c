@@ -1,63 +1,19 @@
-/* cli.c - options, manifests, and the per-file pipeline:
- * file -> ELF model -> scan -> entries -> note bytes -> layout plan -> output. */
+/* cli.c - the command line: options, usage errors, --help, and main(), which hands the
+ * files to files.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "archive.h"
-#include "discover.h"
-#include "elf.h"
-#include "layout.h"
-#include "manifest.h"
-#include "note.h"
-#include "output.h"
+#include "driver.h"
 #include "record.h"
-#include "report.h"
-#include "scan.h"
-#include "trace.h"
-#include "util.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
 #endif
-
-enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD };
-
-struct opts {
-	enum mode mode;
-	int mode_set, verbose, quiet, skip_non_elf;
-	const char *format_opt;    /* the first of --json, --format, --rpm-*: for usage errors */
-	int format_set, list_only; /* list_only: an option that only --list takes was given */
-	const char *output;
-	struct output_opts out;
-	struct entries add;        /* manifest entries, then flag entries, in order */
-	struct report_opts rep;    /* --list formats and filters */
-	struct listing listed;     /* --list (but the table) and --check --expect: all files' entries */
-	const char *expect_path;   /* --check --expect */
-	struct entries expect;
-	struct discovery found;    /* --discover */
-	const char *record_path;   /* --record */
-	const char *recorded_path; /* --discover/--check --recorded */
-	struct trace trace;
-	const char *files_from;    /* --files-from: more FILEs, one per line ('-': standard input) */
-	int null_sep;              /* -0/--null: the list's names end with NUL bytes */
-	int generate;              /* --rpm-generate: an rpm dependency generator */
-	const char *gen_opt;       /* the first option only --rpm-generate takes */
-	const char *stdin_user;    /* the option that reads standard input, if one does */
-	char **manifests;          /* -m paths, read once the options are known to be right */
-	size_t nmanifests, manifests_cap;
-	const char **members;      /* --member: only these archive members */
-	unsigned char *member_used;
-	size_t nmembers;
-};
 
 static const char usage_text[] =
 	"Usage: " PROGRAM_NAME " [OPTIONS] FILE...\n"
@@ -131,82 +87,6 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static void report_err(const char *path, const struct err *e)
-{
-	print_text(stderr, PROGRAM_NAME ": %s: %s\n", path, e->msg);
-}
-
-/* ---- manifests ---- */
-
-static int read_bounded(int fd, struct buf *b, struct err *e)
-{
-	char chunk[65536];
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
-		if (n == 0)
-			return b->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
-		if (b->len + (size_t)n > MANIFEST_MAX_BYTES)
-			return err_set(e, EXIT_BAD_INPUT, "manifest larger than %u bytes", MANIFEST_MAX_BYTES);
-		buf_put(b, chunk, (size_t)n);
-	}
-}
-
-/* A text input given on the command line ('-' is standard input), bounded, without NUL bytes. */
-static int read_text(const char *path, const char *what, struct buf *text, struct err *e)
-{
-	struct stat st;
-	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	int r = -1;
-
-	if (fd < 0) {
-		err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
-	} else if (fstat(fd, &st) || S_ISDIR(st.st_mode)) {
-		err_set(e, EXIT_BAD_INPUT, "is a directory");
-	} else {
-		if (fd) {
-			int fl = fcntl(fd, F_GETFL);
-			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-		}
-		if (read_bounded(fd, text, e) == 0 && memchr(text->p ? text->p : "", 0, text->len))
-			err_set(e, EXIT_BAD_INPUT, "NUL byte in %s", what);
-		else if (!e->msg[0])
-			r = 0;
-	}
-	if (fd > 0)
-		close(fd);
-	return r;
-}
-
-static int parse_manifest(const char *text, size_t len, void *out, struct err *e)
-{
-	return manifest_parse(text, len, out, e);
-}
-
-static int parse_deb_map(const char *text, size_t len, void *out, struct err *e)
-{
-	return pkgdeps_debmap_parse(text, len, out, e);
-}
-
-/* Read a manifest or a map and parse it into *out; errors name the file. */
-static int load(const char *path, const char *what, int (*parse)(const char *, size_t, void *, struct err *), void *out)
-{
-	struct buf text = { 0 };
-	struct err e = { 0 };
-	int r = read_text(path, what, &text, &e);
-
-	if (r == 0)
-		r = parse(text.p ? text.p : "", text.len, out, &e);
-	buf_free(&text);
-	if (r)
-		report_err(strcmp(path, "-") == 0 ? "<stdin>" : path, &e);
-	return r;
-}
 
 /* ---- entries from flags ---- */
 
@@ -240,517 +120,6 @@ static int set_once(const char **slot, const char *value, const char *flag)
 	return 0;
 }
 
-/* ---- per file ---- */
-
-static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
-{
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (*fd < 0)
-		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
-	if (fstat(*fd, st) || !S_ISREG(st->st_mode)) {
-		err_set(e, EXIT_BAD_INPUT, "not a regular file");
-		close(*fd);
-		*fd = -1;
-		return -1;
-	}
-	fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
-	return 0;
-}
-
-/* What a listing needs to know of the file its entries come from (for an archive: its first
- * ELF member). */
-struct file_kind {
-	int is64, object;
-	unsigned machine;
-};
-
-static void file_kind_of(const struct elf *ef, struct file_kind *k)
-{
-	k->is64 = ef->is64;
-	k->machine = ef->machine;
-	k->object = ef->type == ET_REL_;
-}
-
-/* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
- * its members' entries merged); every other format gathers all files and prints once. */
-static int do_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k, int many,
-		   struct err *e)
-{
-	struct listing one = { 0 };
-	const char *suffix = pkgdeps_rpm_suffix(k->is64, k->machine);
-	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL || o->rep.format == FORMAT_RPM_GENERATE;
-	int r = 0;
-
-	if (!per_file && report_listing_add(&o->listed, es, path, suffix, &o->rep))
-		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
-	if (r == 0 && per_file && report_listing_add(&one, es, path, suffix, &o->rep))
-		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
-	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
-		if (many)
-			print_text(stdout, "%s:\n", path);
-		report_table(&one.es, stdout);
-	}
-	if (r == 0 && o->rep.format == FORMAT_JSONL)
-		report_jsonl(&one.es, path, k->is64, k->machine, stdout);
-	/* An object's notes are for the programs linked from it, not for the package shipping it
-	 * (rpm's elfdeps also looks at executables and shared objects only). */
-	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && !k->object &&
-	    pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
-		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
-	report_listing_free(&one);
-	return r;
-}
-
-static int do_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
-{
-	struct buf report = { 0 };
-	struct entries es = { 0 };
-	size_t errors = scan_check(ef, sc, &report), i, start;
-	long undeclared = 0;
-
-	for (i = start = 0; i < report.len; i++) {
-		if (report.p[i] != '\n')
-			continue;
-		if (!o->quiet || strncmp(report.p + start, "error", 5) == 0)
-			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), report.p + start);
-		start = i + 1;
-	}
-	if (!errors) {
-		struct err ignore;
-		scan_entries(ef, sc, &es, &ignore);
-		if (!o->quiet)
-			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
-		/* The lint first: the listing takes the entries over. */
-		if (o->recorded_path)
-			undeclared = trace_check(&o->trace, ef, path, &es, stdout, e);
-		if (o->expect_path && undeclared >= 0 && report_listing_add(&o->listed, &es, path, "", NULL)) {
-			manifest_free(&es);
-			buf_free(&report);
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
-		}
-	}
-	manifest_free(&es);
-	buf_free(&report);
-	if (undeclared)
-		return undeclared < 0 ? -1 : err_set(e, EXIT_BAD_INPUT, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
-						     undeclared == 1 ? "y" : "ies", o->recorded_path);
-	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes", errors, errors == 1 ? "" : "s") : 0;
-}
-
-static int do_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
-{
-	struct entries es = { 0 };
-	int r = scan_entries(ef, sc, &es, e);
-
-	if (r == 0)
-		r = o->recorded_path ? trace_discover(&o->trace, ef, path, &es, &o->found, e)
-				     : discover_file(ef, &es, path, &o->found, e);
-	manifest_free(&es);
-	return r;
-}
-
-/* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
-static int plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,
-		     struct err *e)
-{
-	struct entries final = { 0 };
-	struct buf note = { 0 };
-	int r = -1;
-
-	memset(pl, 0, sizeof *pl);
-	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
-	 * there.  Remove: none. */
-	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {
-		err_prefix(e, "cannot merge with the existing notes: ");
-		goto out;
-	}
-	if ((o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) ||
-	    (o->mode == MODE_REPLACE && manifest_merge_all(&final, &o->add))) {
-		err_set(e, EXIT_BAD_INPUT, "out of memory");
-		goto out;
-	}
-	/* Objects: one COMDAT group per entry; merge keeps every group the object has. */
-	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, &final, o->mode == MODE_MERGE, pl, e) :
-	    (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, pl, e)))
-		goto out;
-	r = 0;
-	if (o->verbose) {
-		print_text(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
-		for (size_t i = 0, start = 0; i < pl->log.len; i++)   /* line by line: names come from the file */
-			if (pl->log.p[i] == '\n') {
-				print_text(stderr, "%.*s\n", (int)(i - start), pl->log.p + start);
-				start = i + 1;
-			}
-	}
-	if (o->verbose > 1) {
-		/* -vv: the plan itself, as the writer will carry it out. */
-		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n", (unsigned long long)pl->keep, pl->n,
-			(unsigned long long)pl->out_size);
-		for (size_t i = 0; i < pl->n; i++) {
-			const struct patch *p = &pl->p[i];
-			fprintf(stderr, "  0x%llx +0x%llx ", (unsigned long long)p->off, (unsigned long long)p->len);
-			if (p->data)
-				fprintf(stderr, "new bytes\n");
-			else if (p->src == PATCH_ZERO)
-				fprintf(stderr, "zeros\n");
-			else
-				fprintf(stderr, "copied from input offset 0x%llx\n", (unsigned long long)p->src);
-		}
-	}
-out:
-	buf_free(&note);
-	manifest_free(&final);
-	return r;
-}
-
-static int do_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
-		   const struct scan *sc, struct err *e)
-{
-	struct plan pl;
-	int r = plan_edit(o, path, ef, sc, &pl, e);
-
-	if (r == 0 && !(pl.unchanged && !o->output)) {
-		if (strcmp(o->output ? o->output : "", "-") == 0)
-			r = output_stream(fd, &pl, STDOUT_FILENO, e);
-		else
-			r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
-	}
-	layout_free(&pl);
-	return r;
-}
-
-/* The first bytes of a file or member. */
-static size_t magic_of(int fd, uint64_t base, uint64_t size, unsigned char m[8])
-{
-	ssize_t n = pread(fd, m, size < 8 ? (size_t)size : 8, (off_t)base);
-
-	return n > 0 ? (size_t)n : 0;
-}
-
-static int is_elf(const unsigned char *m, size_t n)
-{
-	return n >= 4 && memcmp(m, "\177ELF", 4) == 0;
-}
-
-/* ---- archives: every ELF member, read in place ---- */
-
-struct ar_ctx {
-	struct opts *o;
-	const char *path;
-	char label[PATH_MAX + ARCHIVE_MAX_NAME + 3];   /* "PATH[MEMBER]" */
-	struct entries merged;                          /* --list: every member's entries */
-	struct file_kind kind;                          /* of the first ELF member */
-	int have_kind;
-};
-
-/* --member narrows reading and writing to the named members. */
-static int member_selected(struct opts *o, const char *name)
-{
-	int hit = o->nmembers == 0;
-
-	for (size_t i = 0; i < o->nmembers; i++)
-		if (strcmp(o->members[i], name) == 0)
-			hit = o->member_used[i] = 1;
-	return hit;
-}
-
-/* Open an ELF member as a window; 0 with *skip set for members that are kept as they are. */
-static int open_member(struct ar_ctx *c, const struct archive *ar, const struct archive_member *m, struct elf *ef,
-		       int *close_fd, int *skip, struct err *e)
-{
-	unsigned char magic[8];
-	const char *kind;
-	uint64_t base;
-	size_t n;
-	int fd;
-
-	snprintf(c->label, sizeof c->label, "%s[%s]", c->path, m->name);
-	*skip = 1;
-	if (!member_selected(c->o, m->name))
-		return 0;
-	if (m->mem) {
-		fd = -1, base = 0, *close_fd = 0;
-		n = m->size < 8 ? (size_t)m->size : 8;
-		memcpy(magic, m->mem, n);
-	} else if (archive_member_fd(ar, m, &fd, &base, close_fd, e)) {
-		return -1;
-	} else {
-		n = magic_of(fd, base, m->size, magic);
-	}
-	if (!is_elf(magic, n)) {
-		kind = elf_foreign_kind(magic, n);
-		if (c->o->verbose)
-			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label, kind ? kind : "not ELF",
-				c->o->mode == MODE_LIST || c->o->mode == MODE_CHECK || c->o->mode == MODE_DISCOVER ? "skipped"
-				: "kept untouched");
-		if (*close_fd)
-			close(fd);
-		return 0;
-	}
-	*skip = 0;
-	if (m->mem ? elf_open_mem(ef, m->mem, c->label, m->size, e) : elf_open_at(ef, fd, c->label, base, m->size, e)) {
-		if (*close_fd)
-			close(fd);
-		return -1;
-	}
-	return 0;
-}
-
-static void close_member(struct elf *ef, int close_fd)
-{
-	int fd = ef->fd;
-
-	elf_close(ef);
-	if (close_fd)
-		close(fd);
-}
-
-/* archive_write's and archive_changes' question: this member's plan. */
-static int plan_member(void *ctx, const struct archive *ar, const struct archive_member *m, struct plan *pl, struct err *e)
-{
-	struct ar_ctx *c = ctx;
-	struct elf ef;
-	struct scan sc;
-	int close_fd, skip, r;
-
-	if (open_member(c, ar, m, &ef, &close_fd, &skip, e))
-		return -1;
-	if (skip)
-		return 0;
-	r = scan_file(&ef, &sc, e);
-	if (r == 0) {
-		r = plan_edit(c->o, c->label, &ef, &sc, pl, e);
-		scan_free(&sc);
-	}
-	close_member(&ef, close_fd);
-	return r ? -1 : 1;
-}
-
-struct ar_write { struct archive *ar; struct ar_ctx *c; char member[ARCHIVE_MAX_NAME + 64]; };
-
-static int fill_archive(void *ctx, int in, int out, struct err *e)
-{
-	struct ar_write *w = ctx;
-
-	(void)in;
-	return archive_write(w->ar, out, plan_member, w->c, w->member, sizeof w->member, e);
-}
-
-static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const struct stat *st, struct err *e)
-{
-	struct ar_write w = { ar, c, "" };
-	struct opts *o = c->o;
-	int r = 1;
-
-	if (ar->thin)
-		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
-			       "(writing thin archives is not supported)");
-	/* Idempotence: nothing is written, not even the mtime, when no member would change. */
-	if (!o->output) {
-		int verbose = o->verbose;
-		o->verbose = 0;          /* the plans are printed once, when written */
-		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
-		o->verbose = verbose;
-	}
-	if (r > 0 && o->output && strcmp(o->output, "-") == 0)
-		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
-	else if (r > 0)
-		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
-	if (r && w.member[0])
-		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, w.member);
-	else if (r)
-		snprintf(c->label, sizeof c->label, "%s", c->path);
-	return r < 0 ? -1 : 0;
-}
-
-/* The read-only modes on one member; --list gathers the entries of every member. */
-static int read_member(struct ar_ctx *c, struct archive *ar, const struct archive_member *m, struct err *e)
-{
-	struct entries es = { 0 };
-	struct elf ef;
-	struct scan sc;
-	int close_fd, skip, r;
-
-	if (open_member(c, ar, m, &ef, &close_fd, &skip, e))
-		return -1;
-	if (skip)
-		return 0;
-	r = scan_file(&ef, &sc, e);
-	if (r == 0) {
-		if (c->o->mode == MODE_LIST) {
-			r = scan_entries(&ef, &sc, &es, e);
-			if (r == 0 && manifest_merge(&c->merged, &es))
-				r = err_set(e, EXIT_BAD_INPUT, "out of memory");
-			if (!c->have_kind) {
-				file_kind_of(&ef, &c->kind);
-				c->have_kind = 1;
-			}
-			manifest_free(&es);
-		} else {
-			r = c->o->mode == MODE_CHECK ? do_check(c->o, c->label, &ef, &sc, e) : do_discover(c->o, c->label, &ef, &sc, e);
-		}
-		scan_free(&sc);
-	}
-	close_member(&ef, close_fd);
-	return r;
-}
-
-static int process_archive(struct opts *o, const char *path, int fd, const struct stat *st, int many)
-{
-	struct ar_ctx c = { .o = o, .path = path };
-	struct archive ar;
-	struct archive_member m;
-	struct err e = { 0 };
-	int status = EXIT_OK, r;
-
-	snprintf(c.label, sizeof c.label, "%s", path);
-	if (o->nmembers)
-		memset(o->member_used, 0, o->nmembers);
-	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && o->mode != MODE_LIST && o->mode != MODE_CHECK &&
-	    o->mode != MODE_DISCOVER) {
-		if (edit_archive(&c, &ar, fd, st, &e))
-			status = e.status ? e.status : EXIT_BAD_INPUT;
-	} else if (!e.msg[0]) {
-		/* A damaged member stops the walk; a member whose notes are wrong does not. */
-		while ((r = archive_next(&ar, &m, &e)) != 0) {
-			if (r > 0 && m.kind == AR_INDEX)
-				r = archive_check_index(&ar, &m, &e) ? -1 : 1;
-			snprintf(c.label, sizeof c.label, "%s[", path);
-			archive_label(&m, c.label + strlen(c.label), sizeof c.label - strlen(c.label) - 1);
-			strcat(c.label, "]");
-			if (r < 0)
-				break;
-			if (m.kind == AR_MEMBER && read_member(&c, &ar, &m, &e)) {
-				report_err(c.label, &e);
-				status = e.status ? e.status : EXIT_BAD_INPUT;
-				memset(&e, 0, sizeof e);
-			}
-		}
-		if (r == 0 && o->mode == MODE_LIST && do_list(o, path, &c.merged, &c.kind, many, &e))
-			c.label[0] = '\0';
-		else if (r == 0)
-			memset(&e, 0, sizeof e);
-	}
-	manifest_free(&c.merged);
-	if (e.msg[0]) {
-		report_err(c.label[0] ? c.label : path, &e);
-		status = e.status ? e.status : EXIT_BAD_INPUT;
-	}
-	for (size_t i = 0; i < o->nmembers && status == EXIT_OK; i++)
-		if (!o->member_used[i]) {
-			fprintf(stderr, PROGRAM_NAME ": %s: no member named '%s'\n", path, o->members[i]);
-			status = EXIT_BAD_INPUT;
-		}
-	return status;
-}
-
-/* many: several FILEs (or a list), so the table names each one. */
-static int process(struct opts *o, const char *path, int many)
-{
-	struct err e = { 0 };
-	struct stat st;
-	struct elf ef;
-	struct scan sc;
-	unsigned char magic[8];
-	size_t n;
-	int fd, r = -1;
-
-	if (open_input(path, &fd, &st, &e))
-		goto fail;
-	n = magic_of(fd, 0, (uint64_t)st.st_size, magic);
-	if (archive_is(magic, n)) {
-		r = process_archive(o, path, fd, &st, many);
-		close(fd);
-		return r;
-	}
-	if (o->skip_non_elf && !is_elf(magic, n)) {
-		close(fd);
-		return 0;
-	}
-	if (o->nmembers) {
-		close(fd);
-		err_set(&e, EXIT_BAD_INPUT, "--member is given but this is not an archive");
-		goto fail;
-	}
-	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e)) {
-		close(fd);
-		goto fail;
-	}
-	if (scan_file(&ef, &sc, &e) == 0) {
-		struct entries es = { 0 };
-		switch (o->mode) {
-		case MODE_LIST:
-			r = scan_entries(&ef, &sc, &es, &e);
-			if (r == 0) {
-				struct file_kind k;
-				file_kind_of(&ef, &k);
-				r = do_list(o, path, &es, &k, many, &e);
-			}
-			manifest_free(&es);
-			break;
-		case MODE_CHECK:
-			r = do_check(o, path, &ef, &sc, &e);
-			break;
-		case MODE_DISCOVER:
-			r = do_discover(o, path, &ef, &sc, &e);
-			break;
-		default:
-			r = do_edit(o, path, fd, &st, &ef, &sc, &e);
-		}
-		scan_free(&sc);
-	}
-	elf_close(&ef);
-	close(fd);
-	if (r == 0)
-		return 0;
-fail:
-	report_err(path, &e);
-	return e.status ? e.status : EXIT_BAD_INPUT;
-}
-
-/* --files-from: each name is processed as it is read, so the list may be of any length.  A
- * name longer than PATH_MAX is an error for that name only; empty names are skipped. */
-static int process_list(struct opts *o)
-{
-	const char *list = strcmp(o->files_from, "-") == 0 ? "<stdin>" : o->files_from;
-	FILE *f = strcmp(o->files_from, "-") == 0 ? stdin : fopen(o->files_from, "re");
-	int delim = o->null_sep ? '\0' : '\n', status = EXIT_OK, c, s;
-	char name[PATH_MAX];
-	size_t len = 0, too_long = 0, lineno = 1;
-
-	if (!f) {
-		print_text(stderr, PROGRAM_NAME ": %s: %s\n", list, strerror(errno));
-		return EXIT_BAD_INPUT;
-	}
-	do {
-		c = getc_unlocked(f);
-		if (c != EOF && c != delim) {
-			if (len < sizeof name - 1)
-				name[len++] = (char)c;
-			else
-				too_long = 1;
-			continue;
-		}
-		if (too_long) {
-			print_text(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n", list, lineno, PATH_MAX - 1);
-			status = EXIT_BAD_INPUT;
-		} else if (len) {
-			name[len] = '\0';
-			s = process(o, name, 1);
-			if (s > status)
-				status = s;
-		}
-		len = too_long = 0;
-		lineno++;
-	} while (c != EOF);
-	if (ferror(f)) {
-		print_text(stderr, PROGRAM_NAME ": %s: read error: %s\n", list, strerror(errno));
-		status = EXIT_BAD_INPUT;
-	}
-	if (f != stdin)
-		fclose(f);
-	return status;
-}
 
 /* ---- options ---- */
 
@@ -1066,52 +435,6 @@ static int check_usage(struct opts *o, int nfiles)
 	return -1;
 }
 
-/* --recorded: the trace, read once before the files. */
-static int load_trace(struct opts *o)
-{
-	struct err e = { 0 };
-
-	if (trace_load(o->recorded_path, &o->trace, &e)) {
-		report_err(o->recorded_path, &e);
-		return -1;
-	}
-	if (o->trace.unauditable && !o->quiet)
-		fprintf(stderr, PROGRAM_NAME ": %s: %zu program%s could not be audited: what %s dlopen()ed is missing\n",
-			o->recorded_path, o->trace.unauditable, o->trace.unauditable == 1 ? "" : "s",
-			o->trace.unauditable == 1 ? "it" : "they");
-	return 0;
-}
-
-/* What is printed once for all files: the gathered formats, the lint, the discovery draft.
- * `failed`: a FILE could not be read. */
-static int finish(struct opts *o, int failed)
-{
-	size_t diffs;
-
-	if (o->mode == MODE_LIST)
-		return report_list(&o->listed, &o->rep, o->quiet, stdout);
-	if (o->mode == MODE_CHECK && o->expect_path) {
-		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
-		if (!diffs)
-			return EXIT_OK;
-		print_text(stderr, PROGRAM_NAME ": %s: %zu difference%s between the declared and the found dlopen entries\n",
-			o->expect_path, diffs, diffs == 1 ? "" : "s");
-		return EXIT_BAD_INPUT;
-	}
-	/* A draft that silently misses a file would be taken for the whole story: nothing then. */
-	if (o->mode == MODE_DISCOVER && !failed) {
-		discover_finish(&o->found);
-		report_draft(&o->found, stdout);
-		if (!o->quiet && o->recorded_path)
-			fprintf(stderr, PROGRAM_NAME ": %s: %zu undeclared dlopen() dependenc%s recorded; describe each feature\n",
-				o->recorded_path, o->found.n, o->found.n == 1 ? "y" : "ies");
-		else if (!o->quiet)
-			fprintf(stderr, PROGRAM_NAME ": --discover is a heuristic: %zu soname-like string%s in read-only data, "
-				"neither DT_NEEDED nor declared; review the draft before using it\n",
-				o->found.n, o->found.n == 1 ? "" : "s");
-	}
-	return EXIT_OK;
-}
 
 int main(int argc, char **argv)
 {
@@ -1125,7 +448,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	r = parse_args(argc, argv, &o, &flagged);
 	for (size_t k = 0; r < 0 && k < o.nmanifests; k++)
-		if (load(o.manifests[k], "manifest", parse_manifest, &o.add))
+		if (files_load_manifest(o.manifests[k], &o.add))
 			r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		if (manifest_merge_all(&o.add, &flagged))
@@ -1134,22 +457,22 @@ int main(int argc, char **argv)
 	if (r < 0)
 		r = check_usage(&o, argc - optind);
 	/* Read after the usage checks, so that a usage error is reported as one. */
-	if (r < 0 && ((o.expect_path && load(o.expect_path, "manifest", parse_manifest, &o.expect)) ||
-		      (o.rep.deb_map_path && load(o.rep.deb_map_path, "map", parse_deb_map, &o.rep.deb_map))))
+	if (r < 0 && ((o.expect_path && files_load_manifest(o.expect_path, &o.expect)) ||
+		      (o.rep.deb_map_path && files_load_deb_map(o.rep.deb_map_path, &o.rep.deb_map))))
 		r = EXIT_BAD_INPUT;
 	if (r < 0 && o.mode == MODE_RECORD)
 		r = record_run(o.record_path, argv + optind);
-	if (r < 0 && o.recorded_path && load_trace(&o))
+	if (r < 0 && o.recorded_path && files_load_trace(&o))
 		r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
-			int s = process(&o, argv[i], o.files_from || argc - optind > 1);
+			int s = files_process(&o, argv[i], o.files_from || argc - optind > 1);
 			if (s > status)
 				status = s;
 		}
-		if (o.files_from && (r = process_list(&o)) > status)
+		if (o.files_from && (r = files_process_list(&o)) > status)
 			status = r;
-		r = finish(&o, status != EXIT_OK);
+		r = files_finish(&o, status != EXIT_OK);
 		if (r > status)
 			status = r;
 		if (fflush(stdout) || ferror(stdout)) {
@@ -1170,3 +493,4 @@ int main(int argc, char **argv)
 	trace_free(&o.trace);
 	return r;
 }
+

@@ -625,3 +625,17 @@ out:
 	free(v);
 	return r;
 }
+
+/* The first bytes of a file or member. */
+size_t elf_read_magic(int fd, uint64_t base, uint64_t size, unsigned char m[8])
+{
+	ssize_t n = pread(fd, m, size < 8 ? (size_t)size : 8, (off_t)base);
+
+	return n > 0 ? (size_t)n : 0;
+}
+
+int elf_magic_is_elf(const unsigned char *m, size_t n)
+{
+	return n >= 4 && memcmp(m, "\177ELF", 4) == 0;
+}
+

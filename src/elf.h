@@ -115,4 +115,8 @@ uint64_t elf_max_page(const struct elf *ef);
 
 const char *elf_type_name(const struct elf *ef);
 
+/* The first (up to 8) bytes of [base, base+size) of fd; and whether they begin an ELF file. */
+size_t elf_read_magic(int fd, uint64_t base, uint64_t size, unsigned char m[8]);
+int elf_magic_is_elf(const unsigned char *m, size_t n);
+
 #endif

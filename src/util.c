@@ -291,3 +291,8 @@ char *xstrndup(const char *s, size_t n)
 	}
 	return p;
 }
+
+void err_report(const char *path, const struct err *e)
+{
+	print_text(stderr, PROGRAM_NAME ": %s: %s\n", path, e->msg);
+}

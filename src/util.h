@@ -23,6 +23,8 @@ int err_set(struct err *e, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Prefix an existing message, e.g. with "note 2: ". */
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print the one-line error "dlnote-inject: PATH: msg" (escaped as print_text does). */
+void err_report(const char *path, const struct err *e);
 
 /* Growable byte buffer.  `oom` latches an allocation failure so that callers can
  * append freely and check once. */

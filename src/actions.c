@@ -1,0 +1,169 @@
+/* actions.c - one mode (list, check, discover, edit) on one ELF object: a file or an archive
+ * member, already opened and scanned. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "note.h"
+
+void action_file_kind(const struct elf *ef, struct file_kind *k)
+{
+	k->is64 = ef->is64;
+	k->machine = ef->machine;
+	k->object = ef->type == ET_REL_;
+}
+
+/* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
+ * its members' entries merged); every other format gathers all files and prints once. */
+int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k, int many,
+		   struct err *e)
+{
+	struct listing one = { 0 };
+	const char *suffix = pkgdeps_rpm_suffix(k->is64, k->machine);
+	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL || o->rep.format == FORMAT_RPM_GENERATE;
+	int r = 0;
+
+	if (!per_file && report_listing_add(&o->listed, es, path, suffix, &o->rep))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (r == 0 && per_file && report_listing_add(&one, es, path, suffix, &o->rep))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
+		if (many)
+			print_text(stdout, "%s:\n", path);
+		report_table(&one.es, stdout);
+	}
+	if (r == 0 && o->rep.format == FORMAT_JSONL)
+		report_jsonl(&one.es, path, k->is64, k->machine, stdout);
+	/* An object's notes are for the programs linked from it, not for the package shipping it
+	 * (rpm's elfdeps also looks at executables and shared objects only). */
+	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && !k->object &&
+	    pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+	report_listing_free(&one);
+	return r;
+}
+
+int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
+{
+	struct buf report = { 0 };
+	struct entries es = { 0 };
+	size_t errors = scan_check(ef, sc, &report), i, start;
+	long undeclared = 0;
+
+	for (i = start = 0; i < report.len; i++) {
+		if (report.p[i] != '\n')
+			continue;
+		if (!o->quiet || strncmp(report.p + start, "error", 5) == 0)
+			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), report.p + start);
+		start = i + 1;
+	}
+	if (!errors) {
+		struct err ignore;
+		scan_entries(ef, sc, &es, &ignore);
+		if (!o->quiet)
+			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
+		/* The lint first: the listing takes the entries over. */
+		if (o->recorded_path)
+			undeclared = trace_check(&o->trace, ef, path, &es, stdout, e);
+		if (o->expect_path && undeclared >= 0 && report_listing_add(&o->listed, &es, path, "", NULL)) {
+			manifest_free(&es);
+			buf_free(&report);
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		}
+	}
+	manifest_free(&es);
+	buf_free(&report);
+	if (undeclared)
+		return undeclared < 0 ? -1 : err_set(e, EXIT_BAD_INPUT, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
+						     undeclared == 1 ? "y" : "ies", o->recorded_path);
+	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes", errors, errors == 1 ? "" : "s") : 0;
+}
+
+int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
+{
+	struct entries es = { 0 };
+	int r = scan_entries(ef, sc, &es, e);
+
+	if (r == 0)
+		r = o->recorded_path ? trace_discover(&o->trace, ef, path, &es, &o->found, e)
+				     : discover_file(ef, &es, path, &o->found, e);
+	manifest_free(&es);
+	return r;
+}
+
+/* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
+int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,
+		     struct err *e)
+{
+	struct entries final = { 0 };
+	struct buf note = { 0 };
+	int r = -1;
+
+	memset(pl, 0, sizeof *pl);
+	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
+	 * there.  Remove: none. */
+	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {
+		err_prefix(e, "cannot merge with the existing notes: ");
+		goto out;
+	}
+	if ((o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) ||
+	    (o->mode == MODE_REPLACE && manifest_merge_all(&final, &o->add))) {
+		err_set(e, EXIT_BAD_INPUT, "out of memory");
+		goto out;
+	}
+	/* Objects: one COMDAT group per entry; merge keeps every group the object has. */
+	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, &final, o->mode == MODE_MERGE, pl, e) :
+	    (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, pl, e)))
+		goto out;
+	r = 0;
+	if (o->verbose) {
+		print_text(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
+		for (size_t i = 0, start = 0; i < pl->log.len; i++)   /* line by line: names come from the file */
+			if (pl->log.p[i] == '\n') {
+				print_text(stderr, "%.*s\n", (int)(i - start), pl->log.p + start);
+				start = i + 1;
+			}
+	}
+	if (o->verbose > 1) {
+		/* -vv: the plan itself, as the writer will carry it out. */
+		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n", (unsigned long long)pl->keep, pl->n,
+			(unsigned long long)pl->out_size);
+		for (size_t i = 0; i < pl->n; i++) {
+			const struct patch *p = &pl->p[i];
+			fprintf(stderr, "  0x%llx +0x%llx ", (unsigned long long)p->off, (unsigned long long)p->len);
+			if (p->data)
+				fprintf(stderr, "new bytes\n");
+			else if (p->src == PATCH_ZERO)
+				fprintf(stderr, "zeros\n");
+			else
+				fprintf(stderr, "copied from input offset 0x%llx\n", (unsigned long long)p->src);
+		}
+	}
+out:
+	buf_free(&note);
+	manifest_free(&final);
+	return r;
+}
+
+int action_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
+		   const struct scan *sc, struct err *e)
+{
+	struct plan pl;
+	int r = action_plan_edit(o, path, ef, sc, &pl, e);
+
+	if (r == 0 && !(pl.unchanged && !o->output)) {
+		if (strcmp(o->output ? o->output : "", "-") == 0)
+			r = output_stream(fd, &pl, STDOUT_FILENO, e);
+		else
+			r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
+	}
+	layout_free(&pl);
+	return r;
+}
+
