@@ -117,9 +117,11 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		err_set(e, EXIT_BAD_INPUT, "out of memory");
 		goto out;
 	}
-	/* Objects: one COMDAT group per entry; merge keeps every group the object has. */
-	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, &final, o->mode == MODE_MERGE, pl, e) :
-	    (note_encode(&final, ef->big, &note, e) || layout_plan(ef, sc, &note, pl, e)))
+	/* Objects: one COMDAT group per entry; merge keeps every group the object has.  The whole
+	 * note is encoded for both: a linked program carries all the entries as one array, so its
+	 * size limit holds for objects too. */
+	if (note_encode(&final, ef->big, &note, e) ||
+	    (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, &final, o->mode == MODE_MERGE, pl, e) : layout_plan(ef, sc, &note, pl, e)))
 		goto out;
 	r = 0;
 	if (o->verbose) {

@@ -16,18 +16,29 @@
 
 enum { SHT_GROUP_ = 17, GRP_COMDAT_ = 1 };
 
-static int section_entries(const struct elf *ef, const struct scan *sc, size_t idx, struct entries *out, struct err *e)
+/* area[i]: 1 + the scan area of section i, 0 when it has none (one pass, not one per section:
+ * an object may hold a group per entry, 100,000 of them). */
+static size_t *section_areas(const struct elf *ef, const struct scan *sc)
 {
-	size_t i, k;
+	size_t *area = xcalloc(ef->shnum + 1, sizeof *area);
 
-	for (i = 0; i < sc->nareas; i++) {
-		const struct scan_area *a = &sc->areas[i];
-		if (a->kind != AREA_SECTION || a->index != idx)
-			continue;
-		for (k = a->first; k < a->first + a->n; k++)
-			if (sc->items[k].dlopen && scan_decode_item(ef, &sc->items[k], out, e))
-				return -1;
-	}
+	for (size_t i = 0; area && i < sc->nareas; i++)
+		if (sc->areas[i].kind == AREA_SECTION && sc->areas[i].index < ef->shnum)
+			area[sc->areas[i].index] = i + 1;
+	return area;
+}
+
+static int section_entries(const struct elf *ef, const struct scan *sc, const size_t *area, size_t idx,
+			   struct entries *out, struct err *e)
+{
+	const struct scan_area *a;
+
+	if (!area[idx])
+		return 0;
+	a = &sc->areas[area[idx] - 1];
+	for (size_t k = a->first; k < a->first + a->n; k++)
+		if (sc->items[k].dlopen && scan_decode_item(ef, &sc->items[k], out, e))
+			return -1;
 	return 0;
 }
 
@@ -46,16 +57,6 @@ static int alone_in_comdat(const struct elf *ef, const size_t *grp, size_t idx)
 	return ok;
 }
 
-static int has_entry(const struct entries *es, const struct entry *en)
-{
-	size_t i;
-
-	for (i = 0; i < es->n; i++)
-		if (manifest_entry_equal(&es->v[i], en))
-			return 1;
-	return 0;
-}
-
 /* Which dlopen sections stay: with keep_all (merge), every one; else those alone in a COMDAT
  * group holding exactly one entry, the next wanted one: the entries keep the requested order
  * (kept groups come first in the output, added ones after).  `present` receives the kept
@@ -63,29 +64,43 @@ static int has_entry(const struct entries *es, const struct entry *en)
 static int choose_kept(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all,
 		       const unsigned char *isd, const size_t *grp, unsigned char *drop, struct entries *present, struct err *e)
 {
+	static const struct entries none;
+	unsigned char *dup = xcalloc(want->n + 1, 1);   /* an entry wanted earlier too */
+	size_t *area = section_areas(ef, sc);
 	size_t i, next = 0;
+	int r = 0;
+
+	if (!dup || !area || manifest_mark_seen(&none, want, dup)) {
+		free(dup);
+		free(area);
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	}
 
 	for (i = 1; i < ef->shnum; i++) {
 		struct entries es = { 0 };
 		int keep;
 		if (!isd[i])
 			continue;
-		if (section_entries(ef, sc, i, &es, e)) {
+		if (section_entries(ef, sc, area, i, &es, e)) {
 			manifest_free(&es);
-			return err_prefix(e, "section [%zu]: ", i);
+			r = err_prefix(e, "section [%zu]: ", i);
+			break;
 		}
 		keep = keep_all || (es.n == 1 && alone_in_comdat(ef, grp, i) && next < want->n && manifest_entry_equal(&want->v[next], &es.v[0]));
 		while (keep && !keep_all && ++next < want->n &&
-		       (has_entry(present, &want->v[next]) || manifest_entry_equal(&want->v[next], &es.v[0])))
-			;          /* a repeated entry is written once */
+		       (dup[next] || manifest_entry_equal(&want->v[next], &es.v[0])))
+			;          /* a repeated entry is written once (kept: want[0..next) and repeats) */
 		if (keep && manifest_merge_all(present, &es)) {
 			manifest_free(&es);
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+			break;
 		}
 		drop[i] = !keep;
 		manifest_free(&es);
 	}
-	return 0;
+	free(dup);
+	free(area);
+	return r;
 }
 
 /* One group per wanted entry not present: the note holds that entry alone, the signature is
@@ -93,20 +108,18 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 static int groups_to_add(const struct elf *ef, const struct entries *want, const struct entries *present,
 			 struct objedit_group **out, size_t *nout, struct err *e)
 {
-	struct entries done = { 0 };
+	unsigned char *seen = xcalloc(want->n + 1, 1);   /* present, or wanted earlier */
 	size_t i;
 
 	*out = xcalloc(want->n ? want->n : 1, sizeof **out);
 	*nout = 0;
-	if (!*out)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (!*out || !seen || manifest_mark_seen(present, want, seen))
+		goto oom;
 	for (i = 0; i < want->n; i++) {
 		struct entries one = { .v = &want->v[i], .n = 1 };
 		struct objedit_group *g = &(*out)[*nout];
-		if (has_entry(present, &want->v[i]) || has_entry(&done, &want->v[i]))
+		if (seen[i])
 			continue;
-		if (manifest_append_copy(&done, &want->v[i]))
-			goto oom;
 		(*nout)++;
 		if (note_encode(&one, ef->big, &g->note, e))
 			goto fail;
@@ -115,12 +128,12 @@ static int groups_to_add(const struct elf *ef, const struct entries *want, const
 		if (g->sig.oom)
 			goto oom;
 	}
-	manifest_free(&done);
+	free(seen);
 	return 0;
 oom:
 	err_set(e, EXIT_BAD_INPUT, "out of memory");
 fail:
-	manifest_free(&done);
+	free(seen);
 	return -1;
 }
 

@@ -390,22 +390,22 @@ static int entry_canonical(const struct entry *en, struct buf *out, struct key *
 	return out->oom ? -1 : 0;
 }
 
-/* Each entry of src is kept when it is the first of its kind among dst then src: the entries'
- * canonical texts are sorted once, so n entries cost O(n log n), not n^2 comparisons. */
-int manifest_merge(struct entries *dst, const struct entries *src)
+/* For each entry of b: 1 when it equals an entry of a or an earlier entry of b.  The entries'
+ * canonical texts are sorted once (keys_sort puts equal texts in input order), so n entries cost
+ * O(n log n), not n^2 comparisons. */
+int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen)
 {
-	size_t nd = dst->n, n = nd + src->n, i;
+	size_t na = a->n, n = na + b->n, i;
 	size_t *off = xcalloc(n + 1, sizeof *off);
 	struct key *k = xcalloc(n + 1, sizeof *k);
-	unsigned char *first = xcalloc(n + 1, 1);
 	struct key *members = NULL;
 	struct buf text = { 0 };
 	size_t cap = 0;
-	int r = off && k && first ? 0 : -1;
+	int r = off && k ? 0 : -1;
 
 	for (i = 0; i < n && r == 0; i++) {
 		off[i] = text.len;
-		r = entry_canonical(i < nd ? &dst->v[i] : &src->v[i - nd], &text, &members, &cap);
+		r = entry_canonical(i < na ? &a->v[i] : &b->v[i - na], &text, &members, &cap);
 	}
 	free(members);
 	if (r == 0) {
@@ -414,16 +414,25 @@ int manifest_merge(struct entries *dst, const struct entries *src)
 			k[i] = (struct key){ text.p + off[i], off[i + 1] - off[i], i };
 		keys_sort(k, n);
 		for (i = 0; i < n; i++)
-			if (i == 0 || !key_same(&k[i - 1], &k[i]))
-				first[k[i].pos] = 1;
+			if (k[i].pos >= na)
+				seen[k[i].pos - na] = i > 0 && key_same(&k[i - 1], &k[i]);
 	}
-	for (i = nd; i < n && r == 0; i++)
-		if (first[i])
-			r = manifest_append_copy(dst, &src->v[i - nd]);
 	buf_free(&text);
 	free(off);
 	free(k);
-	free(first);
+	return r;
+}
+
+/* Each entry of src is kept when it is the first of its kind among dst then src. */
+int manifest_merge(struct entries *dst, const struct entries *src)
+{
+	unsigned char *seen = xcalloc(src->n + 1, 1);
+	int r = seen ? manifest_mark_seen(dst, src, seen) : -1;
+
+	for (size_t i = 0; i < src->n && r == 0; i++)
+		if (!seen[i])
+			r = manifest_append_copy(dst, &src->v[i]);
+	free(seen);
 	return r;
 }
 

@@ -89,6 +89,13 @@ static int u64_find(const uint64_t *v, size_t n, uint64_t k)
 
 /* Removed: symbols defined in removed sections, and local signature symbols of removed groups
  * that no kept group uses (gas makes them local, defined in the group or absolute). */
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int objedit_sym_removed(struct oe *X)
 {
 	const struct elf *ef = X->ef;
@@ -104,6 +111,9 @@ int objedit_sym_removed(struct oe *X)
 	for (i = 1; i < X->n; i++)
 		if (ef->sh[i].type == SHT_GROUP_ && ef->sh[i].link == X->symtab)
 			*(X->o->drop[i] ? &sig_gone[ngone++] : &sig_kept[nkept++]) = ef->sh[i].info;
+	/* Sorted, so that each symbol is looked up in O(log n): an object may hold a group per entry. */
+	qsort(sig_gone, ngone, sizeof *sig_gone, u64_cmp);
+	qsort(sig_kept, nkept, sizeof *sig_kept, u64_cmp);
 	for (k = 0; X->symtab && k < X->nsym; k += 256) {
 		size_t n = X->nsym - k < 256 ? (size_t)(X->nsym - k) : 256, j;
 		if (read_syms(X, k, n, s, x))
@@ -111,11 +121,9 @@ int objedit_sym_removed(struct oe *X)
 		for (j = 0; j < n; j++) {
 			int gone = is_section_index(&s[j], x[j], X->n) && X->o->drop[x[j]];
 			if (!gone && k + j < X->nlocal && k + j) {
-				for (i = 0; i < ngone && sig_gone[i] != k + j; i++)
-					;
-				gone = i < ngone;
-				for (i = 0; gone && i < nkept; i++)
-					gone = sig_kept[i] != k + j;
+				uint64_t sym = k + j;
+				gone = bsearch(&sym, sig_gone, ngone, sizeof *sig_gone, u64_cmp) &&
+				       !bsearch(&sym, sig_kept, nkept, sizeof *sig_kept, u64_cmp);
 			}
 			if (!gone)
 				continue;
