@@ -2,6 +2,7 @@
 #include "elf.h"
 
 #include "debugfile.h"
+#include "magic.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -202,7 +203,7 @@ static int read_ident(struct elf *ef, struct err *e)
 
 	if (ef->size < 16 || elf_read(ef, 0, 16, ef->ident, e) || memcmp(ef->ident, magic, 4)) {
 		kind = elf_read(ef, 0, ef->size < 8 ? ef->size : 8, ef->ident, e) ? NULL
-		       : elf_foreign_kind(ef->ident, ef->size < 8 ? (size_t)ef->size : 8);
+		       : magic_foreign_kind(ef->ident, ef->size < 8 ? (size_t)ef->size : 8);
 		if (kind)
 			return err_set(e, EXIT_BAD_INPUT, "%s, not an ELF file: its notes are in the objects the link "
 				       "produces (edit those, or build this one without -flto)", kind);
@@ -336,17 +337,6 @@ static void load_names(struct elf *ef)
 	}
 	if (ef->names)
 		ef->namesz = st->size;
-}
-
-/* LLVM's bitcode magic 'BC' 0xC0DE, and the wrapper (0x0B17C0DE, little-endian) that Darwin
- * and some build systems put around it. */
-const char *elf_foreign_kind(const unsigned char *m, size_t len)
-{
-	static const unsigned char bc[4] = { 'B', 'C', 0xc0, 0xde }, wrap[4] = { 0xde, 0xc0, 0x17, 0x0b };
-
-	if (len >= 4 && (memcmp(m, bc, 4) == 0 || memcmp(m, wrap, 4) == 0))
-		return "LLVM bitcode (clang -flto)";
-	return NULL;
 }
 
 int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e)
@@ -624,18 +614,5 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 out:
 	free(v);
 	return r;
-}
-
-/* The first bytes of a file or member. */
-size_t elf_read_magic(int fd, uint64_t base, uint64_t size, unsigned char m[8])
-{
-	ssize_t n = pread(fd, m, size < 8 ? (size_t)size : 8, (off_t)base);
-
-	return n > 0 ? (size_t)n : 0;
-}
-
-int elf_magic_is_elf(const unsigned char *m, size_t n)
-{
-	return n >= 4 && memcmp(m, "\177ELF", 4) == 0;
 }
 

@@ -72,9 +72,6 @@ int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err
 int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e);
 /* The same for an object whose `size` bytes are in memory (they must outlive the model). */
 int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e);
-/* What the first bytes of a file are, when they are not ELF: "LLVM bitcode" for clang -flto
- * objects (raw or in the bitcode wrapper), else NULL. */
-const char *elf_foreign_kind(const unsigned char *magic, size_t len);
 void elf_close(struct elf *ef);
 /* Before a rewrite: sections do not overlap each other or the ELF header, PT_LOAD segments are
  * sorted, disjoint in memory and congruent. */
@@ -114,9 +111,5 @@ void elf_encode_sym(const struct elf *ef, const struct elf_sym *s, unsigned char
 uint64_t elf_max_page(const struct elf *ef);
 
 const char *elf_type_name(const struct elf *ef);
-
-/* The first (up to 8) bytes of [base, base+size) of fd; and whether they begin an ELF file. */
-size_t elf_read_magic(int fd, uint64_t base, uint64_t size, unsigned char m[8]);
-int elf_magic_is_elf(const unsigned char *m, size_t n);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "archive.h"
 #include "driver.h"
+#include "magic.h"
 
 
 /* ---- manifests ---- */
@@ -128,13 +129,13 @@ int files_process(struct opts *o, const char *path, int many)
 
 	if (open_input(path, &fd, &st, &e))
 		goto fail;
-	n = elf_read_magic(fd, 0, (uint64_t)st.st_size, magic);
+	n = magic_read(fd, 0, (uint64_t)st.st_size, magic);
 	if (archive_is(magic, n)) {
 		r = members_process(o, path, fd, &st, many);
 		close(fd);
 		return r;
 	}
-	if (o->skip_non_elf && !elf_magic_is_elf(magic, n)) {
+	if (o->skip_non_elf && !magic_is_elf(magic, n)) {
 		close(fd);
 		return 0;
 	}

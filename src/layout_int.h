@@ -71,6 +71,11 @@ static inline uint64_t lay_word(const struct elf *ef)
 /* layout_remove.c: the section count to write when --remove can drop trailing dlopen sections */
 size_t lay_trailing_cut(const struct lay *L);
 
+/* layout_sections.c */
+int lay_setup_sections(struct lay *L);
+void lay_finish_sections(struct lay *L);
+int lay_fix_symbols(struct lay *L);
+
 /* layout_linked.c */
 int lay_find_own(struct lay *L);
 int lay_build_phdrs(struct lay *L);

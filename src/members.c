@@ -11,6 +11,7 @@
 
 #include "archive.h"
 #include "driver.h"
+#include "magic.h"
 
 /* ---- archives: every ELF member, read in place ---- */
 
@@ -35,7 +36,7 @@ static int member_selected(struct opts *o, const char *name)
 }
 
 /* Open an ELF member as a window; 0 with *skip set for members that are kept as they are. */
-static int open_member(struct ar_ctx *c, const struct archive *ar, const struct archive_member *m, struct elf *ef,
+static int open_member(struct ar_ctx *c, const struct archive *ar, const struct archive_member *m, struct elf *ef, struct scan *sc,
 		       int *close_fd, int *skip, struct err *e)
 {
 	unsigned char magic[8];
@@ -55,10 +56,10 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 	} else if (archive_member_fd(ar, m, &fd, &base, close_fd, e)) {
 		return -1;
 	} else {
-		n = elf_read_magic(fd, base, m->size, magic);
+		n = magic_read(fd, base, m->size, magic);
 	}
-	if (!elf_magic_is_elf(magic, n)) {
-		kind = elf_foreign_kind(magic, n);
+	if (!magic_is_elf(magic, n)) {
+		kind = magic_foreign_kind(magic, n);
 		if (c->o->verbose)
 			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label, kind ? kind : "not ELF",
 				c->o->mode == MODE_LIST || c->o->mode == MODE_CHECK || c->o->mode == MODE_DISCOVER ? "skipped"
@@ -73,13 +74,20 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 			close(fd);
 		return -1;
 	}
+	if (scan_file(ef, sc, e)) {
+		elf_close(ef);
+		if (*close_fd)
+			close(fd);
+		return -1;
+	}
 	return 0;
 }
 
-static void close_member(struct elf *ef, int close_fd)
+static void close_member(struct elf *ef, struct scan *sc, int close_fd)
 {
 	int fd = ef->fd;
 
+	scan_free(sc);
 	elf_close(ef);
 	if (close_fd)
 		close(fd);
@@ -93,16 +101,12 @@ static int plan_member(void *ctx, const struct archive *ar, const struct archive
 	struct scan sc;
 	int close_fd, skip, r;
 
-	if (open_member(c, ar, m, &ef, &close_fd, &skip, e))
+	if (open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e))
 		return -1;
 	if (skip)
 		return 0;
-	r = scan_file(&ef, &sc, e);
-	if (r == 0) {
-		r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
-		scan_free(&sc);
-	}
-	close_member(&ef, close_fd);
+	r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
+	close_member(&ef, &sc, close_fd);
 	return r ? -1 : 1;
 }
 
@@ -151,27 +155,23 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 	struct scan sc;
 	int close_fd, skip, r;
 
-	if (open_member(c, ar, m, &ef, &close_fd, &skip, e))
+	if (open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e))
 		return -1;
 	if (skip)
 		return 0;
-	r = scan_file(&ef, &sc, e);
-	if (r == 0) {
-		if (c->o->mode == MODE_LIST) {
-			r = scan_entries(&ef, &sc, &es, e);
-			if (r == 0 && manifest_merge(&c->merged, &es))
-				r = err_set(e, EXIT_BAD_INPUT, "out of memory");
-			if (!c->have_kind) {
-				action_file_kind(&ef, &c->kind);
-				c->have_kind = 1;
-			}
-			manifest_free(&es);
-		} else {
-			r = c->o->mode == MODE_CHECK ? action_check(c->o, c->label, &ef, &sc, e) : action_discover(c->o, c->label, &ef, &sc, e);
+	if (c->o->mode == MODE_LIST) {
+		r = scan_entries(&ef, &sc, &es, e);
+		if (r == 0 && manifest_merge(&c->merged, &es))
+			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+		if (!c->have_kind) {
+			action_file_kind(&ef, &c->kind);
+			c->have_kind = 1;
 		}
-		scan_free(&sc);
+		manifest_free(&es);
+	} else {
+		r = c->o->mode == MODE_CHECK ? action_check(c->o, c->label, &ef, &sc, e) : action_discover(c->o, c->label, &ef, &sc, e);
 	}
-	close_member(&ef, close_fd);
+	close_member(&ef, &sc, close_fd);
 	return r;
 }
 

@@ -1,0 +1,77 @@
+/* layout_patch.c - the plan's byte patches, and the facts about the input that every planner
+ * asks (overlaps, our own segment). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_int.h"
+
+/* ---- patches ---- */
+
+int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e)
+{
+	struct patch *p;
+
+	if (len == 0)
+		return 0;
+	p = xgrow(pl->p, &pl->cap, pl->n, sizeof *p);
+	if (!p)
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	pl->p = p;
+	p = &pl->p[pl->n];
+	memset(p, 0, sizeof *p);
+	p->off = off;
+	p->len = len;
+	p->src = src;
+	if (data) {
+		p->data = malloc(len);
+		if (!p->data)
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		memcpy(p->data, data, len);
+	}
+	pl->n++;
+	return 0;
+}
+
+int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src)
+{
+	return layout_patch(L->pl, off, len, data, src, L->e);
+}
+
+/* Zero input bytes that stay in the output (those past `keep` are dropped anyway). */
+int lay_zero(struct lay *L, uint64_t off, uint64_t len)
+{
+	if (off >= L->keep)
+		return 0;
+	if (off + len > L->keep)
+		len = L->keep - off;
+	return lay_patch(L, off, len, NULL, PATCH_ZERO);
+}
+
+void layout_free(struct plan *pl)
+{
+	size_t i;
+
+	for (i = 0; i < pl->n; i++)
+		free(pl->p[i].data);
+	free(pl->p);
+	buf_free(&pl->log);
+	memset(pl, 0, sizeof *pl);
+}
+
+/* ---- facts about the input ---- */
+
+int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+int lay_in_own(const struct lay *L, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; L->nown && i < L->ef->phnum; i++)
+		if (L->isown[i] && off >= L->ef->ph[i].offset && off < L->ef->ph[i].offset + L->ef->ph[i].filesz)
+			return 1;
+	return 0;
+}
+

@@ -1,0 +1,209 @@
+/* layout_sections.c - the section headers of a linked file after the edit: the .note.dlopen
+ * name, the sections of our segment, emptied dlopen sections, and symbols that pointed into
+ * them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_int.h"
+
+/* ---- sections ---- */
+
+/* Reuse ".note.dlopen" if the name table already has it (as a whole string); else the table is
+ * copied to the tail with the name appended. */
+static int find_name(struct lay *L, const char *want, uint32_t *name)
+{
+	const struct elf *ef = L->ef;
+	const struct elf_shdr *st = &ef->sh[ef->shstrndx];
+	size_t wlen = strlen(want) + 1;                    /* with its NUL */
+	unsigned char chunk[4096];
+	uint64_t base = 0, n, k;
+	struct err ignore;
+
+	if (ef->shstrndx == 0 || st->type != SHT_STRTAB_)
+		return err_set(L->e, EXIT_BAD_INPUT, "no section name table (e_shstrndx): cannot name a new section");
+	/* Chunks overlap by wlen, so a match across a boundary is seen whole once. */
+	while (base < st->size) {
+		n = st->size - base < sizeof chunk ? st->size - base : sizeof chunk;
+		if (elf_read(ef, st->offset + base, n, chunk, &ignore))
+			break;
+		for (k = 0; k + wlen <= n; k++)
+			if (memcmp(chunk + k, want, wlen) == 0 && (base + k == 0 || (k > 0 && chunk[k - 1] == 0))) {
+				*name = (uint32_t)(base + k);
+				return 0;
+			}
+		if (base + n >= st->size)
+			break;
+		base += n - wlen;
+	}
+	if (st->size + L->newnames.len + wlen + 1 > UINT32_MAX)
+		return err_set(L->e, EXIT_BAD_INPUT, "section name table too large");
+	/* Appending would give a name to sections whose name points past the table. */
+	for (k = 1; k < ef->shnum; k++)
+		if (ef->sh[k].name >= st->size && ef->sh[k].name)
+			return err_set(L->e, EXIT_BAD_INPUT, "section %llu has a name outside the section-name table",
+				       (unsigned long long)k);
+	if (st->size + L->newnames.len == 0)
+		buf_putc(&L->newnames, '\0');    /* offset 0 is the empty name of unnamed sections */
+	*name = (uint32_t)(st->size + L->newnames.len);
+	buf_put(&L->newnames, want, wlen);
+	L->move_shstr = 1;
+	return L->newnames.oom ? err_set(L->e, EXIT_BAD_INPUT, "out of memory") : 0;
+}
+
+/* New sections go at the end of the table, so no index changes: the PHT's section (when the
+ * PHT moved into our segment and has none yet), then .note.dlopen (when the file has none). */
+int lay_setup_sections(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	int new_ph;
+
+	if (!ef->shnum)
+		return 0;
+	/* A name table we moved after our own segment moves again with it; kept there, it would
+	 * push the rebuilt segment further on every run. */
+	for (size_t i = 0; i < ef->phnum && L->nown && ef->shstrndx; i++)
+		if (L->isown[i] && ef->sh[ef->shstrndx].offset >= ef->ph[i].offset)
+			L->move_shstr = 1;
+	/* A section covering exactly the table is its section, whatever its name; the one named
+	 * PHDR_SECTION_NAME in our segment (found by lay_find_own) serves only when none does. */
+	for (size_t i = 1; i < ef->shnum; i++)
+		if (ef->sh[i].offset == ef->phoff && ef->sh[i].size == ef->phnum * elf_phent_size(ef) &&
+		    ef->sh[i].type != SHT_NOBITS_ && !L->isd[i]) {
+			L->phsec = i;
+			break;
+		}
+	new_ph = L->pht_in_seg && !L->phsec;
+	L->new_section = L->notesz && !L->target;
+	L->shnum = ef->shnum + (size_t)new_ph + (size_t)L->new_section;
+	L->sh = xcalloc(L->shnum, sizeof *L->sh);
+	if (!L->sh)
+		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+	memcpy(L->sh, ef->sh, ef->shnum * sizeof *L->sh);
+	L->shout = lay_trailing_cut(L);
+	if (new_ph) {
+		L->phsec = ef->shnum;
+		if (find_name(L, PHDR_SECTION_NAME, &L->sh[L->phsec].name))
+			return -1;
+	}
+	if (L->new_section) {
+		L->target = ef->shnum + (size_t)new_ph;
+		if (find_name(L, SECTION_NAME, &L->sh[L->target].name))
+			return -1;
+	}
+	return 0;
+}
+
+/* A section emptied by this run keeps its place when that place stays loaded (a linker put it
+ * there); if it was in our own segment, which is rebuilt, it no longer describes memory. */
+static void empty_section(struct lay *L, size_t i)
+{
+	struct elf_shdr *s = &L->sh[i];
+
+	s->size = 0;
+	if (L->linked && (s->flags & SHF_ALLOC_) && (lay_in_own(L, L->ef->sh[i].offset) || !elf_load_covering(L->ef, s->offset, 0))) {
+		s->flags &= ~(uint64_t)SHF_ALLOC_;
+		s->addr = 0;
+		s->offset = s->offset < L->keep ? s->offset : L->keep;
+	}
+}
+
+void lay_finish_sections(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	struct elf_shdr *s;
+	size_t i;
+
+	if (!L->sh)
+		return;
+	for (i = 1; i < ef->shnum; i++)
+		if (L->isd[i] && (i != L->target || !L->notesz))
+			empty_section(L, i);
+	/* No other section is ours, whatever its offset: a NOBITS section (.bss, .tbss) may
+	 * start where our old segment does, and keeps its header. */
+	if (L->notesz) {
+		s = &L->sh[L->target];
+		s->type = SHT_NOTE_;
+		s->flags = (s->flags & ~(uint64_t)(SHF_WRITE_ | SHF_EXECINSTR_)) | SHF_ALLOC_;
+		s->addr = L->linked ? L->note_vaddr : 0;
+		s->offset = L->note_off;
+		s->size = L->notesz;
+		s->addralign = 4;
+		s->entsize = 0;
+	}
+	if (L->phsec && !L->pht_in_seg && ef->sh[L->phsec].offset == ef->phoff && ef->sh[L->phsec].size == ef->phnum * elf_phent_size(ef)) {
+		L->sh[L->phsec].size = L->linked ? L->phnum * elf_phent_size(ef) : 0;   /* the table stays: still covered */
+	} else if (L->phsec && !L->pht_in_seg) {
+		empty_section(L, L->phsec);   /* the table left our segment */
+	} else if (L->phsec) {
+		s = &L->sh[L->phsec];
+		s->type = 1;           /* SHT_PROGBITS */
+		s->flags = SHF_ALLOC_ | (L->seg[0].flags & PF_X_ ? SHF_EXECINSTR_ : 0);
+		s->addr = L->seg[0].vaddr + (L->pht_b - L->seg[0].off);    /* copy B, the live one */
+		s->offset = L->pht_b;
+		s->size = L->phsz;
+		s->addralign = ef->is64 ? 8 : 4;
+		s->link = s->info = 0;
+		s->entsize = elf_phent_size(ef);
+	}
+	if (L->move_shstr) {
+		L->sh[ef->shstrndx].offset = L->shstr_off;
+		L->sh[ef->shstrndx].size += L->newnames.len;
+	}
+}
+
+/* Symbols defined in a rewritten dlopen section must stay inside it (eu-elflint checks this):
+ * those that no longer fit are moved to its start with size 0.  Symbol tables are streamed. */
+int lay_fix_symbols(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	size_t es = elf_sym_size(ef), t, i, k, nsym;
+	unsigned char chunk[256 * 24], xs[256 * 4], out[24];
+	uint64_t idx;
+	struct elf_sym s;
+
+	/* Only symbols in sections that held dlopen notes can need it (new sections have none). */
+	for (t = 1; t < ef->shnum && !L->isd[t]; t++)
+		;
+	if (t == ef->shnum)
+		return 0;
+	for (t = 1; t < ef->shnum; t++) {
+		const struct elf_shdr *st = &ef->sh[t], *xt = NULL;
+		if (st->type != SHT_SYMTAB_ && st->type != SHT_DYNSYM_)
+			continue;
+		if (st->entsize != es)
+			continue;
+		for (k = 1; k < ef->shnum; k++)
+			if (ef->sh[k].type == SHT_SYMTAB_SHNDX_ && ef->sh[k].link == t)
+				xt = &ef->sh[k];
+		nsym = (size_t)(st->size / es);
+		for (i = 0; i < nsym; i += 256) {
+			size_t n = nsym - i < 256 ? nsym - i : 256;
+			if (elf_read(ef, st->offset + i * es, n * es, chunk, L->e))
+				return -1;
+			if (xt && (xt->size < (i + n) * 4 || elf_read(ef, xt->offset + i * 4, n * 4, xs, L->e)))
+				xt = NULL;
+			for (k = 0; k < n; k++) {
+				const struct elf_shdr *d;
+				uint64_t start;
+				elf_decode_sym(ef, chunk + k * es, &s);
+				idx = s.shndx == SHN_XINDEX_ && xt ? elf_get(ef, xs + k * 4, 4) : s.shndx;
+				if (idx == 0 || idx >= ef->shnum || !L->isd[idx] || (s.shndx >= SHN_LORESERVE_ && s.shndx != SHN_XINDEX_))
+					continue;
+				d = &L->sh[idx];
+				start = L->linked ? d->addr : 0;
+				if ((s.info & 0xf) == STT_SECTION_ ? s.value == start :
+				    (s.value >= start && s.value - start <= d->size && s.size <= d->size - (s.value - start)))
+					continue;
+				if (st->type == SHT_DYNSYM_)
+					return err_set(L->e, EXIT_BAD_INPUT, "dynamic symbol %zu points into the dlopen note, which would move", i + k);
+				s.value = start;
+				s.size = 0;
+				elf_encode_sym(ef, &s, out);
+				if (lay_patch(L, st->offset + (i + k) * es, es, out, 0))
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
