@@ -16,6 +16,8 @@
 # Exit status 1 if any check failed.  Environment: DLNOTE (the tool that reads results, default
 # <src>/build/dlnote-inject), DLNOTE_SRC (the source tree, default ../..), KEEP=1 keeps the
 # temporary directory (it is always kept after a failure).
+# PARTS="cmake meson" (the default) names the parts to run: make buildsys runs the two parts
+# at once, each in its own temporary directory (both install the tool there first).
 set -eu
 
 SRC=$(cd "${DLNOTE_SRC:-$(dirname "$0")/../..}" && pwd)
@@ -27,6 +29,7 @@ export LC_ALL=C.UTF-8
 T=$(mktemp -d "${TMPDIR:-/tmp}/dlnote-buildsys.XXXXXX")
 mkdir "$T/logs"
 QEMU=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+part() { [[ " ${PARTS:-cmake meson} " == *" $1 "* ]]; }   # part NAME: is that part to run
 passed=0
 failed=0
 ok=1          # did the last check pass
@@ -269,6 +272,7 @@ pc_names_tool() {
 }
 check "dlnote.pc: variable dlnote_inject names the installed program; version $VERSION" pc_names_tool
 
+if part cmake; then
 # find_package(dlnote <REQ>) in a project without languages; prints the tool it found.
 find_dlnote() {  # find_dlnote PREFIX REQUEST
 	local dir=$T/find/$RANDOM
@@ -474,8 +478,10 @@ check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 cmake_results $C "$L" "${QEMU[@]}"
 
+fi
 # ---------------------------------------------------------------------------------------------
 # Meson.
+if part meson; then
 meson_sample() {  # meson_sample NAME MESON_SETUP_ARGS...: sample + subprojects/dlnote, setup, build
 	local d=$T/$1
 	shift
@@ -630,6 +636,7 @@ meson_results $C "$L"
 meson_install $C "$L"
 
 BROKEN=
+fi
 # ---------------------------------------------------------------------------------------------
 echo "buildsys: $passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char wdir[4096];
@@ -24,6 +25,35 @@ const char *srcdir(void)
 	const char *s = getenv("DLNOTE_SRC");
 	cr_assert(s && *s, "DLNOTE_SRC must name the source tree (make check sets it)");
 	return s;
+}
+
+const char *plain_tool(void)
+{
+	const char *p = getenv("DLNOTE_PLAIN");
+	return p && *p ? p : NULL;
+}
+
+char *tool_edit(const char *file, const char *fmt, ...)
+{
+	char args[8192];
+	va_list ap;
+	struct cmd c;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	if (plain_tool())
+		free(sh("cp '%s' '%s.plain' && '%s' %s '%s.plain' 2>&1", file, file, plain_tool(), args, file));
+	c = run("'%s' %s '%s' 2>&1", tool(), args, file);
+	cr_assert_eq(c.status, 0, "%s %s %s failed (%d): %s", tool(), args, file, c.status, c.out);
+	if (plain_tool()) {
+		char plain[4200];
+		snprintf(plain, sizeof plain, "%s.plain", file);
+		cr_expect(same_files(file, plain), "%s %s: the sanitized build wrote other bytes than the plain build",
+			  args, file);
+	}
+	free(c.err);
+	return c.out;
 }
 
 const char *workdir(void)
@@ -52,8 +82,22 @@ static char *slurp_fd(FILE *f)
 	return p;
 }
 
+/* $DLNOTE_CMD_TIMES names a file that gets each command's wall time (to find what the suite
+ * spends its time on). */
+static void log_time(const char *line, struct timespec t0, struct timespec t1)
+{
+	const char *name = getenv("DLNOTE_CMD_TIMES");
+	FILE *f;
+
+	if (!name || !*name || !(f = fopen(name, "a")))
+		return;
+	fprintf(f, "%.3f\t%.200s\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, line);
+	fclose(f);
+}
+
 static struct cmd vrun(const char *fmt, va_list ap)
 {
+	struct timespec t0, t1;
 	char line[16384], full[17000];
 	FILE *o = tmpfile(), *e = tmpfile();
 	struct cmd c;
@@ -71,7 +115,10 @@ static struct cmd vrun(const char *fmt, va_list ap)
 		execl("/bin/sh", "sh", "-c", full, (char *)NULL);
 		_exit(127);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	waitpid(pid, &st, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	log_time(line, t0, t1);
 	c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	c.out = slurp_fd(o);
 	c.err = slurp_fd(e);

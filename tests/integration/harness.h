@@ -14,6 +14,18 @@ struct cmd {
 const char *tool(void);
 const char *srcdir(void);
 
+/* check-all's second pass, with ASan and UBSan, is told where the first pass's binary is
+ * ($DLNOTE_PLAIN): NULL otherwise.  Where a test checks a file the tool wrote with the
+ * independent readers, strip, the loader and qemu-user, that pass runs the same steps and
+ * checks instead that the sanitized tool wrote the very bytes the first pass checked
+ * (tool_edit), and reads them back with the tool. */
+const char *plain_tool(void);
+/* Run the tool under test with ARGS (printf-style, then the file name) on FILE in the work
+ * directory, asserting success; returns its stdout and stderr.  In the sanitized pass the
+ * plain build first runs the same command on a copy of FILE, and the two results must be the
+ * same bytes. */
+char *tool_edit(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A fresh directory for one test; it is the working directory of run(). */
 const char *workdir(void);
 
