@@ -99,15 +99,17 @@ static int plan_member(void *ctx, const struct archive *ar, const struct archive
 	struct ar_ctx *c = ctx;
 	struct elf ef;
 	struct scan sc;
-	int close_fd, skip, r;
+	int close_fd, skip, r, verbose = c->o->verbose;
 
-	if (open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e))
-		return -1;
-	if (skip)
-		return 0;
-	r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
-	close_member(&ef, &sc, close_fd);
-	return r ? -1 : 1;
+	if (ar->dry)
+		c->o->verbose = 0;          /* the plans are printed once, when written */
+	r = open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e);
+	if (r == 0 && !skip) {
+		r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
+		close_member(&ef, &sc, close_fd);
+	}
+	c->o->verbose = verbose;
+	return r ? -1 : !skip;
 }
 
 struct ar_write { struct archive *ar; struct ar_ctx *c; char member[ARCHIVE_MAX_NAME + 64]; };
