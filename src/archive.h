@@ -52,6 +52,7 @@ struct archive {
 	 * crossed, and if an edit does cross it the write is done again with the 64-bit index. */
 	uint64_t offset32_max, plan_first;
 	int dry;                           /* planning only, nothing written: plans print nothing */
+	int widened;                       /* the last write turned a "/" index into "/SYM64/" */
 };
 
 /* True when the first 8 bytes are an archive's magic. */

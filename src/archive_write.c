@@ -419,7 +419,8 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 	/* A smaller archive that an edit took past 4 GiB: written again, with "/SYM64/". */
 	if (r == 1 && !wide)
 		r = ftruncate(out, 0) ? err_set(e, EXIT_BAD_INPUT, "cannot empty the output: %s", strerror(errno))
-				      : write_pass(ar, out, 1, &map, plan, ctx, label, labelsz, e);
+				      : write_pass(ar, out, wide = 1, &map, plan, ctx, label, labelsz, e);
+	ar->widened = r == 0 && wide == 1;
 	free(map.v);
 	return r;
 }

@@ -142,6 +142,9 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
 	else if (r > 0)
 		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
+	if (r == 0 && ar->widened && o->verbose)
+		fprintf(stderr, PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols is past 4 GiB)\n",
+			c->path);
 	if (r && w.member[0])
 		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, w.member);
 	else if (r)

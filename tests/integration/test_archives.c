@@ -379,6 +379,7 @@ Test(archive, an_edit_moving_a_member_past_4_GiB_writes_a_64_bit_index, .timeout
 {
 	static const char *const lds[] = { "-fuse-ld=bfd", "-fuse-ld=gold", "-fuse-ld=lld", "-fuse-ld=mold" };
 	char *t0, *m0, *i0, *t1, *m1, *i1, *got, *before;
+	struct cmd c;
 
 	objects("gcc");
 	free(sh("echo blob > blob.bin && ar rc small.a a_member_with_a_long_name.o blob.bin x.o && "
@@ -386,7 +387,10 @@ Test(archive, an_edit_moving_a_member_past_4_GiB_writes_a_64_bit_index, .timeout
 	t0 = table("big.a"), m0 = armap("big.a"), i0 = index_of("big.a");
 	cr_assert(strstr(i0, "/\n") == i0 && strstr(i0, "4294967280 x.o/"), "the input's index:\n%s", i0);
 
-	free(sh("'%s' -m m1.json -o out.a big.a", tool()));
+	c = run("'%s' -v -m m1.json -o out.a big.a", tool());
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.err, "big.a: symbol index written as /SYM64/"), "-v says: %s", c.err);
+	cmd_free(&c);
 	t1 = table("out.a"), m1 = armap("out.a"), i1 = index_of("out.a");
 	cr_expect(strncmp(i1, "/SYM64/\n", 8) == 0, "the output's index:\n%s", i1);
 	got = sh("echo '%s' | awk 'NR > 1 && $1 > 4294967295 { print $2 }'", i1);

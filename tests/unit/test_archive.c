@@ -249,7 +249,7 @@ static void be64(unsigned char *p, uint64_t v)
  * 4 GiB to offset32_max; plan_first 0 decides the index by planning first, a huge one by
  * writing again. */
 static size_t write_limited(const struct ar_img *a, uint64_t offset32_max, uint64_t plan_first, unsigned char *out,
-			    size_t outsz, struct err *e)
+			    size_t outsz, int *widened, struct err *e)
 {
 	struct archive ar;
 	char label[64];
@@ -259,6 +259,7 @@ static size_t write_limited(const struct ar_img *a, uint64_t offset32_max, uint6
 	ar.offset32_max = offset32_max, ar.plan_first = plan_first;
 	cr_assert_eq(archive_write(&ar, ofd, grow, NULL, label, sizeof label, e), 0, "%s: %s", label, e->msg);
 	n = pread(ofd, out, outsz, 0);
+	*widened = ar.widened;
 	close(fd);
 	close(ofd);
 	return (size_t)n;
@@ -273,11 +274,13 @@ Test(archive, a_slash_index_becomes_sym64_exactly_when_an_offset_does_not_fit)
 	struct err e;
 	unsigned char out[4096], want[4096], again[4096];
 	size_t m1, m2, n, k;
+	int widened;
 
 	gnu(&a, &m1, &m2);
 	/* The long-named member moves to m2 + 2 (short.o: 5 -> 8 bytes): that fits. */
-	n = write_limited(&a, m2 + 2, 0, out, sizeof out, &e);
+	n = write_limited(&a, m2 + 2, 0, out, sizeof out, &widened, &e);
 	cr_expect_eq(n, a.n + 2 + 4);
+	cr_expect_eq(widened, 0);
 	cr_expect(memcmp(out + 8, "/               ", 16) == 0, "index %.16s", out + 8);
 	cr_expect_eq(get_be32(out + 8 + 60 + 8), m2 + 2);
 
@@ -298,10 +301,12 @@ Test(archive, a_slash_index_becomes_sym64_exactly_when_an_offset_does_not_fit)
 	memcpy(want + k, a.p + m2, 48);
 	memcpy(want + k + 48, "7         `\nBBBB\0\0\0\n", 20);
 	k += 68;
-	n = write_limited(&a, m2 + 1, 0, out, sizeof out, &e);
+	n = write_limited(&a, m2 + 1, 0, out, sizeof out, &widened, &e);
 	t_assert_bytes(out, n, want, k, "planned first");
-	n = write_limited(&a, m2 + 1, UINT64_MAX, again, sizeof again, &e);
+	cr_expect_eq(widened, 1);
+	n = write_limited(&a, m2 + 1, UINT64_MAX, again, sizeof again, &widened, &e);
 	t_assert_bytes(again, n, want, k, "written again");
+	cr_expect_eq(widened, 1);
 }
 
 static void le32(unsigned char *p, uint32_t v)
