@@ -311,6 +311,8 @@ static int write_wide_header(struct archive *ar, const struct archive_member *m,
 
 	if (archive_index_wide_size(ar, m, &size, &count, &names, e))
 		return -1;
+	if (size > 9999999999ull)
+		return err_set(e, EXIT_BAD_INPUT, "the 64-bit symbol index is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
 	memcpy(h + F_NAME, "/SYM64/         ", 16);
 	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
