@@ -74,6 +74,7 @@ int archive_open(struct archive *ar, int fd, const char *path, uint64_t size, st
 
 	memset(ar, 0, sizeof *ar);
 	ar->fd = fd, ar->path = path, ar->size = size, ar->pos = 8;
+	ar->offset32_max = UINT32_MAX, ar->plan_first = 2ull << 30;
 	if (size < 8 || archive_read_at(fd, 0, magic, 8, e) || !archive_is(magic, 8))
 		return err_set(e, EXIT_BAD_INPUT, "not an ar archive");
 	ar->thin = memcmp(magic, ARCHIVE_THIN_MAGIC, 8) == 0;
@@ -311,16 +312,19 @@ static int remap_find(const struct remap *map, uint64_t old, uint64_t *new)
 }
 
 /* Walk the index's member offsets in pieces.  With a map: rewrite them into the copy of the
- * index at out@out_data; without: check them against the archive. */
+ * index at out@out_data (out < 0: only see whether they fit); wide: a GNU "/" index written as
+ * "/SYM64/", 8-byte offsets after the 8-byte count.  Returns 1 when the new offsets of a "/"
+ * index do not fit in 32 bits. */
 int archive_index_walk(const struct archive *ar, const struct archive_member *m, const struct remap *map, int out,
-		      uint64_t out_data, struct err *e)
+		      uint64_t out_data, int wide, struct err *e)
 {
 	enum archive_index k = index_kind(m->name);
 	int w = k == AR_GNU64 || k == AR_BSD64 ? 8 : 4, big = k == AR_GNU32 || k == AR_GNU64;
 	/* GNU: count, then one offset per symbol.  BSD: the size in bytes of the (string, offset)
 	 * pairs, the pairs, then the string table's size and the strings. */
 	uint64_t stride = big ? (uint64_t)w : 2u * (uint64_t)w, at_off = big ? 0 : (uint64_t)w;
-	unsigned char word[8], chunk[4096];
+	uint64_t ostride = wide ? 8 : stride;        /* in the output */
+	unsigned char word[8], chunk[4096], wchunk[8192];
 	uint64_t count, tab, i, n, j, off, new;
 
 	if (m->size < (uint64_t)w || archive_read_at(ar->fd, m->data, word, (size_t)w, e))
@@ -353,18 +357,44 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 			if (remap_find(map, off, &new))
 				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, which is not a member",
 					       (unsigned long long)(i + j), (unsigned long long)off);
-			if (w == 4 && new > UINT32_MAX)
-				return err_set(e, EXIT_BAD_INPUT, "the edited archive is larger than 4 GiB and would need a "
-					       "64-bit symbol index, which this version does not write");
-			put_word(p, w, big, new);
+			/* GNU ar (bfd) writes "/SYM64/" exactly when an offset does not fit; a BSD
+			 * "__.SYMDEF_64" is not written. */
+			if (w == 4 && !wide && new > ar->offset32_max)
+				return big ? 1 : err_set(e, EXIT_BAD_INPUT, "the edited archive is larger than 4 GiB and its BSD "
+							 "index would need 64-bit offsets (__.SYMDEF_64), which this version does not write");
+			if (wide)
+				put_word(wchunk + j * 8, 8, 1, new);
+			else
+				put_word(p, w, big, new);
 		}
-		if (map && archive_write_at(out, out_data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
+		if (map && out >= 0 && archive_write_at(out, out_data + (wide ? 8u : (uint64_t)w) + i * ostride,
+							wide ? wchunk : chunk, (size_t)(n * ostride), e))
 			return -1;
 	}
 	return 0;
 }
 
+/* The "/SYM64/" copy of a GNU "/" index: an 8-byte count and 8-byte offsets, the same names,
+ * padded with zeros to a multiple of 8 bytes as GNU ar pads it.  *count and *names (the
+ * offset of the names in the input) say what to copy. */
+int archive_index_wide_size(const struct archive *ar, const struct archive_member *m, uint64_t *size, uint64_t *count,
+			    uint64_t *names, struct err *e)
+{
+	unsigned char word[4];
+
+	if (m->size < 4 || archive_read_at(ar->fd, m->data, word, 4, e))
+		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
+	*count = get_word(word, 4, 1);
+	if (*count > (m->size - 4) / 4)
+		return err_set(e, EXIT_BAD_INPUT, "symbol index of %llu entries does not fit in its %llu bytes",
+			       (unsigned long long)*count, (unsigned long long)m->size);
+	*names = m->data + 4 + 4 * *count;
+	*size = 8 + 8 * *count + (m->data + m->size - *names);
+	*size += -*size & 7;
+	return 0;
+}
+
 int archive_check_index(const struct archive *ar, const struct archive_member *m, struct err *e)
 {
-	return archive_index_walk(ar, m, NULL, -1, 0, e);
+	return archive_index_walk(ar, m, NULL, -1, 0, 0, e);
 }

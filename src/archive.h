@@ -45,6 +45,14 @@ struct archive {
 	uint64_t pos;                      /* next header */
 	size_t nth;
 	struct archive_io *io;             /* while writing: the read and write buffers */
+	/* Writing a GNU "/" index: a symbol's member offset above offset32_max (UINT32_MAX; the
+	 * unit tests lower both) makes it "/SYM64/".  From an input of plan_first bytes on (2 GiB),
+	 * every member is planned once before writing, so that the index's kind and size are
+	 * known before the first member is placed; below, the 4 GiB line is not expected to be
+	 * crossed, and if an edit does cross it the write is done again with the 64-bit index. */
+	uint64_t offset32_max, plan_first;
+	int dry;                           /* planning only, nothing written: plans print nothing */
+	int widened;                       /* the last write turned a "/" index into "/SYM64/" */
 };
 
 /* True when the first 8 bytes are an archive's magic. */
@@ -77,8 +85,10 @@ int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *l
 
 /* Write the edited archive into the empty file `out`: unchanged members copied by the kernel,
  * edited ones at their new offsets with only the header's size field changed, then the symbol
- * index with the new member offsets (same symbols, same order, same kind).  On failure e names
- * the member in `label` (empty when it is about the whole archive). */
+ * index with the new member offsets (same symbols, same order, same kind; a GNU "/" index
+ * whose offsets no longer fit 32 bits becomes "/SYM64/", as GNU ar writes it; a BSD one is
+ * refused).  On failure e names the member in `label` (empty when it is about the whole
+ * archive). */
 int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, char *label, size_t labelsz,
 		  struct err *e);
 

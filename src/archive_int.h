@@ -35,8 +35,14 @@ int archive_write_at(int fd, uint64_t off, const void *buf, size_t len, struct e
 const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, size_t len, struct err *e);
 
 /* Walk the index's member offsets in pieces.  With a map: rewrite them into the copy of the
- * index at out@out_data; without: check them against the archive. */
+ * index at out@out_data (out < 0: only see whether they fit); wide: a GNU "/" index written as
+ * "/SYM64/", 8-byte offsets after the 8-byte count.  Returns 1 when the new offsets of a "/"
+ * index do not fit in 32 bits (ar->offset32_max), -1 with e set on failure. */
 int archive_index_walk(const struct archive *ar, const struct archive_member *m, const struct remap *map, int out,
-		       uint64_t out_data, struct err *e);
+		       uint64_t out_data, int wide, struct err *e);
+/* The size of the "/SYM64/" copy of a GNU "/" index, its symbol count, and where its names
+ * start in the archive. */
+int archive_index_wide_size(const struct archive *ar, const struct archive_member *m, uint64_t *size, uint64_t *count,
+			    uint64_t *names, struct err *e);
 
 #endif

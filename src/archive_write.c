@@ -284,45 +284,145 @@ static int write_member(struct archive *ar, const struct archive_member *m, uint
 	return pad(ar->io, pos, e);
 }
 
-int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, char *label, size_t labelsz,
-		  struct err *e)
+/* Where the member after this one would start: planned, nothing written (the layout pass). */
+static int place_member(struct archive *ar, const struct archive_member *m, uint64_t *pos, archive_plan_fn plan,
+			void *ctx, struct err *e)
+{
+	struct plan pl;
+	uint64_t len = m->data + m->size - m->hdr;
+	int r = m->kind == AR_MEMBER ? plan(ctx, ar, m, &pl, e) : 0;
+
+	if (r < 0)
+		return -1;
+	if (r > 0) {
+		len = ARCHIVE_HDR + m->name_len + pl.out_size;
+		layout_free(&pl);
+	}
+	*pos += len + (len & 1);
+	return 0;
+}
+
+/* A GNU "/" index widened to "/SYM64/": its header now (the name and the size changed, the
+ * date, owner and mode kept), its bytes once the members are placed (write_wide_index). */
+static int write_wide_header(struct archive *ar, const struct archive_member *m, uint64_t *pos, struct err *e)
+{
+	char h[ARCHIVE_HDR], field[W_SIZE + 1];
+	uint64_t size, count, names;
+
+	if (archive_index_wide_size(ar, m, &size, &count, &names, e))
+		return -1;
+	if (size > 9999999999ull)
+		return err_set(e, EXIT_BAD_INPUT, "the 64-bit symbol index is too large for the header's size field");
+	memcpy(h, m->raw, sizeof h);
+	memcpy(h + F_NAME, "/SYM64/         ", 16);
+	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
+	memcpy(h + F_SIZE, field, W_SIZE);
+	if (io_put(ar->io, *pos, h, sizeof h, e))
+		return -1;
+	*pos += ARCHIVE_HDR + size;
+	return 0;
+}
+
+/* The 8-byte count, the offsets, the names copied by the kernel, the zero padding. */
+static int write_wide_index(struct archive *ar, const struct archive_member *m, const struct remap *map, uint64_t at,
+			    struct err *e)
+{
+	static const unsigned char zero[8];
+	int out = ar->io->fd_out;
+	uint64_t size, count, names, data = at + ARCHIVE_HDR, nlen;
+	unsigned char word[8];
+
+	if (archive_index_wide_size(ar, m, &size, &count, &names, e))
+		return -1;
+	for (int i = 0; i < 8; i++)
+		word[i] = (unsigned char)(count >> (56 - 8 * i));
+	nlen = m->data + m->size - names;
+	if (archive_write_at(out, data, word, 8, e) || archive_index_walk(ar, m, map, out, data, 1, e) ||
+	    output_copy(ar->fd, names, out, data + 8 + 8 * count, nlen, e) ||
+	    archive_write_at(out, data + 8 + 8 * count + nlen, zero, (size_t)(size - 8 - 8 * count - nlen), e))
+		return -1;
+	return 0;
+}
+
+/* One pass over the members, in order: written into `out`, the index "/SYM64/" when `wide`;
+ * or with out < 0 only placed (every member planned, nothing written), to learn whether a "/"
+ * index needs 64 bits.  0, -1 with e set, or 1: the "/" index does not fit (nothing is
+ * complete in `out`). */
+static int write_pass(struct archive *ar, int out, int wide, struct remap *map, archive_plan_fn plan, void *ctx,
+		      char *label, size_t labelsz, struct err *e)
 {
 	struct archive_member m, idx = { 0 };
-	struct remap map = { 0 };
 	struct archive_io io;
 	uint64_t pos = 8, idx_out = 0;
 	int r;
 
-	label[0] = '\0';
-	if (ar->thin)
-		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
-			       "(writing thin archives is not supported)");
 	rewind_ar(ar);
+	map->n = 0;
 	r = io_init(ar, &io, out, e);
-	if (r == 0)
+	if (r == 0 && out >= 0)
 		r = io_put(&io, 0, ARCHIVE_MAGIC, 8, e);
-	/* Members keep their order; the index keeps its size (same symbols), so only the offsets
-	 * of members after an edited one move. */
+	/* Members keep their order; the index keeps its size (same symbols) unless it is widened,
+	 * so only the offsets of members after an edited one (or after the index) move. */
 	while (r == 0 && (r = archive_next(ar, &m, e)) != 0) {
 		archive_label(&m, label, labelsz);
 		if (r < 0)
 			break;
 		if (m.kind == AR_INDEX)
 			idx = m, idx_out = pos;
-		r = remap_add(&map, m.hdr, pos, e) || read_small(ar, &m, e) || write_member(ar, &m, &pos, plan, ctx, e) ? -1 : 0;
+		if (out < 0 && m.kind == AR_INDEX && ar->index != AR_GNU32) {
+			r = 0;                        /* only a "/" index is ever widened */
+			break;
+		}
+		if (remap_add(map, m.hdr, pos, e))
+			r = -1;
+		else if (m.kind == AR_INDEX && wide)
+			r = write_wide_header(ar, &m, &pos, e);
+		else if (out < 0)
+			r = place_member(ar, &m, &pos, plan, ctx, e);
+		else
+			r = read_small(ar, &m, e) || write_member(ar, &m, &pos, plan, ctx, e) ? -1 : 0;
 	}
-	if (r == 0)
+	if (r == 0 && out >= 0)
 		r = io_flush(&io, e);
-	if (r == 0 && idx.hdr) {
+	if (r == 0 && idx.hdr && (out >= 0 || ar->index == AR_GNU32)) {
 		archive_label(&idx, label, labelsz);
-		r = archive_index_walk(ar, &idx, &map, out, idx_out + (idx.data - idx.hdr), e);
+		r = wide ? write_wide_index(ar, &idx, map, idx_out, e)
+			 : archive_index_walk(ar, &idx, map, out, idx_out + (idx.data - idx.hdr), 0, e);
 	}
-	if (r == 0) {
+	if (r == 0 && out >= 0) {
 		label[0] = '\0';
 		if (ftruncate(out, (off_t)pos))
 			r = err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
 	}
 	io_free(ar, &io);
+	return r;
+}
+
+int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, char *label, size_t labelsz,
+		  struct err *e)
+{
+	struct remap map = { 0 };
+	int r = 0, wide = 0;
+
+	label[0] = '\0';
+	if (ar->thin)
+		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
+			       "(writing thin archives is not supported)");
+	/* A "/" index widened to "/SYM64/" grows, which moves every member: the kind is decided
+	 * before writing, by placing every member of a large archive once (their plans, read
+	 * through the file, not their bytes), so that the archive is written once. */
+	if (ar->size >= ar->plan_first) {
+		ar->dry = 1;
+		wide = r = write_pass(ar, -1, 0, &map, plan, ctx, label, labelsz, e);
+		ar->dry = 0;
+	}
+	if (r >= 0)
+		r = write_pass(ar, out, wide, &map, plan, ctx, label, labelsz, e);
+	/* A smaller archive that an edit took past 4 GiB: written again, with "/SYM64/". */
+	if (r == 1 && !wide)
+		r = ftruncate(out, 0) ? err_set(e, EXIT_BAD_INPUT, "cannot empty the output: %s", strerror(errno))
+				      : write_pass(ar, out, wide = 1, &map, plan, ctx, label, labelsz, e);
+	ar->widened = r == 0 && wide == 1;
 	free(map.v);
 	return r;
 }

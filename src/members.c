@@ -99,15 +99,17 @@ static int plan_member(void *ctx, const struct archive *ar, const struct archive
 	struct ar_ctx *c = ctx;
 	struct elf ef;
 	struct scan sc;
-	int close_fd, skip, r;
+	int close_fd, skip, r, verbose = c->o->verbose;
 
-	if (open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e))
-		return -1;
-	if (skip)
-		return 0;
-	r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
-	close_member(&ef, &sc, close_fd);
-	return r ? -1 : 1;
+	if (ar->dry)
+		c->o->verbose = 0;          /* the plans are printed once, when written */
+	r = open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e);
+	if (r == 0 && !skip) {
+		r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
+		close_member(&ef, &sc, close_fd);
+	}
+	c->o->verbose = verbose;
+	return r ? -1 : !skip;
 }
 
 struct ar_write { struct archive *ar; struct ar_ctx *c; char member[ARCHIVE_MAX_NAME + 64]; };
@@ -140,6 +142,9 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
 	else if (r > 0)
 		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
+	if (r == 0 && ar->widened && o->verbose)
+		fprintf(stderr, PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols is past 4 GiB)\n",
+			c->path);
 	if (r && w.member[0])
 		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, w.member);
 	else if (r)

@@ -238,3 +238,118 @@ Test(archive, thin_archives_are_not_written)
 	cr_expect(strstr(e.msg, "thin archive"), "%s", e.msg);
 	close(fd);
 }
+
+static void be64(unsigned char *p, uint64_t v)
+{
+	be32(p, (uint32_t)(v >> 32));
+	be32(p + 4, (uint32_t)v);
+}
+
+/* archive_write with every member grown by 3 bytes, the "/" index's limit lowered from
+ * 4 GiB to offset32_max; plan_first 0 decides the index by planning first, a huge one by
+ * writing again. */
+static size_t write_limited(const struct ar_img *a, uint64_t offset32_max, uint64_t plan_first, unsigned char *out,
+			    size_t outsz, int *widened, struct err *e)
+{
+	struct archive ar;
+	char label[64];
+	int fd = open_img(&ar, a, e), ofd = t_tmpfile("", 0);
+	ssize_t n;
+
+	ar.offset32_max = offset32_max, ar.plan_first = plan_first;
+	cr_assert_eq(archive_write(&ar, ofd, grow, NULL, label, sizeof label, e), 0, "%s: %s", label, e->msg);
+	n = pread(ofd, out, outsz, 0);
+	*widened = ar.widened;
+	close(fd);
+	close(ofd);
+	return (size_t)n;
+}
+
+/* GNU ar (bfd's archive writer) writes "/SYM64/" exactly when a symbol's member offset, with
+ * the 32-bit index, does not fit 32 bits: an 8-byte count, 8-byte offsets, the same names,
+ * zeros to a multiple of 8.  The index grows from 16 to 32 bytes, moving every member. */
+Test(archive, a_slash_index_becomes_sym64_exactly_when_an_offset_does_not_fit)
+{
+	struct ar_img a;
+	struct err e;
+	unsigned char out[4096], want[4096], again[4096];
+	size_t m1, m2, n, k;
+	int widened;
+
+	gnu(&a, &m1, &m2);
+	/* The long-named member moves to m2 + 2 (short.o: 5 -> 8 bytes): that fits. */
+	n = write_limited(&a, m2 + 2, 0, out, sizeof out, &widened, &e);
+	cr_expect_eq(n, a.n + 2 + 4);
+	cr_expect_eq(widened, 0);
+	cr_expect(memcmp(out + 8, "/               ", 16) == 0, "index %.16s", out + 8);
+	cr_expect_eq(get_be32(out + 8 + 60 + 8), m2 + 2);
+
+	/* One byte less: "/SYM64/". */
+	memcpy(want, a.p, 8 + 60);
+	memcpy(want + 8, "/SYM64/         ", 16);
+	memcpy(want + 8 + 48, "32        `\n", 12);
+	be64(want + 68, 2);
+	be64(want + 76, m1 + 16);
+	be64(want + 84, m2 + 2 + 16);
+	memcpy(want + 92, "f\0g\0\0\0\0\0", 8);
+	k = 100;
+	memcpy(want + k, a.p + 84, m1 - 84);                 /* "//", moved by 16 */
+	k += m1 - 84;
+	memcpy(want + k, a.p + m1, 48);
+	memcpy(want + k + 48, "8         `\nAAAAA\0\0\0", 20);
+	k += 68;
+	memcpy(want + k, a.p + m2, 48);
+	memcpy(want + k + 48, "7         `\nBBBB\0\0\0\n", 20);
+	k += 68;
+	n = write_limited(&a, m2 + 1, 0, out, sizeof out, &widened, &e);
+	t_assert_bytes(out, n, want, k, "planned first");
+	cr_expect_eq(widened, 1);
+	n = write_limited(&a, m2 + 1, UINT64_MAX, again, sizeof again, &widened, &e);
+	t_assert_bytes(again, n, want, k, "written again");
+	cr_expect_eq(widened, 1);
+}
+
+static void le32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8), p[2] = (unsigned char)(v >> 16), p[3] = (unsigned char)(v >> 24);
+}
+
+/* A BSD "__.SYMDEF" index whose offsets would need 64 bits is refused: __.SYMDEF_64 is not
+ * written. */
+Test(archive, a_bsd_index_that_would_need_64_bits_is_refused)
+{
+	struct ar_img a = { .n = 8 };
+	struct archive ar;
+	struct err e;
+	unsigned char idx[12 + 4 + 16 + 4 + 4] = "__.SYMDEF";
+	char label[64];
+	size_t m1, m2;
+	int fd, ofd;
+
+	memcpy(a.p, ARCHIVE_MAGIC, 8);
+	hdr(&a, "#1/12", sizeof idx);
+	size_t at = a.n;
+	put(&a, idx, sizeof idx);
+	m1 = a.n;
+	hdr(&a, "#1/4", 4 + 5);
+	put(&a, "a.o\0AAAAA", 9);
+	m2 = a.n;
+	hdr(&a, "#1/4", 4 + 5);
+	put(&a, "b.o\0BBBBB", 9);
+	le32(a.p + at + 12, 16);                               /* two (name, offset) pairs */
+	le32(a.p + at + 16, 0), le32(a.p + at + 20, (uint32_t)m1);
+	le32(a.p + at + 24, 2), le32(a.p + at + 28, (uint32_t)m2);
+	le32(a.p + at + 32, 4);
+	memcpy(a.p + at + 36, "f\0g\0", 4);
+	fd = open_img(&ar, &a, &e);
+	ofd = t_tmpfile("", 0);
+	ar.offset32_max = m2 + 1;                            /* b.o moves to m2 + 2 */
+	cr_expect_eq(archive_write(&ar, ofd, grow, NULL, label, sizeof label, &e), -1);
+	cr_expect_str_eq(label, "__.SYMDEF");
+	cr_expect(strstr(e.msg, "__.SYMDEF_64"), "%s", e.msg);
+	ar.offset32_max = m2 + 2;
+	memset(&e, 0, sizeof e);
+	cr_expect_eq(archive_write(&ar, ofd, grow, NULL, label, sizeof label, &e), 0, "%s", e.msg);
+	close(fd);
+	close(ofd);
+}
