@@ -263,9 +263,10 @@ static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *
 	return 0;
 }
 
-/* One member into the output at *pos. */
+/* One member into the output at *pos; with `dry` only where the member after it would start
+ * (the layout pass: planned, nothing written). */
 static int write_member(struct archive *ar, const struct archive_member *m, uint64_t *pos, archive_plan_fn plan,
-			void *ctx, struct err *e)
+			void *ctx, int dry, struct err *e)
 {
 	struct plan pl;
 	uint64_t len = m->data + m->size - m->hdr;
@@ -273,33 +274,22 @@ static int write_member(struct archive *ar, const struct archive_member *m, uint
 
 	if (r < 0)
 		return -1;
-	if (r > 0) {
+	if (r > 0 && dry) {
+		len = ARCHIVE_HDR + m->name_len + pl.out_size;
+		layout_free(&pl);
+	} else if (r > 0) {
 		r = write_edited(ar, m, &pl, pos, e);
 		layout_free(&pl);
 		return r;
+	}
+	if (dry) {
+		*pos += len + (len & 1);
+		return 0;
 	}
 	if (io_flush(ar->io, e) || output_copy(ar->fd, m->hdr, ar->io->fd_out, *pos, len, e))
 		return -1;
 	*pos += len;
 	return pad(ar->io, pos, e);
-}
-
-/* Where the member after this one would start: planned, nothing written (the layout pass). */
-static int place_member(struct archive *ar, const struct archive_member *m, uint64_t *pos, archive_plan_fn plan,
-			void *ctx, struct err *e)
-{
-	struct plan pl;
-	uint64_t len = m->data + m->size - m->hdr;
-	int r = m->kind == AR_MEMBER ? plan(ctx, ar, m, &pl, e) : 0;
-
-	if (r < 0)
-		return -1;
-	if (r > 0) {
-		len = ARCHIVE_HDR + m->name_len + pl.out_size;
-		layout_free(&pl);
-	}
-	*pos += len + (len & 1);
-	return 0;
 }
 
 /* A GNU "/" index widened to "/SYM64/": its header now (the name and the size changed, the
@@ -377,10 +367,8 @@ static int write_pass(struct archive *ar, int out, int wide, struct remap *map, 
 			r = -1;
 		else if (m.kind == AR_INDEX && wide)
 			r = write_wide_header(ar, &m, &pos, e);
-		else if (out < 0)
-			r = place_member(ar, &m, &pos, plan, ctx, e);
 		else
-			r = read_small(ar, &m, e) || write_member(ar, &m, &pos, plan, ctx, e) ? -1 : 0;
+			r = (out >= 0 && read_small(ar, &m, e)) || write_member(ar, &m, &pos, plan, ctx, out < 0, e) ? -1 : 0;
 	}
 	if (r == 0 && out >= 0)
 		r = io_flush(&io, e);
