@@ -418,6 +418,43 @@ Test(linked, macro_note_replace_merge_grow_remove, .timeout = 120)
 	cr_expect_str_eq(v, lint_in);
 	free(v);
 	free(lint_in);
+	/* The linker-made section goes with its header: later sections are renumbered, the
+	 * macro's local symbol n1 becomes absolute (docs/layout.md), and the readers, GNU strip
+	 * and eu-strip see a file with one section fewer and nothing new to complain about. */
+	v = sh("readelf -SW removed | grep -c ' .note.dlopen ' || true");
+	cr_expect_str_eq(v, "0", "--remove left a .note.dlopen section header");
+	free(v);
+	{
+		char *n_in = sh("readelf -hW in | sed -n 's/.*Number of section headers: *//p'");
+		char *n_out = sh("readelf -hW removed | sed -n 's/.*Number of section headers: *//p'");
+		cr_expect_eq(atoi(n_out), atoi(n_in) - 1, "%s sections after --remove, the input had %s", n_out, n_in);
+		free(n_in);
+		free(n_out);
+	}
+	v = sh("readelf -sW removed | awk '$8 == \"n1\" { print $7 }'");
+	cr_expect_str_eq(v, "ABS", "the macro's symbol n1 should be absolute, its section is gone: '%s'", v);
+	free(v);
+	v = sh("readelf -sW removed | awk '$8 == \"main\" { print $7 }'");
+	lint_in = sh("readelf -SW removed | awk '$2 == \".text\" { print $1 $2 }' | tr -d '[]' | sed 's/.text//'");
+	cr_expect_str_eq(v, lint_in, "main is in section %s, .text is %s", v, lint_in);
+	free(v);
+	free(lint_in);
+	v = readelf_problems("removed");
+	lint_in = readelf_problems("in");
+	cr_expect_str_eq(v, lint_in, "readelf says\n%s\ninstead of\n%s", v, lint_in);
+	free(v);
+	free(lint_in);
+	v = llvm_problems("removed");
+	lint_in = llvm_problems("in");
+	cr_expect_str_eq(v, lint_in, "llvm-readobj says\n%s\ninstead of\n%s", v, lint_in);
+	free(v);
+	free(lint_in);
+	v = sh("cp removed st && strip st && ./st; echo $?; cp removed est && eu-strip est && ./est; echo $?");
+	cr_expect_str_eq(v, "macro\n3\nmacro\n3", "stripped copies of the removed file: %s", v);
+	free(v);
+	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in removed", srcdir());
+	cr_expect_str_eq(v, "OK");
+	free(v);
 }
 
 struct realfile {

@@ -1,0 +1,88 @@
+/* test_remove.c - `--remove` on linked files leaves nothing of ours that can go (issue 12,
+ * item 5): for an input without a dlopen note, adding entries and removing them gives the
+ * input back byte for byte, whatever placement the add used; where that cannot be, the test
+ * names what differs, computed from the files.  The full add/repeat/grow/shrink/remove/re-add
+ * cycle with every reader is the `linked/every_mode` matrix; these inputs cover each
+ * placement strategy once (docs/layout.md). */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+struct rcase {
+	char name[40];
+	char build[300];     /* produces ./in from prog.c or lib.c */
+	char need[40];
+	char runner[64];     /* prefix to run a program (qemu-user), "" for native */
+	int lib;             /* a shared library: run through ./dl */
+	char placement[64];  /* what -v must say about the add (the strategy under test) */
+};
+
+static const char prog_c[] = "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 3; }\n";
+static const char lib_c[] = "int dlnote_answer(void) { return 42; }\n";
+static const char dl_c[] =
+	"#include <dlfcn.h>\n#include <stdio.h>\n"
+	"int main(int argc, char **argv) { void *h = dlopen(argv[1], RTLD_NOW); if (!h) { puts(dlerror()); return 1; }\n"
+	"  int (*f)(void) = (int (*)(void))dlsym(h, \"dlnote_answer\"); printf(\"answer %d\\n\", f ? f() : -1); return 3; }\n";
+
+static struct rcase rcases[] = {
+	{ "gcc bfd pie", "gcc -O1 -o in prog.c", "gcc", "", 0, "after a read-only segment" },
+	{ "gcc bfd no-pie", "gcc -O1 -no-pie -o in prog.c", "gcc", "", 0, "after a read-only segment" },
+	{ "gcc static", "gcc -O1 -static -o in prog.c", "gcc", "", 0, "PHT moved" },
+	{ "bfd shared library", "gcc -O1 -shared -fPIC -o in lib.c && gcc -o dl dl.c", "gcc", "", 1, "PHT moved" },
+	{ "clang lld pie", "clang -O1 -fuse-ld=lld -o in prog.c", "ld.lld", "", 0, "after the end of the file" },
+	{ "mold pie", "gcc -O1 -fuse-ld=mold -o in prog.c", "mold", "", 0, "after the end of the file" },
+	{ "aarch64 dynamic", "aarch64-linux-gnu-gcc -O1 -o in prog.c", "aarch64-linux-gnu-gcc", "qemu-aarch64 -L /usr/aarch64-linux-gnu", 0,
+	  "after an R+X segment" },
+	{ "free program header slots", "musl-gcc -O1 -static -o in prog.c && /usr/bin/python3 $DLNOTE_SRC/tests/tools/phdr_room.py in 4",
+	  "musl-gcc", "", 0, "new PT_LOAD with the PHT in a free slot" },
+};
+
+ParameterizedTestParameters(remove, add_then_remove_gives_back_the_input)
+{
+	return cr_make_param_array(struct rcase, rcases, sizeof rcases / sizeof rcases[0]);
+}
+
+ParameterizedTest(struct rcase *c, remove, add_then_remove_gives_back_the_input, .timeout = 120)
+{
+	char *v, *run_in, *run_out;
+
+	need(c->need);
+	if (c->runner[0]) {
+		char prog[64];
+		snprintf(prog, sizeof prog, "%.*s", (int)strcspn(c->runner, " "), c->runner);
+		need(prog);
+	}
+	put_file("prog.c", prog_c);
+	put_file("lib.c", lib_c);
+	put_file("dl.c", dl_c);
+	free(sh("%s", c->build));
+	free(sh("cp in out"));
+	v = sh("'%s' -v --feature foo --soname libfoo.so.1 out 2>&1", tool());
+	cr_expect(strstr(v, c->placement), "%s: the add should use '%s': %s", c->name, c->placement, v);
+	free(v);
+	expect_entries("out", "[{\"soname\":[\"libfoo.so.1\"],\"feature\":\"foo\"}]", 1);
+	v = sh("'%s' -v --remove out 2>&1", tool());
+	cr_log_info("%s: %s", c->name, v);
+	free(v);
+	/* After remove, the readers that do not choke on mold's 8-aligned PT_NOTE of the input
+	 * (the matrix's choice too): ours and the PT_NOTE walker. */
+	v = entries_by("tool", "out");
+	cr_expect_str_eq(v, "[]", "%s: after remove the tool lists %s", c->name, v);
+	free(v);
+	v = entries_by("segments", "out");
+	cr_expect_str_eq(v, "[]", "%s: after remove the PT_NOTE walker sees %s", c->name, v);
+	free(v);
+	v = sh("cmp in out && echo same; true");
+	cr_expect_str_eq(v, "same", "%s: add then remove does not give the input back: %s\n%s", c->name, v,
+			 sh("readelf -lSW in > in.txt; readelf -lSW out > out.txt; diff in.txt out.txt; true"));
+	free(v);
+	run_in = sh("%s ./%s 2>&1; echo \"exit $?\"", c->runner, c->lib ? "dl ./in" : "in");
+	run_out = sh("%s ./%s 2>&1; echo \"exit $?\"", c->runner, c->lib ? "dl ./out" : "out");
+	cr_expect_str_eq(run_out, run_in, "%s: after add and remove the program prints %s", c->name, run_out);
+	free(run_in);
+	free(run_out);
+}
