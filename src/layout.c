@@ -343,7 +343,7 @@ static int layout_tail(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	uint64_t end;
-	int tail = L->nseg || L->where == NOTE_TAIL || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
+	int tail = L->nseg || L->nown || L->where == NOTE_TAIL || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
 
 	/* Whenever anything new follows the input, the section headers move after it: they stay
 	 * last, after everything they describe (strip and eu-elflint expect it). */

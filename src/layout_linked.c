@@ -291,10 +291,15 @@ int lay_plan_linked(struct lay *L)
 	if (lay_build_phdrs(L))
 		return -1;
 	if (L->where == NOTE_NONE && L->pht_in_seg) {
-		int home = lay_pht_home(L);    /* --remove: back where the linker put it? */
-		if (home < 0)
+		/* --remove: back where the linker put it?  Tried without our segment. */
+		int home;
+		L->nseg = 0;
+		if (lay_build_phdrs(L) || (home = lay_pht_home(L)) < 0)
 			return -1;
 		L->pht_in_seg = !home;
+		L->nseg = !home;
+		if (!home && lay_build_phdrs(L))
+			return -1;
 	}
 	if (!L->pht_in_seg && !L->pht_home && L->phnum > pht_capacity(L)) {
 		/* No free slot: the table moves into our segment. */

@@ -54,18 +54,45 @@ out:
 	return ok;
 }
 
-/* Right after the ELF header, inside the first PT_LOAD (not ours), with no section, other
- * segment or header table there. */
-static int home_is_free(const struct lay *L, uint64_t home, uint64_t len)
+/* The first PT_LOAD that is not ours. */
+static const struct elf_phdr *first_load(const struct lay *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->ef->phnum; i++)
+		if (L->ef->ph[i].type == PT_LOAD_ && !L->isown[i])
+			return &L->ef->ph[i];
+	return NULL;
+}
+
+/* Nothing but our segments is loaded at [vaddr, vaddr+len). */
+static int memory_free(const struct lay *L, uint64_t vaddr, uint64_t len)
 {
 	const struct elf *ef = L->ef;
-	const struct elf_phdr *ld = elf_load_covering(ef, home, len), *first = NULL;
 	size_t i;
 
 	for (i = 0; i < ef->phnum; i++)
-		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i] && !first)
-			first = &ef->ph[i];
-	if (!ld || ld != first)
+		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i] && lay_overlaps(ef->ph[i].vaddr, ef->ph[i].memsz, vaddr, len))
+			return 0;
+	for (i = 1; i < ef->shnum; i++)
+		if ((ef->sh[i].flags & SHF_ALLOC_) && !lay_in_own(L, ef->sh[i].offset) && lay_overlaps(ef->sh[i].addr, ef->sh[i].size, vaddr, len))
+			return 0;
+	return 1;
+}
+
+/* Right after the ELF header, inside the first PT_LOAD (not ours), with no section, other
+ * segment or header table there: 1.  Or 2: the first PT_LOAD holds the ELF header alone
+ * (GNU strip shrinks it so when the table has left it: musl static) and nothing else is
+ * loaded after it: that PT_LOAD grows back over the table, as the linker made it. */
+static int home_is_free(const struct lay *L, uint64_t home, uint64_t len)
+{
+	const struct elf *ef = L->ef;
+	const struct elf_phdr *ld = elf_load_covering(ef, home, len), *first = first_load(L);
+	size_t i;
+	int grow = (!ld || L->isown[ld - ef->ph]) && first && first->offset == 0 && first->filesz == home &&
+		   first->memsz == home && !(first->flags & PF_W_) && memory_free(L, first->vaddr + home, len);
+
+	if (!grow && (!ld || ld != first))
 		return 0;
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
@@ -81,12 +108,42 @@ static int home_is_free(const struct lay *L, uint64_t home, uint64_t len)
 		if (lay_overlaps(s->offset, s->size, home, len))
 			return 0;
 	}
-	return !(ef->shnum && lay_overlaps(ef->shoff, ef->shnum * elf_shent_size(ef), home, len));
+	if (ef->shnum && lay_overlaps(ef->shoff, ef->shnum * elf_shent_size(ef), home, len))
+		return 0;
+	return grow ? 2 : 1;
 }
 
-/* On --remove, when the table is in our segment: put it back after the ELF header if it fits
- * there, so that our segment goes.  Returns 1 when it does (the table is then built without
- * our PT_LOAD), 0 when it stays (the table as it was). */
+/* The linker's own PT_NULL entries (mips binutils ends its table with one, p_align 4) that the
+ * stale table has right after ours come back too, so that the table has the input's count.
+ * All-zero entries are free room, not entries. */
+static int linker_nulls(struct lay *L, uint64_t home)
+{
+	const struct elf *ef = L->ef;
+	size_t es = elf_phent_size(ef), k;
+	unsigned char raw[64];
+	struct elf_phdr ph;
+	struct err ignore;
+
+	while (home_is_free(L, home, L->phsz + es) && elf_read(ef, home + L->phsz, es, raw, &ignore) == 0) {
+		struct elf_phdr *v;
+		for (k = 0; k < es && !raw[k]; k++)
+			;
+		elf_decode_phdr(ef, raw, &ph);
+		if (ph.type != PT_NULL_ || k == es)
+			break;
+		v = xgrow(L->ph, &L->ph_cap, L->phnum, sizeof *v);
+		if (!v)
+			return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		L->ph = v;
+		L->ph[L->phnum++] = ph;
+		L->phsz += es;
+	}
+	return 0;
+}
+
+/* On --remove, when the table was in our segment: L->ph is the table without our PT_LOAD.
+ * Returns 1 when it goes back after the ELF header (then our segment goes), 0 when it stays
+ * in our segment. */
 int lay_pht_home(struct lay *L)
 {
 	const struct elf *ef = L->ef;
@@ -95,28 +152,32 @@ int lay_pht_home(struct lay *L)
 	unsigned char *pht;
 	int ok = 0;
 
-	L->nseg = 0;
-	if (lay_build_phdrs(L))
-		return -1;
 	pht = xcalloc(L->phnum ? L->phnum : 1, es);
 	if (!pht)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
 	for (i = 0; i < L->phnum; i++)
 		elf_encode_phdr(ef, &L->ph[i], pht + i * es);
-	ok = ef->phoff != home && home_is_free(L, home, L->phsz) && home_bytes_ok(L, home, pht);
+	ok = home_is_free(L, home, L->phsz) && home_bytes_ok(L, home, pht);
 	free(pht);
 	if (ok) {
-		const struct elf_phdr *ld = elf_load_covering(ef, home, L->phsz);
+		const struct elf_phdr *ld = first_load(L);
 		L->pht_home = 1;
 		L->home_off = home;
 		L->home_vaddr = ld->vaddr + (home - ld->offset);
 		buf_printf(&L->pl->log, "program headers: back at offset 0x%llx, after the ELF header; our segment goes\n",
 			   (unsigned long long)home);
+		if (linker_nulls(L, home))
+			return -1;
+		if (ld->offset + ld->filesz < home + L->phsz)
+			for (i = 0; i < L->phnum; i++)
+				if (L->ph[i].type == PT_LOAD_ && L->ph[i].offset == ld->offset && L->ph[i].vaddr == ld->vaddr) {
+					L->ph[i].filesz = L->ph[i].memsz = home + L->phsz - ld->offset;
+					buf_printf(&L->pl->log, "segment: the first PT_LOAD grows back over them\n");
+				}
 		return 1;
 	}
 	buf_printf(&L->pl->log, "program headers: stay in our segment (the bytes after the ELF header are in use)\n");
-	L->nseg = 1;
-	return lay_build_phdrs(L) ? -1 : 0;
+	return 0;
 }
 
 /* ---- which section headers go ---- */
@@ -233,6 +294,15 @@ static void trim_names(struct lay *L)
 	}
 }
 
+static size_t no_drops(struct lay *L)
+{
+	free(L->drop);
+	free(L->newidx);
+	L->drop = NULL;
+	L->newidx = NULL;
+	return L->shnum;
+}
+
 /* On --remove: the section count to write, with L->drop and L->newidx set when any header
  * goes (newidx maps every kept index to its new one). */
 size_t lay_plan_drops(struct lay *L)
@@ -245,7 +315,7 @@ size_t lay_plan_drops(struct lay *L)
 	L->drop = xcalloc(ef->shnum, 1);
 	L->newidx = xcalloc(ef->shnum, sizeof *L->newidx);
 	if (!L->drop || !L->newidx)
-		return L->shnum;     /* out of memory: nothing goes, which is always safe */
+		return no_drops(L);  /* out of memory: nothing goes, which is always safe */
 	for (i = 1; i < ef->shnum; i++) {
 		char name[32];
 		elf_section_name(ef, i, name, sizeof name);
@@ -266,7 +336,7 @@ size_t lay_plan_drops(struct lay *L)
 			log_section(L, i, "removed");
 	}
 	if (out == ef->shnum)
-		return L->shnum;
+		return no_drops(L);
 	L->shstrndx_out = L->newidx[ef->shstrndx];
 	trim_names(L);
 	return out;
