@@ -79,6 +79,14 @@ int lay_pht_home(struct lay *L);
 size_t lay_plan_drops(struct lay *L);
 int lay_renumber_symbols(struct lay *L);
 void lay_compact_sections(struct lay *L);
+/* The symbol tables' transform (a patch_xform_fn): st_shndx of each entry of es bytes (at byte
+ * `at`, big-endian when big) below n goes through map; SHN_ABS_ marks a removed section. */
+struct lay_symmap {
+	uint32_t es, at, big, n;
+	uint32_t map[];
+};
+#define SHN_ABS_ 0xfff1u
+void lay_symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len);
 uint64_t lay_names_hole(const struct lay *L, uint64_t size);
 
 /* layout_sections.c */

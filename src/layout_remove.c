@@ -217,19 +217,22 @@ static void keep_referenced(struct lay *L, unsigned char *drop)
 	}
 }
 
-/* A section with a dynamic symbol defined in it stays: .dynsym is loaded and its entries do
- * not move.  The table is streamed. */
+/* .dynsym is loaded and never rewritten: a section stays when a dynamic symbol is defined in
+ * it or in a later section (its index would change).  The table is streamed. */
 static int keep_dynamic_targets(struct lay *L, unsigned char *drop)
 {
 	const struct elf *ef = L->ef;
 	size_t es = elf_sym_size(ef), t, k, i, n;
 	unsigned char chunk[256 * 24];
 	struct elf_sym s;
+	uint64_t top = 0;
 
 	for (t = 1; t < ef->shnum; t++) {
 		const struct elf_shdr *st = &ef->sh[t];
-		if (st->type != SHT_DYNSYM_ || st->entsize != es)
+		if (st->type != SHT_DYNSYM_)
 			continue;
+		if (st->entsize != es)
+			top = ef->shnum;     /* unreadable: nothing before it may go */
 		for (i = 0; i < st->size / es; i += n) {
 			n = st->size / es - i < 256 ? (size_t)(st->size / es - i) : 256;
 			if (elf_read(ef, st->offset + i * es, n * es, chunk, L->e))
@@ -240,9 +243,16 @@ static int keep_dynamic_targets(struct lay *L, unsigned char *drop)
 					drop[s.shndx] = 0;
 					log_section(L, s.shndx, "kept, empty: a dynamic symbol (.dynsym) is defined in it");
 				}
+				if ((s.shndx < SHN_LORESERVE_ || s.shndx == SHN_XINDEX_) && s.shndx > top)
+					top = s.shndx == SHN_XINDEX_ ? ef->shnum : s.shndx;
 			}
 		}
 	}
+	for (t = 1; t < ef->shnum && t < top; t++)
+		if (drop[t]) {
+			drop[t] = 0;
+			log_section(L, t, "kept, empty: dynamic symbols (.dynsym, loaded, never rewritten) name later sections");
+		}
 	return 0;
 }
 
@@ -344,18 +354,9 @@ size_t lay_plan_drops(struct lay *L)
 
 /* ---- renumbering ---- */
 
-/* The transform's context: how to find st_shndx in an entry, and the index map (SHN_ABS_ for
- * a removed section). */
-struct symmap {
-	uint32_t es, at, big, n;
-	uint32_t map[];
-};
-
-#define SHN_ABS_ 0xfff1u
-
-static void symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len)
+void lay_symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len)
 {
-	const struct symmap *m = ctx;
+	const struct lay_symmap *m = ctx;
 	uint64_t k;
 
 	for (k = 0; k + m->es <= len; k += m->es) {
@@ -374,7 +375,7 @@ int lay_renumber_symbols(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	size_t es = elf_sym_size(ef), i, t;
-	struct symmap *m;
+	struct lay_symmap *m;
 	int moved = 0, r = 0;
 
 	if (!L->drop)
@@ -394,13 +395,13 @@ int lay_renumber_symbols(struct lay *L)
 		m->map[i] = L->drop[i] ? SHN_ABS_ : L->newidx[i];
 	for (t = 1; t < ef->shnum && r == 0; t++) {
 		const struct elf_shdr *st = &ef->sh[t];
-		if ((st->type != SHT_SYMTAB_ && st->type != SHT_DYNSYM_) || L->drop[t])
-			continue;
+		if (st->type != SHT_SYMTAB_ || L->drop[t])
+			continue;          /* .dynsym names no renumbered section (keep_dynamic_targets) */
 		if (st->entsize != es || st->size % es)
 			r = err_set(L->e, EXIT_BAD_INPUT, "symbol table %zu has entries of %llu bytes: cannot renumber it", t,
 				    (unsigned long long)st->entsize);
 		else
-			r = layout_patch_xform(L->pl, st->offset, st->size, st->offset, symbols_renumbered, m,
+			r = layout_patch_xform(L->pl, st->offset, st->size, st->offset, lay_symbols_renumbered, m,
 					       sizeof *m + ef->shnum * sizeof m->map[0], L->e);
 	}
 	free(m);

@@ -197,8 +197,10 @@ int lay_fix_symbols(struct lay *L)
 				if ((s.info & 0xf) == STT_SECTION_ ? s.value == start :
 				    (s.value >= start && s.value - start <= d->size && s.size <= d->size - (s.value - start)))
 					continue;
+				/* .dynsym is loaded: its entries are never rewritten. */
 				if (st->type == SHT_DYNSYM_)
-					return err_set(L->e, EXIT_BAD_INPUT, "dynamic symbol %zu points into the dlopen note, which would move", i + k);
+					return err_set(L->e, EXIT_BAD_INPUT, "dynamic symbol %zu points into the dlopen note, which would %s", i + k,
+						       L->notesz ? "move" : "be left outside its emptied section (.dynsym is never rewritten)");
 				s.value = start;
 				s.size = 0;
 				if (L->newidx && s.shndx != SHN_XINDEX_)

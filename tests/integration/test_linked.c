@@ -328,6 +328,7 @@ static void check_removed(const struct ctx *x, const char *before_remove)
 static void check_remove_after_strip(const struct ctx *x)
 {
 	char *v, *where;
+	int nulls;
 
 	where = sh("/usr/bin/python3 '%s/tests/tools/readers.py' pht-placement pre_rm", srcdir());
 	free(sh("cp pre_rm st && %s st && cp st st0 && '%s' --remove st", x->c->strip, tool()));
@@ -338,8 +339,13 @@ static void check_remove_after_strip(const struct ctx *x)
 	cr_expect_str_eq(v, "[]", "%s: --remove after GNU strip leaves %s for the PT_NOTE walker", x->c->name, v);
 	free(v);
 	cr_expect_eq(count_of(DLOPEN_SECTIONS, "st"), 0, "%s: --remove after GNU strip left a .note.dlopen section", x->c->name);
-	cr_expect_eq(count_of(PHDRS, "st"), count_of(PHDRS, "in"), "%s: --remove after GNU strip leaves %d program headers, the input had %d",
-		     x->c->name, count_of(PHDRS, "st"), count_of(PHDRS, "in"));
+	/* The input's PT_NULL entries (mips binutils ends its table with one) are free slots: the
+	 * add reuses them, and --remove restores them from the linker's stale table, which GNU
+	 * strip does not keep (it writes only sections). */
+	nulls = count_of("readelf -lW %s | grep -c '^  NULL '", "in");
+	cr_expect_eq(count_of(PHDRS, "st"), count_of(PHDRS, "in") - nulls,
+		     "%s: --remove after GNU strip leaves %d program headers, the input had %d (%d PT_NULL)", x->c->name,
+		     count_of(PHDRS, "st"), count_of(PHDRS, "in"), nulls);
 	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate st0 st; true", srcdir());
 	cr_expect_str_eq(v, "OK", "%s: --remove after GNU strip: layout: %s", x->c->name, v);
 	free(v);

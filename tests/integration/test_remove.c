@@ -86,3 +86,59 @@ ParameterizedTest(struct rcase *c, remove, add_then_remove_gives_back_the_input,
 	free(run_in);
 	free(run_out);
 }
+
+/* The C macro's note in a shared library: .dynsym (loaded, never rewritten) names sections
+ * after it, so the header stays, empty, and -v says why; the notes are gone for every reader,
+ * the layout is valid, eu-elflint says nothing new, and the library loads. */
+Test(remove, macro_note_in_a_library_keeps_its_header_for_dynsym, .timeout = 60)
+{
+	static const char libmacro_c[] =
+		"#include <stdint.h>\n"
+		"#define NOTE(json, v) __attribute__((used, section(\".note.dlopen\"))) _Alignas(4) %sconst struct {"
+		" struct { uint32_t a, b, c; } h; char n[4]; _Alignas(4) char j[sizeof(json)]; } v = "
+		"{ { 4, sizeof(json), 0x407c0c0a }, \"FDO\", json }\n"
+		"NOTE(\"[{\\\"feature\\\":\\\"macro\\\",\\\"soname\\\":[\\\"libmacro.so.1\\\"]}]\", n1);\n"
+		"int dlnote_answer(void) { return 42; }\n";
+	char src[1024], *v, *lint_in, *lint;
+	struct cmd r;
+
+	need("eu-elflint");
+	snprintf(src, sizeof src, libmacro_c, "static ");
+	put_file("lib.c", src);
+	put_file("dl.c", dl_c);
+	free(sh("gcc -O1 -shared -fPIC -o in.so lib.c && gcc -o dl dl.c && cp in.so out.so"));
+	v = sh("'%s' -v --remove out.so 2>&1", tool());
+	cr_expect(strstr(v, "section [2] .note.dlopen: kept, empty: dynamic symbols"), "-v should say why the header stays: %s", v);
+	free(v);
+	v = entries_by("tool", "out.so");
+	cr_expect_str_eq(v, "[]");
+	free(v);
+	v = entries_by("segments", "out.so");
+	cr_expect_str_eq(v, "[]");
+	free(v);
+	v = sh("readelf -SW out.so | sed 's/^ *\\[ *[0-9]*\\]//' | awk '$1 == \".note.dlopen\" { print $5 }'");
+	cr_expect_str_eq(v, "000000", "the kept header is empty: size %s", v);
+	free(v);
+	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in.so out.so; true", srcdir());
+	cr_expect_str_eq(v, "OK", "%s", v);
+	free(v);
+	lint_in = elflint("in.so");
+	lint = elflint("out.so");
+	cr_expect_str_eq(lint, lint_in, "eu-elflint now says\n%s\ninstead of\n%s", lint, lint_in);
+	free(lint);
+	free(lint_in);
+	v = sh("./dl ./out.so; echo \"exit $?\"");
+	cr_expect_str_eq(v, "answer 42\nexit 3");
+	free(v);
+
+	/* An exported symbol inside the note: emptying its section would leave it outside, and
+	 * .dynsym is never rewritten, so --remove refuses and the file stays as it was. */
+	snprintf(src, sizeof src, libmacro_c, "");
+	put_file("lib.c", src);
+	free(sh("gcc -O1 -shared -fPIC -o in.so lib.c && cp in.so out.so"));
+	r = run("'%s' --remove out.so", tool());
+	cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, "out.so: dynamic symbol") && strstr(r.err, "never rewritten"), "%s", r.err);
+	cmd_free(&r);
+	cr_expect(same_files("in.so", "out.so"), "a refused --remove changed the file");
+}
