@@ -320,10 +320,11 @@ size_t lay_plan_drops(struct lay *L)
 	const struct elf *ef = L->ef;
 	size_t i, out = 0, groups = 0;
 
-	if (!L->linked || L->notesz || L->shnum != ef->shnum || !ef->shnum)
+	if (!L->linked || L->notesz || !ef->shnum)
 		return L->shnum;
-	L->drop = xcalloc(ef->shnum, 1);
-	L->newidx = xcalloc(ef->shnum, sizeof *L->newidx);
+	/* Sections appended by this run (the table's, when it moves) follow the input's. */
+	L->drop = xcalloc(L->shnum, 1);
+	L->newidx = xcalloc(L->shnum, sizeof *L->newidx);
 	if (!L->drop || !L->newidx)
 		return no_drops(L);  /* out of memory: nothing goes, which is always safe */
 	for (i = 1; i < ef->shnum; i++) {
@@ -338,14 +339,14 @@ size_t lay_plan_drops(struct lay *L)
 		return (size_t)-1;
 	if (ef->shnum >= SHN_LORESERVE_ || groups)
 		keep_all_but_trailing(ef, L->drop);
-	for (i = 0; i < ef->shnum; i++) {
+	for (i = 0; i < L->shnum; i++) {
 		L->newidx[i] = (uint32_t)out;
 		if (!L->drop[i])
 			out++;
 		else
 			log_section(L, i, "removed");
 	}
-	if (out == ef->shnum)
+	if (out == L->shnum)
 		return no_drops(L);
 	L->shstrndx_out = L->newidx[ef->shstrndx];
 	trim_names(L);
@@ -414,9 +415,9 @@ void lay_compact_sections(struct lay *L)
 	const struct elf *ef = L->ef;
 	size_t i;
 
-	if (!L->drop || L->shout == ef->shnum)
+	if (!L->drop || L->shout == L->shnum)
 		return;
-	for (i = 0; i < ef->shnum; i++) {
+	for (i = 0; i < L->shnum; i++) {
 		struct elf_shdr s = L->sh[i];
 		int info_index = s.type == SHT_REL_ || s.type == SHT_RELA_ || (s.flags & SHF_INFO_LINK_);
 		if (L->drop[i])

@@ -142,3 +142,51 @@ Test(remove, macro_note_in_a_library_keeps_its_header_for_dynsym, .timeout = 60)
 	cmd_free(&r);
 	cr_expect(same_files("in.so", "out.so"), "a refused --remove changed the file");
 }
+
+/* gold puts the macro's note between the ABI tag and the build-id: their shared PT_NOTE
+ * becomes two, one program header more, and without a free slot the table moves into a
+ * segment of ours.  The .note.dlopen header still goes (the table's new section is renumbered
+ * with the rest), the other notes keep their PT_NOTEs, and the program runs, stripped too. */
+Test(remove, gold_macro_note_between_other_notes, .timeout = 60)
+{
+	static const char macro_c[] =
+		"#include <stdint.h>\n#include <stdio.h>\n"
+		"#define NOTE(json, v) __attribute__((used, section(\".note.dlopen\"))) _Alignas(4) static const struct {"
+		" struct { uint32_t a, b, c; } h; char n[4]; _Alignas(4) char j[sizeof(json)]; } v = "
+		"{ { 4, sizeof(json), 0x407c0c0a }, \"FDO\", json }\n"
+		"NOTE(\"[{\\\"feature\\\":\\\"macro\\\",\\\"soname\\\":[\\\"libmacro.so.1\\\"]}]\", n1);\n"
+		"int main(void) { puts(\"macro\"); return 3; }\n";
+	char *v, *lint_in, *lint;
+
+	need("ld.gold");
+	need("eu-elflint");
+	put_file("macro.c", macro_c);
+	free(sh("gcc -O1 -fuse-ld=gold -o in macro.c && cp in out"));
+	v = sh("'%s' -v --remove out 2>&1", tool());
+	cr_expect(strstr(v, "section [4] .note.dlopen: removed"), "%s", v);
+	cr_expect(strstr(v, "PHT moved") || strstr(v, "moved into the segment"), "%s", v);
+	free(v);
+	v = sh("readelf -SW out | grep -c ' .note.dlopen ' || true");
+	cr_expect_str_eq(v, "0");
+	free(v);
+	v = entries_by("tool", "out");
+	cr_expect_str_eq(v, "[]");
+	free(v);
+	v = entries_by("segments", "out");
+	cr_expect_str_eq(v, "[]");
+	free(v);
+	v = sh("readelf -nW out | grep -c 'NT_GNU_BUILD_ID\\|NT_GNU_ABI_TAG\\|NT_GNU_GOLD_VERSION'");
+	cr_expect_str_eq(v, "3", "the other notes stay: %s", v);
+	free(v);
+	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in out; true", srcdir());
+	cr_expect_str_eq(v, "OK", "%s", v);
+	free(v);
+	lint_in = sh("eu-elflint --gnu-ld in | grep -v FDO | sed 's/section \\[ *[0-9]*\\]/section/'; true");
+	lint = sh("eu-elflint --gnu-ld out | sed 's/section \\[ *[0-9]*\\]/section/'; true");
+	cr_expect_str_eq(lint, lint_in, "eu-elflint now says\n%s\ninstead of\n%s", lint, lint_in);
+	free(lint);
+	free(lint_in);
+	v = sh("./out; echo $?; cp out st && strip st && ./st; echo $?; cp out est && eu-strip est && ./est; echo $?");
+	cr_expect_str_eq(v, "macro\n3\nmacro\n3\nmacro\n3");
+	free(v);
+}
