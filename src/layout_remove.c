@@ -2,13 +2,15 @@
  * nothing of ours that can go stays (docs/layout.md, "Remove"):
  *
  *  - the dlopen sections' headers, wherever they are in the table: later sections are
- *    renumbered (sh_link, sh_info, e_shstrndx, symbols' st_shndx; the symbol tables are
- *    streamed through a transform, never held in memory).  A symbol defined in a removed
- *    section becomes absolute, its value kept.  A header that a kept section or an allocated
- *    symbol (.dynsym) still refers to stays, empty;
+ *    renumbered (sh_link, sh_info, e_shstrndx, .symtab's st_shndx, streamed through a
+ *    transform, never held in memory).  A symbol defined in a removed section becomes
+ *    absolute, its value kept.  A header stays, empty, when a kept section refers to it or
+ *    when .dynsym (loaded, so never rewritten) names it or a later section;
  *  - .dlnote.phdrs and our segment: the program header table goes back right after the ELF
- *    header, where linkers put it, when those bytes are still free;
- *  - the section names the tool appended to the section-name table.
+ *    header, where linkers put it, when those bytes are still free (with the linker's PT_NULL
+ *    entries, and the first PT_LOAD grown back over it where GNU strip shrank it);
+ *  - the section names the tool appended to the section-name table, which goes back to the
+ *    hole an earlier add left.
  *
  * Files with extended section numbering or section groups only lose trailing sections: their
  * indexes live in places (SHT_SYMTAB_SHNDX, group member lists) not renumbered here. */
