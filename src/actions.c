@@ -139,7 +139,9 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		for (size_t i = 0; i < pl->n; i++) {
 			const struct patch *p = &pl->p[i];
 			fprintf(stderr, "  0x%llx +0x%llx ", (unsigned long long)p->off, (unsigned long long)p->len);
-			if (p->data)
+			if (p->xform)
+				fprintf(stderr, "copied from input offset 0x%llx, section indexes renumbered\n", (unsigned long long)p->src);
+			else if (p->data)
 				fprintf(stderr, "new bytes\n");
 			else if (p->src == PATCH_ZERO)
 				fprintf(stderr, "zeros\n");

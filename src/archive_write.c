@@ -130,6 +130,8 @@ static int patchable_in_place(const struct plan *pl)
 {
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
+		if (p->xform)
+			return 0;          /* a transformed copy: output_apply_mem does those */
 		if (p->data || p->src == PATCH_ZERO)
 			continue;
 		for (size_t j = 0; j <= i; j++) {

@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"      --priority P        required | recommended | suggested\n"
 	"Modes (default: replace the file's dlopen notes with the given entries):\n"
 	"      --merge             keep the file's entries and append new ones\n"
-	"      --remove            remove every dlopen note\n"
+	"      --remove            remove every dlopen note and all the tool added\n"
 	"      --list              print the entries of each FILE as a table (--json: as JSON)\n"
 	"      --check             validate the notes in each FILE; exit 1 if any is invalid\n"
 	"      --discover          draft a manifest from soname-like strings in read-only data\n"

@@ -60,7 +60,7 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 /* Field layout of the three header kinds for each class: {offset, width} pairs. */
 #define W(c) (ef->is64 ? 8 : 4)
 
-static void decode_phdr(const struct elf *ef, const unsigned char *p, struct elf_phdr *ph)
+void elf_decode_phdr(const struct elf *ef, const unsigned char *p, struct elf_phdr *ph)
 {
 	ph->type = (uint32_t)elf_get(ef, p, 4);
 	if (ef->is64) {
@@ -302,7 +302,7 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 		return ef->ph ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
 	}
 	for (i = 0; i < ef->phnum; i++) {
-		decode_phdr(ef, raw + i * es, &ef->ph[i]);
+		elf_decode_phdr(ef, raw + i * es, &ef->ph[i]);
 		if (!past_eof && ef->ph[i].type != PT_NULL_ && !range_ok(ef->ph[i].offset, ef->ph[i].filesz, ef->size))
 			past_eof = i + 1;
 	}

@@ -232,12 +232,15 @@ static int emit_headers(struct lay *L)
 		model.phnum = L->phnum;
 		if (L->pht_in_seg)
 			model.phoff = L->pht_b;
+		else if (L->pht_home)
+			model.phoff = L->home_off;
 	}
 	/* Section headers: copy the old table if it moves, then write the entries that changed. */
 	if (ef->shnum) {
 		if ((L->shoff != ef->shoff || L->shoff + ef->shnum * shes > L->keep) &&
-		    lay_patch(L, L->shoff, ef->shnum * shes, NULL, ef->shoff))
+		    lay_patch(L, L->shoff, (L->shout < ef->shnum ? L->shout : ef->shnum) * shes, NULL, ef->shoff))
 			return -1;
+		lay_compact_sections(L);
 		if (L->shout >= SHN_LORESERVE_ || ef->sh[0].size)
 			L->sh[0].size = L->shout >= SHN_LORESERVE_ ? L->shout : 0;
 		if (model.phnum >= PN_XNUM_)
@@ -256,7 +259,7 @@ static int emit_headers(struct lay *L)
 	}
 	e_phnum = model.phnum >= PN_XNUM_ ? PN_XNUM_ : (uint16_t)model.phnum;
 	e_shnum = model.shnum >= SHN_LORESERVE_ ? 0 : (uint16_t)model.shnum;
-	e_shstrndx = ef->shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)ef->shstrndx;
+	e_shstrndx = ef->shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)(L->drop ? L->shstrndx_out : ef->shstrndx);
 	elf_encode_ehdr(&model, eh, e_phnum, e_shnum, e_shstrndx);
 	return lay_patch(L, 0, elf_ehdr_size(ef), eh, 0);
 }
@@ -307,10 +310,13 @@ static int emit(struct lay *L)
 		r = zero_unless_loaded(L, ef->shoff, ef->shnum * elf_shent_size(ef));
 	if (r == 0 && L->move_shstr) {
 		const struct elf_shdr *st = &ef->sh[ef->shstrndx];
-		r = lay_patch(L, L->shstr_off, st->size, NULL, st->offset);
+		r = lay_patch(L, L->shstr_off, st->size - L->shstr_cut, NULL, st->offset);
 		if (r == 0)
 			r = lay_patch(L, L->shstr_off + st->size, L->newnames.len, L->newnames.p, 0);
 	}
+	/* Renumbered tables first: symbols fixed after them overlay their entries. */
+	if (r == 0 && ef->shnum)
+		r = lay_renumber_symbols(L);
 	if (r == 0 && ef->shnum)
 		r = lay_fix_symbols(L);
 	return r ? r : emit_headers(L);
@@ -337,7 +343,7 @@ static int layout_tail(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	uint64_t end;
-	int tail = L->nseg || L->where == NOTE_TAIL || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
+	int tail = L->nseg || L->nown || L->where == NOTE_TAIL || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
 
 	/* Whenever anything new follows the input, the section headers move after it: they stay
 	 * last, after everything they describe (strip and eu-elflint expect it). */
@@ -354,8 +360,14 @@ static int layout_tail(struct lay *L)
 		end = L->note_off + L->notesz;
 	}
 	if (L->move_shstr) {
-		L->shstr_off = end;
-		end += ef->sh[ef->shstrndx].size + L->newnames.len;
+		uint64_t size = ef->sh[ef->shstrndx].size - L->shstr_cut + L->newnames.len;
+		L->shstr_off = L->notesz ? UINT64_MAX : lay_names_hole(L, size);
+		if (L->shstr_off == UINT64_MAX) {
+			L->shstr_off = end;
+			end += size;
+		} else {
+			buf_printf(&L->pl->log, "section names: back at offset 0x%llx\n", (unsigned long long)L->shstr_off);
+		}
 	}
 	if (tail && ef->shnum) {
 		L->shoff = align_up(end, ef->is64 ? 8 : 4);
@@ -418,7 +430,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 				   (unsigned long long)L.seg[k].align, L.seg[k].placement, L.nown ? ", replacing our own" : "");
 		if (L.linked)
 			buf_printf(&pl->log, "program headers: %zu entries %s\n", L.phnum,
-				   L.pht_in_seg ? "moved into the segment" : "where they were");
+				   L.pht_in_seg ? "moved into the segment" : L.pht_home ? "after the ELF header" : "where they were");
 		if (ef->shnum)
 			buf_printf(&pl->log, "section headers: %zu entries at offset 0x%llx\n", L.shout, (unsigned long long)L.shoff);
 		buf_printf(&pl->log, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);
@@ -427,6 +439,8 @@ out:
 	free(L.isd);
 	free(L.isown);
 	free(L.sh);
+	free(L.drop);
+	free(L.newidx);
 	buf_free(&L.newnames);
 	free(L.ph);
 	if (r)

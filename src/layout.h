@@ -17,10 +17,18 @@
 
 #define PATCH_ZERO UINT64_MAX
 
+/* A patch may copy input bytes through a transform: then data is the transform's context (owned
+ * by the patch), and the bytes from src are handed to xform in pieces of at most PATCH_CHUNK
+ * bytes, each starting at a multiple of PATCH_CHUNK from the patch's start (a multiple of every
+ * symbol and index entry size: 4, 16, 24), so that a table is rewritten while it is streamed. */
+typedef void (*patch_xform_fn)(const void *ctx, unsigned char *buf, uint64_t len);
+#define PATCH_CHUNK 65520u
+
 struct patch {
 	uint64_t off, len;
 	unsigned char *data;       /* bytes to write, or NULL: copy from input at src (PATCH_ZERO: zeros) */
 	uint64_t src;
+	patch_xform_fn xform;      /* set: copy from src through xform, data is its context */
 };
 
 struct plan {
@@ -37,6 +45,9 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 void layout_free(struct plan *pl);
 /* Append a patch to the plan (data is copied; NULL: copy from input at src, or PATCH_ZERO). */
 int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e);
+/* Append a patch copying input bytes [src, src+len) through xform (ctx is copied, ctxlen bytes). */
+int layout_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
+		       size_t ctxlen, struct err *e);
 
 /* layout_rel.c: a relocatable object.  `want` are the entries the object must carry; with
  * keep_all (merge) every dlopen section stays and only missing entries are added, else dlopen

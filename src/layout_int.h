@@ -25,6 +25,10 @@ struct lay {
 	size_t phsec;              /* the section covering the PHT in our segment, 0: none */
 	int new_section, move_shstr;
 	struct buf newnames;       /* appended to the section-name table */
+	uint64_t shstr_cut;        /* bytes of our names dropped from its end (--remove) */
+	unsigned char *drop;       /* --remove: drop[i], section i goes (NULL: none) */
+	uint32_t *newidx;          /* its kept sections' new indexes */
+	size_t shstrndx_out;
 
 	/* program headers: the new table */
 	struct elf_phdr *ph;
@@ -35,6 +39,8 @@ struct lay {
 	long note_ph;              /* index of our PT_NOTE in the new table, -1: none */
 	uint64_t phsz;             /* bytes of the new table */
 	uint64_t pht_b;            /* file offset of the live PHT copy (B) when it moved */
+	int pht_home;              /* --remove: the PHT goes back after the ELF header */
+	uint64_t home_off, home_vaddr;
 
 	/* our segments: [0] holds the PHT (copies A and B) and/or the note, [1] the note when
 	 * it did not fit beside the PHT */
@@ -68,8 +74,20 @@ static inline uint64_t lay_word(const struct elf *ef)
 	return ef->is64 ? 8 : 4;
 }
 
-/* layout_remove.c: the section count to write when --remove can drop trailing dlopen sections */
-size_t lay_trailing_cut(const struct lay *L);
+/* layout_remove.c: what --remove takes away besides the notes */
+int lay_pht_home(struct lay *L);
+size_t lay_plan_drops(struct lay *L);
+int lay_renumber_symbols(struct lay *L);
+void lay_compact_sections(struct lay *L);
+/* The symbol tables' transform (a patch_xform_fn): st_shndx of each entry of es bytes (at byte
+ * `at`, big-endian when big) below n goes through map; SHN_ABS_ marks a removed section. */
+struct lay_symmap {
+	uint32_t es, at, big, n;
+	uint32_t map[];
+};
+#define SHN_ABS_ 0xfff1u
+void lay_symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len);
+uint64_t lay_names_hole(const struct lay *L, uint64_t size);
 
 /* layout_sections.c */
 int lay_setup_sections(struct lay *L);

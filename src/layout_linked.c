@@ -290,7 +290,18 @@ int lay_plan_linked(struct lay *L)
 	L->nseg = L->where == NOTE_SEGMENT || L->pht_in_seg;
 	if (lay_build_phdrs(L))
 		return -1;
-	if (!L->pht_in_seg && L->phnum > pht_capacity(L)) {
+	if (L->where == NOTE_NONE && L->pht_in_seg) {
+		/* --remove: back where the linker put it?  Tried without our segment. */
+		int home;
+		L->nseg = 0;
+		if (lay_build_phdrs(L) || (home = lay_pht_home(L)) < 0)
+			return -1;
+		L->pht_in_seg = !home;
+		L->nseg = !home;
+		if (!home && lay_build_phdrs(L))
+			return -1;
+	}
+	if (!L->pht_in_seg && !L->pht_home && L->phnum > pht_capacity(L)) {
 		/* No free slot: the table moves into our segment. */
 		L->pht_in_seg = 1;
 		L->nseg = 1;
@@ -318,6 +329,8 @@ int lay_emit_phdrs(struct lay *L)
 		elf_encode_phdr(ef, &L->ph[i], pht + i * es);
 	if (L->pht_in_seg)
 		r = lay_patch(L, L->seg[0].off, L->phsz, pht, 0) || lay_patch(L, L->pht_b, L->phsz, pht, 0);
+	else if (L->pht_home)
+		r = lay_patch(L, L->home_off, L->phsz, pht, 0);    /* the old one goes with our segment */
 	else
 		r = (L->phnum < ef->phnum && lay_zero(L, ef->phoff, lay_phdr_bytes(ef, ef->phnum))) ||
 		    lay_patch(L, ef->phoff, L->phsz, pht, 0);

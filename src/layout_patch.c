@@ -32,6 +32,18 @@ int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, 
 	return 0;
 }
 
+int layout_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
+		       size_t ctxlen, struct err *e)
+{
+	if (len == 0)
+		return 0;
+	if (layout_patch(pl, off, ctxlen, ctx, src, e))
+		return -1;
+	pl->p[pl->n - 1].len = len;
+	pl->p[pl->n - 1].xform = xform;
+	return 0;
+}
+
 int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src)
 {
 	return layout_patch(L->pl, off, len, data, src, L->e);

@@ -414,6 +414,9 @@ int lay_place_linked(struct lay *L)
 		if (L->pht_in_seg) {
 			p->offset = L->pht_b;
 			p->vaddr = p->paddr = L->seg[0].vaddr + (L->pht_b - L->seg[0].off);
+		} else if (L->pht_home) {
+			p->offset = L->home_off;
+			p->vaddr = p->paddr = L->home_vaddr;
 		} else if (p->offset != L->ef->phoff) {
 			continue;          /* it did not describe the table: left as it was */
 		}

@@ -1,50 +1,480 @@
-/* layout_remove.c - what --remove on a linked file can take away besides the notes. */
+/* layout_remove.c - what --remove on a linked file takes away besides the notes, so that
+ * nothing of ours that can go stays (docs/layout.md, "Remove"):
+ *
+ *  - the dlopen sections' headers, wherever they are in the table: later sections are
+ *    renumbered (sh_link, sh_info, e_shstrndx, .symtab's st_shndx, streamed through a
+ *    transform, never held in memory).  A symbol defined in a removed section becomes
+ *    absolute, its value kept.  A header stays, empty, when a kept section refers to it or
+ *    when .dynsym (loaded, so never rewritten) names it or a later section;
+ *  - .dlnote.phdrs and our segment: the program header table goes back right after the ELF
+ *    header, where linkers put it, when those bytes are still free (with the linker's PT_NULL
+ *    entries, and the first PT_LOAD grown back over it where GNU strip shrank it);
+ *  - the section names the tool appended to the section-name table, which goes back to the
+ *    hole an earlier add left.
+ *
+ * Files with extended section numbering or section groups only lose trailing sections: their
+ * indexes live in places (SHT_SYMTAB_SHNDX, group member lists) not renumbered here. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "layout_int.h"
 
-/* A symbol of a symbol table refers to a section in [from, ef->shnum).  Tables are streamed. */
-static int symbols_refer_to(const struct lay *L, size_t from)
+/* ---- the program header table back home ---- */
+
+/* Every program header type a linker writes: the generic ones and the OS/processor ranges. */
+static int plausible_type(uint32_t t)
+{
+	return t <= 7 || (t >= 0x60000000u && t <= 0x7fffffffu);
+}
+
+/* The bytes at `home` may take the table: zeros, or a stale program header table describing
+ * this file (every entry of a plausible type, one PT_LOAD equal to one of the new table) such
+ * as the one the linker wrote and an earlier add left behind. */
+static int home_bytes_ok(const struct lay *L, uint64_t home, const unsigned char *pht)
+{
+	const struct elf *ef = L->ef;
+	size_t es = elf_phent_size(ef), i, k;
+	unsigned char *cur = malloc(L->phsz ? L->phsz : 1);
+	struct err ignore;
+	int ok = 0, load = 0;
+
+	if (!cur || elf_read(ef, home, L->phsz, cur, &ignore))
+		goto out;
+	for (i = 0; i < L->phsz && !cur[i]; i++)
+		;
+	ok = i == L->phsz || memcmp(cur, pht, L->phsz) == 0;
+	for (i = 0; !ok && i < L->phnum; i++) {
+		if (!plausible_type((uint32_t)elf_get(ef, cur + i * es, 4)))
+			goto out;
+		for (k = 0; k < L->phnum; k++)
+			if (L->ph[k].type == PT_LOAD_ && memcmp(cur + i * es, pht + k * es, es) == 0)
+				load = 1;
+	}
+	ok = ok || load;
+out:
+	free(cur);
+	return ok;
+}
+
+/* The first PT_LOAD that is not ours. */
+static const struct elf_phdr *first_load(const struct lay *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->ef->phnum; i++)
+		if (L->ef->ph[i].type == PT_LOAD_ && !L->isown[i])
+			return &L->ef->ph[i];
+	return NULL;
+}
+
+/* Nothing but our segments is loaded at [vaddr, vaddr+len). */
+static int memory_free(const struct lay *L, uint64_t vaddr, uint64_t len)
+{
+	const struct elf *ef = L->ef;
+	size_t i;
+
+	for (i = 0; i < ef->phnum; i++)
+		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i] && lay_overlaps(ef->ph[i].vaddr, ef->ph[i].memsz, vaddr, len))
+			return 0;
+	for (i = 1; i < ef->shnum; i++)
+		if ((ef->sh[i].flags & SHF_ALLOC_) && !lay_in_own(L, ef->sh[i].offset) && lay_overlaps(ef->sh[i].addr, ef->sh[i].size, vaddr, len))
+			return 0;
+	return 1;
+}
+
+/* Right after the ELF header, inside the first PT_LOAD (not ours), with no section, other
+ * segment or header table there: 1.  Or 2: the first PT_LOAD holds the ELF header alone
+ * (GNU strip shrinks it so when the table has left it: musl static) and nothing else is
+ * loaded after it: that PT_LOAD grows back over the table, as the linker made it. */
+static int home_is_free(const struct lay *L, uint64_t home, uint64_t len)
+{
+	const struct elf *ef = L->ef;
+	const struct elf_phdr *ld = elf_load_covering(ef, home, len), *first = first_load(L);
+	size_t i;
+	int grow = (!ld || L->isown[ld - ef->ph]) && first && first->offset == 0 && first->filesz == home &&
+		   first->memsz == home && !(first->flags & PF_W_) && memory_free(L, first->vaddr + home, len);
+
+	if (!grow && (!ld || ld != first))
+		return 0;
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *p = &ef->ph[i];
+		if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ || L->isown[i] || lay_in_own(L, p->offset))
+			continue;
+		if (lay_overlaps(p->offset, p->filesz, home, len))
+			return 0;
+	}
+	for (i = 1; i < ef->shnum; i++) {
+		const struct elf_shdr *s = &ef->sh[i];
+		if (s->type == SHT_NOBITS_ || L->isd[i] || i == L->phsec || lay_in_own(L, s->offset))
+			continue;
+		if (lay_overlaps(s->offset, s->size, home, len))
+			return 0;
+	}
+	if (ef->shnum && lay_overlaps(ef->shoff, ef->shnum * elf_shent_size(ef), home, len))
+		return 0;
+	return grow ? 2 : 1;
+}
+
+/* The linker's own PT_NULL entries (mips binutils ends its table with one, p_align 4) that the
+ * stale table has right after ours come back too, so that the table has the input's count.
+ * All-zero entries are free room, not entries. */
+static int linker_nulls(struct lay *L, uint64_t home)
+{
+	const struct elf *ef = L->ef;
+	size_t es = elf_phent_size(ef), k;
+	unsigned char raw[64];
+	struct elf_phdr ph;
+	struct err ignore;
+
+	while (home_is_free(L, home, L->phsz + es) && elf_read(ef, home + L->phsz, es, raw, &ignore) == 0) {
+		struct elf_phdr *v;
+		for (k = 0; k < es && !raw[k]; k++)
+			;
+		elf_decode_phdr(ef, raw, &ph);
+		if (ph.type != PT_NULL_ || k == es)
+			break;
+		v = xgrow(L->ph, &L->ph_cap, L->phnum, sizeof *v);
+		if (!v)
+			return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		L->ph = v;
+		L->ph[L->phnum++] = ph;
+		L->phsz += es;
+	}
+	return 0;
+}
+
+/* On --remove, when the table was in our segment: L->ph is the table without our PT_LOAD.
+ * Returns 1 when it goes back after the ELF header (then our segment goes), 0 when it stays
+ * in our segment. */
+int lay_pht_home(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	uint64_t home = elf_ehdr_size(ef);
+	size_t es = elf_phent_size(ef), i;
+	unsigned char *pht;
+	int ok = 0;
+
+	pht = xcalloc(L->phnum ? L->phnum : 1, es);
+	if (!pht)
+		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+	for (i = 0; i < L->phnum; i++)
+		elf_encode_phdr(ef, &L->ph[i], pht + i * es);
+	ok = home_is_free(L, home, L->phsz) && home_bytes_ok(L, home, pht);
+	free(pht);
+	if (ok) {
+		const struct elf_phdr *ld = first_load(L);
+		L->pht_home = 1;
+		L->home_off = home;
+		L->home_vaddr = ld->vaddr + (home - ld->offset);
+		buf_printf(&L->pl->log, "program headers: back at offset 0x%llx, after the ELF header; our segment goes\n",
+			   (unsigned long long)home);
+		if (linker_nulls(L, home))
+			return -1;
+		if (ld->offset + ld->filesz < home + L->phsz)
+			for (i = 0; i < L->phnum; i++)
+				if (L->ph[i].type == PT_LOAD_ && L->ph[i].offset == ld->offset && L->ph[i].vaddr == ld->vaddr) {
+					L->ph[i].filesz = L->ph[i].memsz = home + L->phsz - ld->offset;
+					buf_printf(&L->pl->log, "segment: the first PT_LOAD grows back over them\n");
+				}
+		return 1;
+	}
+	buf_printf(&L->pl->log, "program headers: stay in our segment (the bytes after the ELF header are in use)\n");
+	return 0;
+}
+
+/* ---- which section headers go ---- */
+
+static void log_section(struct lay *L, size_t i, const char *what)
+{
+	char name[64];
+
+	elf_section_name(L->ef, i, name, sizeof name);
+	buf_printf(&L->pl->log, "section [%zu] %s: %s\n", i, name, what);
+}
+
+/* A dropped section that a kept one links to stays (repeated until nothing changes: the
+ * links form chains, such as a relocation section to its symbol table to its strings). */
+static void keep_referenced(struct lay *L, unsigned char *drop)
+{
+	const struct elf *ef = L->ef;
+	size_t j;
+	int changed = 1;
+
+	while (changed) {
+		changed = 0;
+		for (j = 1; j < ef->shnum; j++) {
+			const struct elf_shdr *s = &ef->sh[j];
+			int info_index = s->type == SHT_REL_ || s->type == SHT_RELA_ || (s->flags & SHF_INFO_LINK_);
+			if (drop[j])
+				continue;
+			if (s->link && s->link < ef->shnum && drop[s->link]) {
+				drop[s->link] = 0, changed = 1;
+				log_section(L, s->link, "kept, empty: another section links to it");
+			}
+			if (info_index && s->info && s->info < ef->shnum && drop[s->info]) {
+				drop[s->info] = 0, changed = 1;
+				log_section(L, s->info, "kept, empty: relocations apply to it");
+			}
+		}
+	}
+}
+
+/* .dynsym is loaded and never rewritten: a section stays when a dynamic symbol is defined in
+ * it or in a later section (its index would change).  The table is streamed. */
+static int keep_dynamic_targets(struct lay *L, unsigned char *drop)
 {
 	const struct elf *ef = L->ef;
 	size_t es = elf_sym_size(ef), t, k, i, n;
 	unsigned char chunk[256 * 24];
 	struct elf_sym s;
-	struct err ignore;
+	uint64_t top = 0;
 
 	for (t = 1; t < ef->shnum; t++) {
 		const struct elf_shdr *st = &ef->sh[t];
-		if (st->type != SHT_SYMTAB_ && st->type != SHT_DYNSYM_)
+		if (st->type != SHT_DYNSYM_)
 			continue;
 		if (st->entsize != es)
-			return 1;
+			top = ef->shnum;     /* unreadable: nothing before it may go */
 		for (i = 0; i < st->size / es; i += n) {
 			n = st->size / es - i < 256 ? (size_t)(st->size / es - i) : 256;
-			if (elf_read(ef, st->offset + i * es, n * es, chunk, &ignore))
-				return 1;
+			if (elf_read(ef, st->offset + i * es, n * es, chunk, L->e))
+				return -1;
 			for (k = 0; k < n; k++) {
 				elf_decode_sym(ef, chunk + k * es, &s);
-				if (s.shndx == SHN_XINDEX_ || (s.shndx >= from && s.shndx < SHN_LORESERVE_))
-					return 1;      /* extended indexes: not worth reading for this */
+				if (s.shndx > 0 && s.shndx < ef->shnum && s.shndx < SHN_LORESERVE_ && drop[s.shndx]) {
+					drop[s.shndx] = 0;
+					log_section(L, s.shndx, "kept, empty: a dynamic symbol (.dynsym) is defined in it");
+				}
+				if ((s.shndx < SHN_LORESERVE_ || s.shndx == SHN_XINDEX_) && s.shndx > top)
+					top = s.shndx == SHN_XINDEX_ ? ef->shnum : s.shndx;
 			}
 		}
 	}
+	for (t = 1; t < ef->shnum && t < top; t++)
+		if (drop[t]) {
+			drop[t] = 0;
+			log_section(L, t, "kept, empty: dynamic symbols (.dynsym, loaded, never rewritten) name later sections");
+		}
 	return 0;
 }
 
-/* On --remove, dlopen sections left at the end of the table are dropped: that is where the tool
- * appends its own, so no other index changes.  Kept when anything still refers to them. */
-size_t lay_trailing_cut(const struct lay *L)
+/* Only trailing sections go when indexes must not change (extended numbering, groups). */
+static void keep_all_but_trailing(const struct elf *ef, unsigned char *drop)
+{
+	size_t i = ef->shnum;
+
+	while (i > 1 && drop[i - 1])
+		i--;
+	while (i > 1)
+		drop[--i] = 0;
+}
+
+/* Trailing names of the section-name table that are ours and that no kept section uses go. */
+static void trim_names(struct lay *L)
 {
 	const struct elf *ef = L->ef;
-	size_t k = ef->shnum, i;
+	const struct elf_shdr *st = &ef->sh[ef->shstrndx];
+	unsigned char tail[64];
+	uint64_t size = st->size, from, start;
+	struct err ignore;
+	size_t i;
 
-	if (!L->linked || L->notesz || L->shnum != ef->shnum)
+	if (!ef->shstrndx || st->type != SHT_STRTAB_ || (st->flags & SHF_ALLOC_) || L->newnames.len || size < 2)
+		return;
+	from = size > sizeof tail ? size - sizeof tail : 0;
+	if (elf_read(ef, st->offset + from, size - from, tail, &ignore) || tail[size - from - 1])
+		return;
+	for (;;) {
+		const char *name;
+		for (start = size - 1; start > from && tail[start - 1 - from]; start--)
+			;
+		if (start == from && from)
+			break;
+		name = (const char *)tail + (start - from);
+		if (start == 0 || (strcmp(name, SECTION_NAME) && strcmp(name, PHDR_SECTION_NAME)))
+			break;
+		for (i = 1; i < ef->shnum; i++)
+			if (!L->drop[i] && L->sh[i].name >= start && L->sh[i].name < size)
+				return;
+		size = start;
+	}
+	if (size < st->size) {
+		L->shstr_cut = st->size - size;
+		L->move_shstr = 1;
+		buf_printf(&L->pl->log, "section names: %llu bytes of ours dropped from the end of the name table\n",
+			   (unsigned long long)L->shstr_cut);
+	}
+}
+
+static size_t no_drops(struct lay *L)
+{
+	free(L->drop);
+	free(L->newidx);
+	L->drop = NULL;
+	L->newidx = NULL;
+	return L->shnum;
+}
+
+/* On --remove: the section count to write, with L->drop and L->newidx set when any header
+ * goes (newidx maps every kept index to its new one). */
+size_t lay_plan_drops(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	size_t i, out = 0, groups = 0;
+
+	if (!L->linked || L->notesz || !ef->shnum)
 		return L->shnum;
-	while (k > 1 && L->isd[k - 1] && k - 1 != ef->shstrndx && k - 1 != L->phsec)
-		k--;
-	if (k == ef->shnum)
-		return L->shnum;
-	for (i = 0; i < k; i++)
-		if ((ef->sh[i].link >= k && ef->sh[i].link < ef->shnum) || (ef->sh[i].info >= k && ef->sh[i].info < ef->shnum && i))
-			return L->shnum;
-	return symbols_refer_to(L, k) ? L->shnum : k;
+	/* Sections appended by this run (the table's, when it moves) follow the input's. */
+	L->drop = xcalloc(L->shnum, 1);
+	L->newidx = xcalloc(L->shnum, sizeof *L->newidx);
+	if (!L->drop || !L->newidx)
+		return no_drops(L);  /* out of memory: nothing goes, which is always safe */
+	for (i = 1; i < ef->shnum; i++) {
+		char name[32];
+		elf_section_name(ef, i, name, sizeof name);
+		L->drop[i] = i != ef->shstrndx &&
+			     (L->isd[i] || (i == L->phsec && !L->pht_in_seg && strcmp(name, PHDR_SECTION_NAME) == 0));
+		groups += ef->sh[i].type == 17;     /* SHT_GROUP */
+	}
+	keep_referenced(L, L->drop);
+	if (keep_dynamic_targets(L, L->drop))
+		return (size_t)-1;
+	if (ef->shnum >= SHN_LORESERVE_ || groups)
+		keep_all_but_trailing(ef, L->drop);
+	for (i = 0; i < L->shnum; i++) {
+		L->newidx[i] = (uint32_t)out;
+		if (!L->drop[i])
+			out++;
+		else
+			log_section(L, i, "removed");
+	}
+	if (out == L->shnum)
+		return no_drops(L);
+	L->shstrndx_out = L->newidx[ef->shstrndx];
+	trim_names(L);
+	return out;
+}
+
+/* ---- renumbering ---- */
+
+void lay_symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len)
+{
+	const struct lay_symmap *m = ctx;
+	uint64_t k;
+
+	for (k = 0; k + m->es <= len; k += m->es) {
+		unsigned char *p = buf + k + m->at;
+		uint32_t v = m->big ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0];
+		if (v == 0 || v >= m->n)
+			continue;
+		v = m->map[v];
+		p[m->big ? 0 : 1] = (unsigned char)(v >> 8);
+		p[m->big ? 1 : 0] = (unsigned char)v;
+	}
+}
+
+/* Every symbol table is rewritten through symbols_renumbered, when any index changes. */
+int lay_renumber_symbols(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	size_t es = elf_sym_size(ef), i, t;
+	struct lay_symmap *m;
+	int moved = 0, r = 0;
+
+	if (!L->drop)
+		return 0;
+	for (i = 0; i < ef->shnum; i++)
+		moved |= !L->drop[i] && L->newidx[i] != i;
+	if (!moved)
+		return 0;
+	m = malloc(sizeof *m + ef->shnum * sizeof m->map[0]);
+	if (!m)
+		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+	m->es = (uint32_t)es;
+	m->at = ef->is64 ? 6 : 14;
+	m->big = (uint32_t)ef->big;
+	m->n = (uint32_t)ef->shnum;
+	for (i = 0; i < ef->shnum; i++)
+		m->map[i] = L->drop[i] ? SHN_ABS_ : L->newidx[i];
+	for (t = 1; t < ef->shnum && r == 0; t++) {
+		const struct elf_shdr *st = &ef->sh[t];
+		if (st->type != SHT_SYMTAB_ || L->drop[t])
+			continue;          /* .dynsym names no renumbered section (keep_dynamic_targets) */
+		if (st->entsize != es || st->size % es)
+			r = err_set(L->e, EXIT_BAD_INPUT, "symbol table %zu has entries of %llu bytes: cannot renumber it", t,
+				    (unsigned long long)st->entsize);
+		else
+			r = layout_patch_xform(L->pl, st->offset, st->size, st->offset, lay_symbols_renumbered, m,
+					       sizeof *m + ef->shnum * sizeof m->map[0], L->e);
+	}
+	free(m);
+	return r;
+}
+
+/* The new section table: kept entries, in order, with their links renumbered. */
+void lay_compact_sections(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	size_t i;
+
+	if (!L->drop || L->shout == L->shnum)
+		return;
+	for (i = 0; i < L->shnum; i++) {
+		struct elf_shdr s = L->sh[i];
+		int info_index = s.type == SHT_REL_ || s.type == SHT_RELA_ || (s.flags & SHF_INFO_LINK_);
+		if (L->drop[i])
+			continue;
+		if (s.link && s.link < ef->shnum)
+			s.link = L->newidx[s.link];
+		if (info_index && s.info && s.info < ef->shnum)
+			s.info = L->newidx[s.info];
+		L->sh[L->newidx[i]] = s;
+	}
+}
+
+/* ---- the section-name table back in its hole ---- */
+
+static int span_cmp(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* An earlier add moved the name table to the end (appending a name) and zeroed its old place.
+ * The first zeroed gap after the loaded bytes and before `keep` that no section or header
+ * table uses and that holds `size` bytes takes it back: that is its old place (the gaps
+ * between sections are alignment padding, smaller than the names), so the file shrinks back.
+ * UINT64_MAX: none. */
+uint64_t lay_names_hole(const struct lay *L, uint64_t size)
+{
+	const struct elf *ef = L->ef;
+	uint64_t (*sp)[2] = xcalloc(ef->shnum + 1, sizeof *sp), pos = 0, found = UINT64_MAX;
+	size_t i, n = 0;
+
+	if (!sp || !size)
+		goto out;
+	for (i = 0; i < ef->phnum; i++)
+		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i] && ef->ph[i].offset + ef->ph[i].filesz > pos)
+			pos = ef->ph[i].offset + ef->ph[i].filesz;
+	for (i = 1; i < ef->shnum; i++) {
+		const struct elf_shdr *s = &ef->sh[i];
+		if (s->type == SHT_NOBITS_ || !s->size || L->isd[i] || i == L->phsec || i == ef->shstrndx || lay_in_own(L, s->offset))
+			continue;
+		sp[n][0] = s->offset, sp[n++][1] = s->offset + s->size;
+	}
+	sp[n][0] = ef->shoff, sp[n++][1] = ef->shoff + ef->shnum * elf_shent_size(ef);
+	qsort(sp, n, sizeof *sp, span_cmp);
+	for (i = 0; i <= n && pos + size <= L->keep; i++) {
+		uint64_t next = i < n && sp[i][0] < L->keep ? sp[i][0] : L->keep;
+		if (next >= pos + size && elf_range_is_zero(ef, pos, size)) {
+			found = pos;
+			break;
+		}
+		if (i < n && sp[i][1] > pos)
+			pos = sp[i][1];
+	}
+out:
+	free(sp);
+	return found;
 }

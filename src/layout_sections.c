@@ -79,7 +79,9 @@ int lay_setup_sections(struct lay *L)
 	if (!L->sh)
 		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
 	memcpy(L->sh, ef->sh, ef->shnum * sizeof *L->sh);
-	L->shout = lay_trailing_cut(L);
+	L->shout = lay_plan_drops(L);
+	if (L->shout == (size_t)-1)
+		return -1;
 	if (new_ph) {
 		L->phsec = ef->shnum;
 		if (find_name(L, PHDR_SECTION_NAME, &L->sh[L->phsec].name))
@@ -147,7 +149,7 @@ void lay_finish_sections(struct lay *L)
 	}
 	if (L->move_shstr) {
 		L->sh[ef->shstrndx].offset = L->shstr_off;
-		L->sh[ef->shstrndx].size += L->newnames.len;
+		L->sh[ef->shstrndx].size += L->newnames.len - L->shstr_cut;
 	}
 }
 
@@ -187,17 +189,22 @@ int lay_fix_symbols(struct lay *L)
 				uint64_t start;
 				elf_decode_sym(ef, chunk + k * es, &s);
 				idx = s.shndx == SHN_XINDEX_ && xt ? elf_get(ef, xs + k * 4, 4) : s.shndx;
-				if (idx == 0 || idx >= ef->shnum || !L->isd[idx] || (s.shndx >= SHN_LORESERVE_ && s.shndx != SHN_XINDEX_))
-					continue;
+				if (idx == 0 || idx >= ef->shnum || !L->isd[idx] || (s.shndx >= SHN_LORESERVE_ && s.shndx != SHN_XINDEX_) ||
+				    (L->drop && L->drop[idx]))
+					continue;      /* a removed section's symbols are renumbered to SHN_ABS */
 				d = &L->sh[idx];
 				start = L->linked ? d->addr : 0;
 				if ((s.info & 0xf) == STT_SECTION_ ? s.value == start :
 				    (s.value >= start && s.value - start <= d->size && s.size <= d->size - (s.value - start)))
 					continue;
+				/* .dynsym is loaded: its entries are never rewritten. */
 				if (st->type == SHT_DYNSYM_)
-					return err_set(L->e, EXIT_BAD_INPUT, "dynamic symbol %zu points into the dlopen note, which would move", i + k);
+					return err_set(L->e, EXIT_BAD_INPUT, "dynamic symbol %zu points into the dlopen note, which would %s", i + k,
+						       L->notesz ? "move" : "be left outside its emptied section (.dynsym is never rewritten)");
 				s.value = start;
 				s.size = 0;
+				if (L->newidx && s.shndx != SHN_XINDEX_)
+					s.shndx = (uint16_t)L->newidx[s.shndx];    /* over the renumbered table */
 				elf_encode_sym(ef, &s, out);
 				if (lay_patch(L, st->offset + (i + k) * es, es, out, 0))
 					return -1;

@@ -137,6 +137,29 @@ static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 	return 0;
 }
 
+/* Input bytes through a patch's transform, PATCH_CHUNK at a time (layout.h). */
+static int copy_xform(int in, uint64_t src, int out, uint64_t dst, const struct patch *p, struct err *e)
+{
+	unsigned char buf[PATCH_CHUNK];
+	uint64_t k, n;
+	ssize_t got;
+
+	for (k = 0; k < p->len; k += n) {
+		n = p->len - k < sizeof buf ? p->len - k : sizeof buf;
+		got = pread(in, buf, (size_t)n, (off_t)(src + k));
+		if (got < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (got < 0 || (uint64_t)got != n)
+			return err_set(e, EXIT_BAD_INPUT, "read failed: %s", got < 0 ? strerror(errno) : "unexpected end of file");
+		p->xform(p->data, buf, n);
+		if (write_all(out, buf, n, dst + k, e))
+			return -1;
+	}
+	return 0;
+}
+
 /* The plan's patches, over what was copied of the input; both files seen from a base offset. */
 static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl, struct err *e)
 {
@@ -144,7 +167,8 @@ static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base, c
 
 	for (i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
-		int r = p->data ? write_all(out, p->data, p->len, out_base + p->off, e) :
+		int r = p->xform ? copy_xform(in, in_base + p->src, out, out_base + p->off, p, e) :
+			p->data ? write_all(out, p->data, p->len, out_base + p->off, e) :
 			p->src == PATCH_ZERO ? write_zeros(out, out_base + p->off, p->len, e) :
 			output_copy(in, in_base + p->src, out, out_base + p->off, p->len, e);
 		if (r)
@@ -161,9 +185,14 @@ int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct pla
 	memset(out + pl->keep, 0, pl->out_size - pl->keep);
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
-		if (!range_ok(p->off, p->len, pl->out_size) || (!p->data && p->src != PATCH_ZERO && !range_ok(p->src, p->len, in_size)))
+		if (!range_ok(p->off, p->len, pl->out_size) ||
+		    ((!p->data || p->xform) && p->src != PATCH_ZERO && !range_ok(p->src, p->len, in_size)))
 			return err_set(e, EXIT_BAD_INPUT, "a patch runs past the member");
-		if (p->data)
+		if (p->xform) {
+			memmove(out + p->off, in + p->src, p->len);
+			for (uint64_t k = 0; k < p->len; k += PATCH_CHUNK)
+				p->xform(p->data, out + p->off + k, p->len - k < PATCH_CHUNK ? p->len - k : PATCH_CHUNK);
+		} else if (p->data)
 			memcpy(out + p->off, p->data, p->len);
 		else if (p->src == PATCH_ZERO)
 			memset(out + p->off, 0, p->len);
