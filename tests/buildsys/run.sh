@@ -15,8 +15,10 @@
 # One line per check: "PASS  name" or "FAIL  name (log: ...)" followed by the log's tail.
 # Exit status 1 if any check failed.  Environment: DLNOTE (the tool that reads results, default
 # <src>/build/dlnote-inject), DLNOTE_SRC (the source tree, default ../..), KEEP=1 keeps the
-# temporary directory (it is always kept after a failure).
+# temporary directory (it is always kept after a failure), ONLY=cmake or ONLY=meson runs the
+# common checks and that build system's only.
 set -eu
+ONLY=${ONLY:-}
 
 SRC=$(cd "${DLNOTE_SRC:-$(dirname "$0")/../..}" && pwd)
 DLNOTE=$(realpath "${DLNOTE:-$SRC/build/dlnote-inject}")
@@ -222,6 +224,7 @@ APP_MESON_EDITED="[$GUI_EDITED,$ZSTD]"
 UTIL='[{"feature":"lz4","priority":"suggested","soname":["liblz4.so.1"]}]'
 PLUG='[{"feature":"tpm","soname":["libtss2-esys.so.0"],"priority":"required"}]'
 CODEC='{"feature":"xz","description":"Decompress .xz files","priority":"recommended","soname":["liblzma.so.5"]}'
+BCODEC='{"feature":"bzip2","priority":"suggested","soname":["libbz2.so.1.0"]}'
 PARSE='{"feature":"yaml","priority":"suggested","soname":["libyaml-0.so.2"]}'
 MANIFEST_ERROR='app-dlopen.json: line 1, column 13: entry 1: "soname" must be an array of strings'
 case $(uname -m) in
@@ -294,6 +297,7 @@ check "find_package(dlnote 1) rejects the $VERSION it finds" fails_with "dlnoteC
 cp -a "$PREFIX" "$T/moved-prefix"
 check "the installed package is relocatable (found through a moved prefix)" finds_tool "$T/moved-prefix" 0.1
 
+if [ "$ONLY" != meson ]; then   # (ONLY=meson: the Meson checks only, while working on them)
 # ---------------------------------------------------------------------------------------------
 # The mechanism's premise, shown on plain objects: the note object must come from a template the
 # target's compiler built with the target's ABI flags.
@@ -473,7 +477,9 @@ L="cmake ninja aarch64 package"
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 cmake_results $C "$L" "${QEMU[@]}"
+fi   # ONLY != meson
 
+if [ "$ONLY" != cmake ]; then
 # ---------------------------------------------------------------------------------------------
 # Meson.
 meson_sample() {  # meson_sample NAME MESON_SETUP_ARGS...: sample + subprojects/dlnote, setup, build
@@ -507,18 +513,60 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 		check "$label: $t (static codec through $(meson_how $t)) has codec's entry once" \
 			entries_once "$d/b/$t" "[$CODEC]"
 	done
-	for t in tool tool_whole tool_objects tool_again; do
+	check "$label: tool_both (the static half of both_libraries(), plain link_with:) has bcodec's entry once" \
+		entries_once "$d/b/tool_both" "[$BCODEC]"
+	check "$label: libbcodec.so (the shared half) has it once" entries_once "$d/b/libbcodec.so" "[$BCODEC]"
+	for t in tool tool_whole tool_objects tool_again tool_both; do
 		check "$label: $t runs" prints "tool ok 7 2 70" "$d/b/$t" "$@"
 	done
 }
 
+# meson_loses NAME CASE TEXT [MESON_CONFIGURE_ARGS...]: with -Dlose=CASE (sample/lost/) the
+# build fails with TEXT; the note object it refused is not left behind.
+meson_loses() {
+	local d=$T/$1 case=$2 text=$3
+	shift 3
+	meson configure "$d/b" -Dlose="$case" "$@"
+	fails_with "$text" ninja -C "$d/b"
+	if ls "$d/b/lost/"*.p/*-dlopen-note.o 2>/dev/null; then echo "refused note object left behind"; return 1; fi
+}
+
+MESON_ENV=()   # VAR=VALUE... for meson commands after setup
+meson_loss_checks() {  # meson_loss_checks NAME LABEL CASE...: each way to lose entries is refused
+	local name=$1 label=$2 case
+	shift 2
+	for case in "$@"; do
+		case $case in
+		static_plain) check "$label: dlopen_note in a static_library() (subdir) is refused" \
+			with_env "${MESON_ENV[@]}" meson_loses "$name" static_plain "$LOST_PLAIN_STATIC" ;;
+		library_plain) check "$label: dlopen_note in library() with default_library=both is refused" \
+			with_env "${MESON_ENV[@]}" meson_loses "$name" library_plain "$LOST_PLAIN_BOTH" -Ddefault_library=both ;;
+		kmod_plain) check "$label: dlopen_note in a shared library whose objects make a static library (kmod) is refused" \
+			with_env "${MESON_ENV[@]}" meson_loses "$name" kmod_plain "$LOST_PLAIN_KMOD" -Ddefault_library=shared ;;
+		no_pull) check "$label: dlopen_note_static without the pull dependency, plain link_with:, is refused" \
+			with_env "${MESON_ENV[@]}" meson_loses "$name" no_pull "$LOST_NO_PULL" -Ddefault_library=shared ;;
+		kmod_no_pull) check "$label: kmod's idiom without the pull dependency on the second library is refused" \
+			with_env "${MESON_ENV[@]}" meson_loses "$name" kmod_no_pull "$LOST_KMOD_NO_PULL" -Ddefault_library=shared ;;
+		esac
+	done
+	check "$label: -Dlose=none builds again" with_env "${MESON_ENV[@]}" meson_back_to_none "$T/$name/b"
+	check "$label: tool still has codec's entry once" entries_once "$T/$name/b/tool" "[${TOOL_CODEC:-$CODEC}]"
+	check "$label: then a second build does nothing" with_env "${MESON_ENV[@]}" no_work ninja -C "$T/$name/b"
+}
+meson_back_to_none() { meson configure "$1" -Dlose=none -Ddefault_library=shared && ninja -C "$1"; }
+LOST_PLAIN_STATIC='dlnote-note.py: lost/liblost.a.p/lost-dlopen-dlopen-note.o: the static library lost/liblost.a would hold this note object, which nothing pulls in: its entries would be lost; make it with dlopen_note_static'
+LOST_PLAIN_BOTH='dlnote-note.py: lost/liblost.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost.a would hold this note object'
+LOST_PLAIN_KMOD='dlnote-note.py: lost/liblost.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_int.a would hold this note object'
+LOST_NO_PULL="dlnote-note.py: lost/liblost.a.p/lost-dlopen-dlopen-note.o: lost/lost_tool links lost/liblost.a without -Wl,-u,dlnote_pull_lost_dlopen, and would lose these entries; give lost/liblost.a dependencies: declare_dependency(link_args: '-Wl,-u,dlnote_pull_lost_dlopen')"
+LOST_KMOD_NO_PULL='lost/lost_tool links lost/liblost_int.a without -Wl,-u,dlnote_pull_lost_dlopen'
+
 meson_how() {
 	case $1 in
-	tool) echo "declare_dependency(link_with:, link_args: -u), and shared front" ;;
+	tool) echo "plain link_with:, the pull from codec's own dependency, and shared front" ;;
 	tool_whole) echo "link_whole:" ;;
 	tool_objects) echo "objects: extract_all_objects()" ;;
-	tool_again) echo "static_library(objects: extract_all_objects()) + -u, as kmod" ;;
-	libfront.so) echo "the dependency" ;;
+	tool_again) echo "static_library(objects: extract_all_objects(), the pull dependency), as kmod" ;;
+	libfront.so) echo "plain link_with:" ;;
 	esac
 }
 
@@ -583,6 +631,9 @@ UTIL_LINK="Linking target libutil.so" APP_LINK="Linking target app" APP_RELINKED
 UTIL_RELINKS=" only: Meson relinks programs only when a library's exported symbols change" UTIL_PATH=libutil.so
 TOOL_MORE=
 rebuild_checks meson.build ninja -C "$T/$C/b"
+TOOL_CODEC=${CODEC/.xz files/xz}   # (edited by rebuild_checks)
+meson_loss_checks $C "$L" static_plain library_plain kmod_plain no_pull kmod_no_pull
+TOOL_CODEC=
 
 # 2. clang -flto, lld; the ABI flag from add_project_arguments, so passed on as template_args.
 BROKEN=
@@ -610,6 +661,7 @@ check "$L: the tool was built for the build machine" same_id "$T/$C/b/subproject
 check "$L: app is aarch64" is_aarch64 "$T/$C/b/app"
 meson_results $C "$L" "${QEMU[@]}"
 meson_install $C "$L" "${QEMU[@]}"
+meson_loss_checks $C "$L" no_pull
 
 # 4. The installed tool: find_program() and dlnote.pc, no subproject.
 PLUG_PROPERTY=$NATIVE_PROPERTY
@@ -622,12 +674,16 @@ check "$L: setup + build" with_env PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PR
 	meson_sample $C -Dtool=system ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 installed_maker() {
-	grep -F "$PREFIX/share/dlnote/dlnote-note.py app.p/app-dlopen-dlopen-note.o -m ../src/app-dlopen.json" "$T/$C/b/build.ninja" &&
+	grep -F "$PREFIX/share/dlnote/dlnote-note.py app.p/app-dlopen-dlopen-note.o --depfile app.p/app-dlopen-dlopen-note.d -m ../src/app-dlopen.json" "$T/$C/b/build.ninja" &&
 		grep -F "TOOL = \"$PREFIX/bin/dlnote-inject\"" "$PREFIX/share/dlnote/dlnote-note.py"
 }
 check "$L: notes were made by the installed note maker, which runs the installed tool" installed_maker
 meson_results $C "$L"
 meson_install $C "$L"
+MESON_ENV=(PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig")   # as at setup
+meson_loss_checks $C "$L" static_plain kmod_no_pull
+MESON_ENV=()
+fi   # ONLY != cmake
 
 BROKEN=
 # ---------------------------------------------------------------------------------------------
