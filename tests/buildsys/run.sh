@@ -522,13 +522,15 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 }
 
 # meson_loses NAME CASE TEXT [MESON_CONFIGURE_ARGS...]: with -Dlose=CASE (sample/lost/) the
-# build fails with TEXT; the note object it refused is not left behind.
+# build fails with TEXT ("dlnote-note.py: NOTE_OBJECT: ..."); NOTE_OBJECT is not left behind.
 meson_loses() {
-	local d=$T/$1 case=$2 text=$3
+	local d=$T/$1 case=$2 text=$3 object
 	shift 3
+	object=${text#dlnote-note.py: }
+	object=${object%%: *}
 	meson configure "$d/b" -Dlose="$case" "$@"
 	fails_with "$text" ninja -C "$d/b"
-	if ls "$d/b/lost/"*.p/*-dlopen-note.o 2>/dev/null; then echo "refused note object left behind"; return 1; fi
+	if [ -e "$d/b/$object" ]; then echo "refused note object left behind: $object"; return 1; fi
 }
 
 MESON_ENV=()   # VAR=VALUE... for meson commands after setup
@@ -545,7 +547,7 @@ meson_loss_checks() {  # meson_loss_checks NAME LABEL CASE...: each way to lose 
 			with_env "${MESON_ENV[@]}" meson_loses "$name" kmod_plain "$LOST_PLAIN_KMOD" -Ddefault_library=shared ;;
 		no_pull) check "$label: dlopen_note_static without the pull dependency, plain link_with:, is refused" \
 			with_env "${MESON_ENV[@]}" meson_loses "$name" no_pull "$LOST_NO_PULL" -Ddefault_library=shared ;;
-		kmod_no_pull) check "$label: kmod's idiom without the pull dependency on the second library is refused" \
+		kmod_no_pull) check "$label: kmod's idiom without the pull dependency on the second library, added after the first build, is refused" \
 			with_env "${MESON_ENV[@]}" meson_loses "$name" kmod_no_pull "$LOST_KMOD_NO_PULL" -Ddefault_library=shared ;;
 		esac
 	done
@@ -558,7 +560,7 @@ LOST_PLAIN_STATIC='dlnote-note.py: lost/liblost.a.p/lost-dlopen-dlopen-note.o: t
 LOST_PLAIN_BOTH='dlnote-note.py: lost/liblost.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost.a would hold this note object'
 LOST_PLAIN_KMOD='dlnote-note.py: lost/liblost.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_int.a would hold this note object'
 LOST_NO_PULL="dlnote-note.py: lost/liblost.a.p/lost-dlopen-dlopen-note.o: lost/lost_tool links lost/liblost.a without -Wl,-u,dlnote_pull_lost_dlopen, and would lose these entries; give lost/liblost.a dependencies: declare_dependency(link_args: '-Wl,-u,dlnote_pull_lost_dlopen')"
-LOST_KMOD_NO_PULL='lost/lost_tool links lost/liblost_int.a without -Wl,-u,dlnote_pull_lost_dlopen'
+LOST_KMOD_NO_PULL='dlnote-note.py: lost/libkept.a.p/kept-dlopen-dlopen-note.o: lost/lost_tool links lost/libkept_int.a without -Wl,-u,dlnote_pull_kept_dlopen'
 
 meson_how() {
 	case $1 in
@@ -634,6 +636,15 @@ rebuild_checks meson.build ninja -C "$T/$C/b"
 TOOL_CODEC=${CODEC/.xz files/xz}   # (edited by rebuild_checks)
 meson_loss_checks $C "$L" static_plain library_plain kmod_plain no_pull kmod_no_pull
 TOOL_CODEC=
+meson_check_idiom() {  # meson test: the --check --expect test passes on tool, fails on app_plain
+	local out
+	out=$(meson test -C "$1" --verbose 2>&1) || { echo "$out"; return 1; }
+	echo "$out"
+	grep -qF "tool: ok (1 dlopen entry)" <<<"$out" &&
+		grep -qF "codec-dlopen.json: missing: liblzma.so.5 (feature xz, recommended): declared, in no FILE" <<<"$out"
+}
+check "$L: meson test: the documented --check --expect test passes on tool, fails on app_plain" \
+	meson_check_idiom "$T/$C/b"
 
 # 2. clang -flto, lld; the ABI flag from add_project_arguments, so passed on as template_args.
 BROKEN=
