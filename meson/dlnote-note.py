@@ -24,7 +24,9 @@ build directory (the current directory, as Meson runs generators) and refuses, i
 check runs again whenever Meson regenerates it.  Without build.ninja (another backend) only
 the first rule is checked, from OUTPUT's directory (<target file>.p); the second is not.
 
-Meson runs this script with the Python that runs Meson, so it needs nothing else.
+It needs Python 3 only: the subproject runs it with the Python that runs Meson, an installed
+copy runs through its #! line.  The depfile also names this script, so editing it remakes the
+note objects.
 """
 import os
 import re
@@ -243,7 +245,9 @@ def main(argv):
         if depfile:
             escaped = output.replace("$", "$$").replace(" ", "\\ ")
             with open(depfile, "w", encoding="utf-8") as f:
-                f.write(f"{escaped}:{' build.ninja' if checked else ''}\n")
+                deps = (["build.ninja"] if checked else []) + [os.path.abspath(__file__)]
+                deps = " ".join(d.replace("$", "$$").replace(" ", "\\ ") for d in deps)
+                f.write(f"{escaped}: {deps}\n")
         if same_bytes(made, output):
             os.unlink(made)
         else:
