@@ -15,10 +15,11 @@
 # One line per check: "PASS  name" or "FAIL  name (log: ...)" followed by the log's tail.
 # Exit status 1 if any check failed.  Environment: DLNOTE (the tool that reads results, default
 # <src>/build/dlnote-inject), DLNOTE_SRC (the source tree, default ../..), KEEP=1 keeps the
-# temporary directory (it is always kept after a failure).
-# PARTS="cmake meson" (the default) names the parts to run: make buildsys runs the two parts
-# at once, each in its own temporary directory (both install the tool there first).
+# temporary directory (it is always kept after a failure), ONLY=cmake or ONLY=meson runs the
+# common checks and that build system's only (make buildsys runs the two halves at once, each
+# in its own temporary directory).
 set -eu
+ONLY=${ONLY:-}
 
 SRC=$(cd "${DLNOTE_SRC:-$(dirname "$0")/../..}" && pwd)
 DLNOTE=$(realpath "${DLNOTE:-$SRC/build/dlnote-inject}")
@@ -29,7 +30,6 @@ export LC_ALL=C.UTF-8
 T=$(mktemp -d "${TMPDIR:-/tmp}/dlnote-buildsys.XXXXXX")
 mkdir "$T/logs"
 QEMU=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
-part() { [[ " ${PARTS:-cmake meson} " == *" $1 "* ]]; }   # part NAME: is that part to run
 passed=0
 failed=0
 ok=1          # did the last check pass
@@ -225,6 +225,7 @@ APP_MESON_EDITED="[$GUI_EDITED,$ZSTD]"
 UTIL='[{"feature":"lz4","priority":"suggested","soname":["liblz4.so.1"]}]'
 PLUG='[{"feature":"tpm","soname":["libtss2-esys.so.0"],"priority":"required"}]'
 CODEC='{"feature":"xz","description":"Decompress .xz files","priority":"recommended","soname":["liblzma.so.5"]}'
+BCODEC='{"feature":"bzip2","priority":"suggested","soname":["libbz2.so.1.0"]}'
 PARSE='{"feature":"yaml","priority":"suggested","soname":["libyaml-0.so.2"]}'
 MANIFEST_ERROR='app-dlopen.json: line 1, column 13: entry 1: "soname" must be an array of strings'
 case $(uname -m) in
@@ -272,7 +273,6 @@ pc_names_tool() {
 }
 check "dlnote.pc: variable dlnote_inject names the installed program; version $VERSION" pc_names_tool
 
-if part cmake; then
 # find_package(dlnote <REQ>) in a project without languages; prints the tool it found.
 find_dlnote() {  # find_dlnote PREFIX REQUEST
 	local dir=$T/find/$RANDOM
@@ -298,6 +298,7 @@ check "find_package(dlnote 1) rejects the $VERSION it finds" fails_with "dlnoteC
 cp -a "$PREFIX" "$T/moved-prefix"
 check "the installed package is relocatable (found through a moved prefix)" finds_tool "$T/moved-prefix" 0.1
 
+if [ "$ONLY" != meson ]; then   # (ONLY=meson: the Meson checks only, while working on them)
 # ---------------------------------------------------------------------------------------------
 # The mechanism's premise, shown on plain objects: the note object must come from a template the
 # target's compiler built with the target's ABI flags.
@@ -477,11 +478,11 @@ L="cmake ninja aarch64 package"
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 cmake_results $C "$L" "${QEMU[@]}"
+fi   # ONLY != meson
 
-fi
+if [ "$ONLY" != cmake ]; then
 # ---------------------------------------------------------------------------------------------
 # Meson.
-if part meson; then
 meson_sample() {  # meson_sample NAME MESON_SETUP_ARGS...: sample + subprojects/dlnote, setup, build
 	local d=$T/$1
 	shift
@@ -513,18 +514,61 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 		check "$label: $t (static codec through $(meson_how $t)) has codec's entry once" \
 			entries_once "$d/b/$t" "[$CODEC]"
 	done
-	for t in tool tool_whole tool_objects tool_again; do
+	check "$label: tool_both (the static half of both_libraries(), plain link_with:) has bcodec's entry once" \
+		entries_once "$d/b/tool_both" "[$BCODEC]"
+	check "$label: libbcodec.so (the shared half) has it once" entries_once "$d/b/libbcodec.so" "[$BCODEC]"
+	for t in tool tool_whole tool_objects tool_again tool_both; do
 		check "$label: $t runs" prints "tool ok 7 2 70" "$d/b/$t" "$@"
 	done
 }
 
+# meson_loses NAME: with -Dlose=true (sample/lost/) the build fails; its output in NAME/lose.log
+meson_loses() {
+	local d=$T/$1
+	meson configure "$d/b" -Dlose=true
+	if ninja -C "$d/b" -k 0 >"$d/lose.log" 2>&1; then cat "$d/lose.log"; echo "unexpected success"; return 1; fi
+	cat "$d/lose.log"
+}
+
+refused() {  # refused NAME TEXT: the -Dlose build said TEXT ("dlnote-note.py: NOTE_OBJECT: ..."), left no NOTE_OBJECT
+	local d=$T/$1 object
+	object=${2#dlnote-note.py: }
+	object=${object%%: *}
+	grep -qF -- "$2" "$d/lose.log" || { cat "$d/lose.log"; echo "missing: $2"; return 1; }
+	if [ -e "$d/b/$object" ]; then echo "refused note object left behind: $object"; return 1; fi
+}
+
+MESON_ENV=()   # VAR=VALUE... for meson commands after setup
+meson_loss_checks() {  # meson_loss_checks NAME LABEL: each way to lose entries is refused
+	local name=$1 label=$2
+	check "$label: -Dlose=true (sample/lost/, five ways to lose entries): the build fails" \
+		with_env "${MESON_ENV[@]}" meson_loses "$name"
+	check "$label: dlopen_note in a static_library() (subdir) is refused" refused "$name" "$LOST_PLAIN_STATIC"
+	check "$label: dlopen_note in both_libraries() is refused" refused "$name" "$LOST_PLAIN_BOTH"
+	check "$label: dlopen_note in a shared library whose objects make a static library (kmod) is refused" \
+		refused "$name" "$LOST_PLAIN_KMOD"
+	check "$label: dlopen_note_static without the pull dependency, plain link_with:, is refused" \
+		refused "$name" "$LOST_NO_PULL"
+	check "$label: kmod's idiom without the pull dependency on the second library, added after the first build, is refused" \
+		refused "$name" "$LOST_KMOD_NO_PULL"
+	check "$label: -Dlose=false builds again" with_env "${MESON_ENV[@]}" meson_back "$T/$name/b"
+	check "$label: tool still has codec's entry once" entries_once "$T/$name/b/tool" "[${TOOL_CODEC:-$CODEC}]"
+	check "$label: then a second build does nothing" with_env "${MESON_ENV[@]}" no_work ninja -C "$T/$name/b"
+}
+meson_back() { meson configure "$1" -Dlose=false && ninja -C "$1"; }
+LOST_PLAIN_STATIC='dlnote-note.py: lost/liblost_static.a.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_static.a would hold this note object, which nothing pulls in: its entries would be lost; make it with dlopen_note_static and give the library its pull dependency (docs/build-systems.md'
+LOST_PLAIN_BOTH='dlnote-note.py: lost/liblost_both.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_both.a would hold this note object'
+LOST_PLAIN_KMOD='dlnote-note.py: lost/liblost_so.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_so_int.a would hold this note object'
+LOST_NO_PULL="dlnote-note.py: lost/liblost_nopull.a.p/lost-dlopen-dlopen-note.o: lost/lost_tool links lost/liblost_nopull.a without -Wl,-u,dlnote_pull_lost_dlopen, and would lose these entries; give lost/liblost_nopull.a dependencies: declare_dependency(link_args: '-Wl,-u,dlnote_pull_lost_dlopen') (docs/build-systems.md"
+LOST_KMOD_NO_PULL='dlnote-note.py: lost/libkept.a.p/kept-dlopen-dlopen-note.o: lost/kept_tool links lost/libkept_int.a without -Wl,-u,dlnote_pull_kept_dlopen'
+
 meson_how() {
 	case $1 in
-	tool) echo "declare_dependency(link_with:, link_args: -u), and shared front" ;;
+	tool) echo "plain link_with:, the pull from codec's own dependency, and shared front" ;;
 	tool_whole) echo "link_whole:" ;;
 	tool_objects) echo "objects: extract_all_objects()" ;;
-	tool_again) echo "static_library(objects: extract_all_objects()) + -u, as kmod" ;;
-	libfront.so) echo "the dependency" ;;
+	tool_again) echo "static_library(objects: extract_all_objects(), the pull dependency), as kmod" ;;
+	libfront.so) echo "plain link_with:" ;;
 	esac
 }
 
@@ -589,6 +633,18 @@ UTIL_LINK="Linking target libutil.so" APP_LINK="Linking target app" APP_RELINKED
 UTIL_RELINKS=" only: Meson relinks programs only when a library's exported symbols change" UTIL_PATH=libutil.so
 TOOL_MORE=
 rebuild_checks meson.build ninja -C "$T/$C/b"
+TOOL_CODEC=${CODEC/.xz files/xz}   # (edited by rebuild_checks)
+meson_loss_checks $C "$L"
+TOOL_CODEC=
+meson_check_idiom() {  # meson test: the --check --expect test passes on tool, fails on app_plain
+	local out
+	out=$(meson test -C "$1" --verbose 2>&1) || { echo "$out"; return 1; }
+	echo "$out"
+	grep -qF "tool: ok (1 dlopen entry)" <<<"$out" &&
+		grep -qF "codec-dlopen.json: missing: liblzma.so.5 (feature xz, recommended): declared, in no FILE" <<<"$out"
+}
+check "$L: meson test: the documented --check --expect test passes on tool, fails on app_plain" \
+	meson_check_idiom "$T/$C/b"
 
 # 2. clang -flto, lld; the ABI flag from add_project_arguments, so passed on as template_args.
 BROKEN=
@@ -616,6 +672,8 @@ check "$L: the tool was built for the build machine" same_id "$T/$C/b/subproject
 check "$L: app is aarch64" is_aarch64 "$T/$C/b/app"
 meson_results $C "$L" "${QEMU[@]}"
 meson_install $C "$L" "${QEMU[@]}"
+# (The refusals do not depend on the machine: sample/lost/ is checked natively, with the
+# subproject and with the installed tool, which costs a reconfiguration each.)
 
 # 4. The installed tool: find_program() and dlnote.pc, no subproject.
 PLUG_PROPERTY=$NATIVE_PROPERTY
@@ -628,15 +686,18 @@ check "$L: setup + build" with_env PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PR
 	meson_sample $C -Dtool=system ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 installed_maker() {
-	grep -F "$PREFIX/share/dlnote/dlnote-note.py app.p/app-dlopen-dlopen-note.o -m ../src/app-dlopen.json" "$T/$C/b/build.ninja" &&
+	grep -F "$PREFIX/share/dlnote/dlnote-note.py app.p/app-dlopen-dlopen-note.o --depfile app.p/app-dlopen-dlopen-note.d -m ../src/app-dlopen.json" "$T/$C/b/build.ninja" &&
 		grep -F "TOOL = \"$PREFIX/bin/dlnote-inject\"" "$PREFIX/share/dlnote/dlnote-note.py"
 }
 check "$L: notes were made by the installed note maker, which runs the installed tool" installed_maker
 meson_results $C "$L"
 meson_install $C "$L"
+MESON_ENV=(PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig")   # as at setup
+meson_loss_checks $C "$L"
+MESON_ENV=()
+fi   # ONLY != cmake
 
 BROKEN=
-fi
 # ---------------------------------------------------------------------------------------------
 echo "buildsys: $passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then

@@ -16,7 +16,7 @@ static void run_part(const char *part)
 	cr_assert(tool && *tool, "DLNOTE must name the dlnote-inject under test");
 
 	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "PARTS=%s bash '%s/tests/buildsys/run.sh' 2>&1", part, src);
+	snprintf(cmd, sizeof cmd, "ONLY=%s bash '%s/tests/buildsys/run.sh' 2>&1", part, src);
 	FILE *out = popen(cmd, "r");
 	cr_assert(out, "cannot run %s", cmd);
 

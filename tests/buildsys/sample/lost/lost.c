@@ -1,0 +1,2 @@
+int lost_value(void);
+int lost_value(void) { return 3; }

@@ -1,0 +1,2 @@
+int lost_value(void);
+int main(void) { return lost_value() - 3; }
