@@ -26,6 +26,11 @@ const char *plain_tool(void);
  * same bytes. */
 char *tool_edit(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* In the sanitized pass, the tool's runs in the calling test skip LeakSanitizer's scan at exit
+ * (about 40 ms a run, more on big heaps): for the matrix's thousand-odd runs and the scale
+ * tests.  The other suites, which run the same code paths, keep it. */
+void sanitized_skip_leak_scan(void);
+
 /* A fresh directory for one test; it is the working directory of run(). */
 const char *workdir(void);
 
@@ -49,6 +54,10 @@ int same_files(const char *a, const char *b);
  * "tool" (dlnote-inject --list --json), "sections" (pyelftools), "segments" (PT_NOTE
  * walker), "readelf", "llvm". */
 char *entries_by(const char *reader, const char *file);
+/* Several tests/tools/readers.py commands in one Python process (each costs about 50 ms to
+ * start): `args` (printf-style) are command lines separated by " -- "; out[0..n) get each
+ * command's output, trailing newlines removed (free them). */
+void readers_batch(char **out, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int has_sections(const char *file);
 /* Assert that every reader sees exactly `json`.  `segments_too` is 0 for objects. */
 void expect_entries(const char *file, const char *json, int linked);

@@ -124,6 +124,7 @@ static void every_mode(const char *merge_with)
 
 Test(scale, a_100000_entry_note_costs_n_log_n_in_every_mode, .timeout = 300)
 {
+	sanitized_skip_leak_scan();
 	put_file("o.c", "int helper(int x) { return x * 2; }\n");
 	free(sh("gcc -c o.c -o obj && /usr/bin/python3 '%s/tests/tools/bignote.py' entries 100000 .", srcdir()));
 	free(sh("'%s' -m m.json obj -o big.o", tool()));
@@ -133,6 +134,7 @@ Test(scale, a_100000_entry_note_costs_n_log_n_in_every_mode, .timeout = 300)
 /* The largest payload accepted (MANIFEST_MAX_BYTES with its NUL), and one byte more refused. */
 Test(scale, a_note_at_the_size_limit_in_every_mode, .timeout = 300)
 {
+	sanitized_skip_leak_scan();
 	struct cmd c;
 
 	put_file("o.c", "int helper(int x) { return x * 2; }\n");
@@ -152,6 +154,7 @@ Test(scale, a_note_at_the_size_limit_in_every_mode, .timeout = 300)
  * Compared with 10,000 flags: ten times the flags may cost ten times as much, not a hundred. */
 Test(scale, a_100000_soname_flags_cost_linear_time, .timeout = 300)
 {
+	sanitized_skip_leak_scan();
 	double small, big;
 
 	put_file("o.c", "int helper(int x) { return x * 2; }\n");
@@ -168,6 +171,7 @@ Test(scale, a_100000_soname_flags_cost_linear_time, .timeout = 300)
  * sections that cover the segment costs O(n log n), as in offset order (issue 13 §1: sections). */
 Test(scale, many_note_sections_in_any_order_cost_n_log_n, .timeout = 300)
 {
+	sanitized_skip_leak_scan();
 	double fwd, rev;
 	char *out;
 

@@ -9,6 +9,7 @@ a real consumer does (shared/REFERENCE.md §2).
   readers.py readelf FILE      decode `readelf -W -n` output
   readers.py llvm FILE         decode `llvm-readobj --notes` output
   readers.py validate IN OUT   layout invariants of a rewritten linked file (REFERENCE §4)
+  readers.py batch CMD ARGS -- CMD ARGS ...   several of these in one process
 
 Each reader prints the entries of all dlopen notes as one compact JSON array.
 """
@@ -322,7 +323,49 @@ def pht_placement(path):
     return "end" if mine[0]["offset"] >= others_end else "padding"
 
 
+def run_one(argv):
+    cmd, path = argv[0], argv[1]
+    if cmd == "pht-placement":
+        print(pht_placement(path))
+        return
+    if cmd == "validate":
+        validate(path, argv[2])
+        return
+    reader = {"sections": read_sections, "segments": read_segments, "readelf": read_readelf, "llvm": read_llvm}[cmd]
+    print(compact(reader(path)))
+
+
+def batch(argv):
+    """readers.py batch CMD ARGS [-- CMD ARGS]...: several commands in one process (Python
+    costs about 50 ms to start); each one's output, then a line "=== end".  A command that
+    fails prints its error as its output."""
+    import contextlib
+    import io
+    groups, cur = [], []
+    for a in argv:
+        if a == "--":
+            groups.append(cur)
+            cur = []
+        else:
+            cur.append(a)
+    groups.append(cur)
+    for g in groups:
+        buf = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(buf):
+                run_one(g)
+        except SystemExit as e:
+            buf.write(f"{e.code}\n" if e.code not in (None, 0) else "")
+        except Exception as e:  # a reader that cannot parse says so, as its own run would
+            buf.write(f"{type(e).__name__}: {e}\n")
+        sys.stdout.write(buf.getvalue())
+        sys.stdout.write("=== end\n")
+
+
 def main():
+    if sys.argv[1] == "batch":
+        batch(sys.argv[2:])
+        return
     cmd, path = sys.argv[1], sys.argv[2]
     if cmd == "pht-placement":
         print(pht_placement(path))
