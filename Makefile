@@ -94,7 +94,7 @@ INTEG_SRC := $(wildcard tests/integration/*.c)
 INTEG_BIN := $(BUILD)/integration-tests
 JOBS      ?= 2
 
-$(INTEG_BIN): $(INTEG_SRC) tests/integration/harness.h
+$(INTEG_BIN): $(INTEG_SRC) $(wildcard tests/integration/*.h)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o $@ $(INTEG_SRC) -lcriterion
 
 # The integration tests build real inputs (compilers, linkers, cross toolchains), edit them

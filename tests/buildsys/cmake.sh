@@ -1,0 +1,182 @@
+# tests/buildsys/cmake.sh - the CMake half of tests/buildsys/run.sh, which sources it (its
+# helpers, $T, $SRC, $PREFIX and check are run.sh's): the template's premise on plain objects,
+# then every CMake configuration.
+# ---------------------------------------------------------------------------------------------
+# The mechanism's premise, shown on plain objects: the note object must come from a template the
+# target's compiler built with the target's ABI flags.
+control_dir=$T/control
+mkdir -p "$control_dir"
+control() {      # control CC HARDENING PROPERTY [STACK_WITHOUT_GNU_STACK_NOTE]
+	local cc=$1 flag=$2 property=$3 nostack=${4:-} d=$control_dir/$1
+	mkdir -p "$d"
+	cd "$d"
+	cp "$SRC/meson/dlnote-template.c" "$SAMPLE/plug.c" .
+	$cc -c dlnote-template.c -o plain-template.o
+	$cc "$flag" -c dlnote-template.c -o hardened-template.o
+	"$DLNOTE" -q --feature x --soname libx.so.1 -o plain-note.o plain-template.o
+	"$DLNOTE" -q --feature x --soname libx.so.1 -o hardened-note.o hardened-template.o
+	$cc "$flag" -fPIC -shared -nostdlib plug.c -o none.so
+	$cc "$flag" -fPIC -shared -nostdlib plug.c hardened-note.o -o hardened.so
+	$cc "$flag" -fPIC -shared -nostdlib plug.c plain-note.o -o plain.so
+	has_property none.so "$property"
+	same_abi hardened.so none.so
+	if has_property plain.so "$property"; then echo "plain template kept the property"; return 1; fi
+	[ -n "$nostack" ] || return 0
+	"${cc%gcc}objcopy" --remove-section .note.GNU-stack hardened-note.o nostack-note.o
+	$cc -fPIC -shared -nostdlib plug.c nostack-note.o -o nostack.so 2>/dev/null
+	[ "$(stack_flags nostack.so)" = "$nostack" ] || { echo "nostack.so: GNU_STACK $(stack_flags nostack.so)"; return 1; }
+}
+# (GNU ld makes the stack executable when an x86 input lacks .note.GNU-stack; aarch64 does not.)
+if [ "$(uname -m)" = x86_64 ]; then
+	check "control (gcc): only a template built with $NATIVE_HARDENING keeps '$NATIVE_PROPERTY'; one without .note.GNU-stack makes the stack RWE" \
+		control gcc "$NATIVE_HARDENING" "$NATIVE_PROPERTY" RWE
+fi
+check "control (aarch64): only a template built with -mbranch-protection=standard keeps 'AArch64 feature: BTI, PAC'" \
+	control aarch64-linux-gnu-gcc -mbranch-protection=standard 'AArch64 feature: BTI, PAC'
+
+# ---------------------------------------------------------------------------------------------
+# CMake.
+cmake_sample() {  # cmake_sample NAME CMAKE_ARGS...: copy the sample, configure, build
+	local d=$T/$1
+	shift
+	mkdir -p "$d"
+	cp -r "$SAMPLE" "$d/src"
+	cmake -S "$d/src" -B "$d/b" -DCMAKE_PREFIX_PATH="$PREFIX" "$@"
+	cmake --build "$d/b"
+}
+
+cmake_results() {  # cmake_results NAME LABEL [RUNNER...]: entries, ELF ids, ABI, running
+	local d=$T/$1 label=$2
+	shift 2
+	check "$label: app has the entries of 3 calls (flags, manifest, flags from lib/)" entries "$d/b/app" "$APP"
+	check "$label: shared library util (made in lib/, called on an alias from the top) has its entry" entries "$d/b/lib/libutil.so" "$UTIL"
+	check "$label: module plug has its manifest's entry" entries "$d/b/libplug.so" "$PLUG"
+	check "$label: note objects have the targets' class, byte order, e_machine, e_flags" all_same_id \
+		"$d/b/CMakeFiles/app.dlnote/app-dlopen-note.o" "$d/b/app" \
+		"$d/b/lib/CMakeFiles/util.dlnote/util-dlopen-note.o" "$d/b/lib/libutil.so" \
+		"$d/b/CMakeFiles/plug.dlnote/plug-dlopen-note.o" "$d/b/libplug.so"
+	check "$label: app and app_plain (no notes) have the same PT_GNU_STACK and GNU property note" same_abi "$d/b/app" "$d/b/app_plain"
+	check "$label: plug keeps '${PLUG_PROPERTY:-its GNU properties}', same as plug_plain" \
+		hardened "$d/b/libplug.so" "$d/b/libplug_plain.so"
+	check "$label: util keeps '${PLUG_PROPERTY:-its GNU properties}' (from lib/'s CMAKE_C_FLAGS)" \
+		hardened "$d/b/lib/libutil.so"
+	check "$label: app runs" runs "$d/b/app" "$@"
+	check "$label: tool (links static codec, object parse, shared front) has codec's and parse's entries once" \
+		entries_once "$d/b/tool" "[$CODEC,$PARSE]"
+	check "$label: shared library front (links static codec PUBLIC) has them once" \
+		entries_once "$d/b/libfront.so" "[$CODEC,$PARSE]"
+	check "$label: tool runs" prints "tool ok 7 2 70" "$d/b/tool" "$@"
+}
+
+cmake_install() {  # cmake_install NAME LABEL [RUNNER...]
+	local d=$T/$1 label=$2
+	shift 2
+	check "$label: cmake --install" cmake --install "$d/b" --prefix "$d/inst"
+	check "$label: installed app, util and plug have their entries" all_entries \
+		"$d/inst/bin/app" "$APP" "$d/inst/lib/libutil.so" "$UTIL" "$d/inst/lib/libplug.so" "$PLUG"
+	check "$label: installed app runs" runs "$d/inst/bin/app" "$@"
+	check "$label: installed tool has codec's and parse's entries once" \
+		entries_once "$d/inst/bin/tool" "[$CODEC,$PARSE]"
+	[ ${#CONSUMER_ARGS[@]} -gt 0 ] || return 0   # (a consumer costs a configure: not everywhere)
+	check "$label: a project without dlnote links the installed static codec (find_package)" \
+		cmake_consumer "$d" "${CONSUMER_ARGS[@]}"
+	check "$label: its program has codec's and parse's entries once" \
+		entries_once "$d/consumer/consumer" "[$CODEC,$PARSE]"
+	check "$label: its program runs" prints "consumer ok 7" "$d/consumer/consumer" "$@"
+}
+
+cmake_consumer() {  # cmake_consumer DIR CMAKE_ARGS...: build sample/consumer against DIR/inst
+	local d=$1
+	shift
+	cmake -S "$d/src/consumer" -B "$d/consumer" -DCMAKE_PREFIX_PATH="$d/inst" "$@"
+	cmake --build "$d/consumer"
+}
+
+# 1. Ninja, find_package, gcc with LTO (IPO), --gc-sections.
+PLUG_PROPERTY=$NATIVE_PROPERTY
+BROKEN=
+C=cm-ninja
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
+L="cmake ninja package gcc-lto"
+CONSUMER_ARGS=(-G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON)
+check "$L: configure + build" cmake_sample $C "${CONSUMER_ARGS[@]}"
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/CMakeFiles/app.dir/app.c.o"
+cmake_results $C "$L"
+check "$L: a second build does nothing" no_work cmake --build "$T/$C/b"
+check "$L: reconfiguring unchanged rebuilds nothing" reconfigure_no_work "$T/$C/b"
+manifest_checks "Generating dlopen note object for app" "Linking C executable app" "$T/$C/src/" \
+	cmake --build "$T/$C/b"
+check "$L: a call without SONAME fails at configure time" \
+	fails_with "target_dlopen_notes(app): an entry needs at least one SONAME" cmake "$T/$C/b" -DBAD_CALL=ON
+bad_priority() {
+	cmake "$1" -DBAD_CALL=OFF -DBAD_PRIORITY=ON
+	fails_with 'entry 2: "priority" must be "required", "recommended" or "suggested"' cmake --build "$1"
+}
+check "$L: a bad PRIORITY fails the build with the tool's message" bad_priority "$T/$C/b"
+check "$L: back to good: configure + build" reconfigure_build "$T/$C/b" -DBAD_PRIORITY=OFF
+cmake_install $C "$L"
+CODEC_STEPS=("Generating dlopen note object for codec" "Linking C static library lib/libcodec.a"
+	"Linking C shared library libfront.so" "Linking C executable tool")
+UTIL_LINK="Linking C shared library lib/libutil.so" APP_LINK="Linking C executable app" APP_RELINKED=yes
+UTIL_RELINKS=" and the programs that link it (CMake relinks after any library change)" UTIL_PATH=lib/libutil.so
+TOOL_MORE=",$PARSE"
+rebuild_checks CMakeLists.txt cmake --build "$T/$C/b"
+
+# 2. Unix Makefiles, add_subdirectory(<dlnote source>), install relinks.
+BROKEN=
+C=cm-make
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
+L="cmake make subdirectory relink"
+CONSUMER_ARGS=()
+check "$L: configure + build" cmake_sample $C -G "Unix Makefiles" -DCMAKE_C_COMPILER=gcc \
+	-DDLNOTE_VIA=subdirectory -DDLNOTE_SOURCE_DIR="$SRC" -DCMAKE_NO_BUILTIN_CHRPATH=ON
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: the tool was built in the project (dlnote/dlnote-inject)" test -x "$T/$C/b/dlnote/dlnote-inject"
+cmake_results $C "$L"
+manifest_checks "Generating dlopen note object for app" "Linking C executable app" "$T/$C/src/" \
+	cmake --build "$T/$C/b"
+relinks() {      # (no grep -q on the pipe: make would die of SIGPIPE before relinking all)
+	local out
+	out=$(cmake --build "$1" --target preinstall)
+	echo "$out"
+	grep -qF "Linking C executable CMakeFiles/CMakeRelink.dir/app" <<<"$out"
+}
+check "$L: install relinks app (make preinstall: CMakeRelink.dir/app)" relinks "$T/$C/b"
+cmake_install $C "$L"
+
+# 3. clang -flto, lld, --gc-sections.
+BROKEN=
+C=cm-clang
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
+L="cmake ninja package clang-lto-lld"
+check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_C_FLAGS=-flto \
+	-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: app's own objects are LLVM bitcode, linked by lld" bitcode_and_lld "$T/$C/b/CMakeFiles/app.dir/app.c.o" "$T/$C/b/app"
+cmake_results $C "$L"
+
+# 4. aarch64 cross, FetchContent: the tool is built for the build machine.
+PLUG_PROPERTY='AArch64 feature: BTI, PAC'
+TOOLCHAIN=$SRC/tests/buildsys/aarch64-toolchain.cmake
+BROKEN=
+C=cm-cross-fetch
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
+L="cmake ninja aarch64 fetchcontent"
+CONSUMER_ARGS=(-G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN")
+check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
+	-DDLNOTE_VIA=fetchcontent -DFETCHCONTENT_SOURCE_DIR_DLNOTE="$SRC"
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: the tool was built for the build machine" same_id "$T/$C/b/_deps/dlnote-build/dlnote-inject" "$DLNOTE"
+check "$L: app is aarch64" is_aarch64 "$T/$C/b/app"
+cmake_results $C "$L" "${QEMU[@]}"
+cmake_install $C "$L" "${QEMU[@]}"
+
+# 5. aarch64 cross, find_package of the build machine's installed package.
+BROKEN=
+C=cm-cross-package
+APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
+L="cmake ninja aarch64 package"
+check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN"
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+cmake_results $C "$L" "${QEMU[@]}"

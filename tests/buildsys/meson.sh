@@ -1,0 +1,217 @@
+# tests/buildsys/meson.sh - the Meson half of tests/buildsys/run.sh, which sources it (its
+# helpers, $T, $SRC, $PREFIX and check are run.sh's): every Meson configuration, the installed
+# tool, and the ways to lose entries that must be refused.
+# ---------------------------------------------------------------------------------------------
+# Meson.
+meson_sample() {  # meson_sample NAME MESON_SETUP_ARGS...: sample + subprojects/dlnote, setup, build
+	local d=$T/$1
+	shift
+	mkdir -p "$d/src/subprojects/dlnote"
+	cp -r "$SAMPLE"/. "$d/src"
+	cp -r "$SRC/meson.build" "$SRC/meson_options.txt" "$SRC/Makefile" "$SRC/meson" "$SRC/src" "$d/src/subprojects/dlnote/"
+	cp "$SRC/meson/dlnote.wrap" "$d/src/subprojects/dlnote.wrap"
+	(cd "$d/src" && meson setup "$d/b" -Dpkgconfig.relocatable=true "$@") | tee "$d/setup.log"
+	ninja -C "$d/b"
+}
+
+meson_results() {  # meson_results NAME LABEL [RUNNER...]
+	local d=$T/$1 label=$2
+	shift 2
+	check "$label: app has its manifest's entry and the one from extra_args" entries "$d/b/app" "$APP"
+	check "$label: shared library util has its entry from flags only (no JSON)" entries "$d/b/libutil.so" "$UTIL"
+	check "$label: module plug has its manifest's entry" entries "$d/b/libplug.so" "$PLUG"
+	check "$label: note objects have the targets' class, byte order, e_machine, e_flags" all_same_id \
+		"$d/b/app.p/app-dlopen-dlopen-note.o" "$d/b/app" \
+		"$d/b/util-dlopen-note.o" "$d/b/libutil.so" \
+		"$d/b/libplug.so.p/plug-dlopen-dlopen-note.o" "$d/b/libplug.so"
+	check "$label: app and app_plain (no notes) have the same PT_GNU_STACK and GNU property note" same_abi "$d/b/app" "$d/b/app_plain"
+	check "$label: plug keeps '${PLUG_PROPERTY:-its GNU properties}', same as plug_plain" \
+		hardened "$d/b/libplug.so" "$d/b/libplug_plain.so"
+	check "$label: util keeps '${PLUG_PROPERTY:-its GNU properties}'" hardened "$d/b/libutil.so"
+	check "$label: app runs" runs "$d/b/app" "$@"
+	local t
+	for t in tool tool_whole tool_objects tool_again libfront.so; do
+		check "$label: $t (static codec through $(meson_how $t)) has codec's entry once" \
+			entries_once "$d/b/$t" "[$CODEC]"
+	done
+	check "$label: tool_both (the static half of both_libraries(), plain link_with:) has bcodec's entry once" \
+		entries_once "$d/b/tool_both" "[$BCODEC]"
+	check "$label: libbcodec.so (the shared half) has it once" entries_once "$d/b/libbcodec.so" "[$BCODEC]"
+	for t in tool tool_whole tool_objects tool_again tool_both; do
+		check "$label: $t runs" prints "tool ok 7 2 70" "$d/b/$t" "$@"
+	done
+}
+
+# meson_loses NAME: with -Dlose=true (sample/lost/) the build fails; its output in NAME/lose.log
+meson_loses() {
+	local d=$T/$1
+	meson configure "$d/b" -Dlose=true
+	if ninja -C "$d/b" -k 0 >"$d/lose.log" 2>&1; then cat "$d/lose.log"; echo "unexpected success"; return 1; fi
+	cat "$d/lose.log"
+}
+
+refused() {  # refused NAME TEXT: the -Dlose build said TEXT ("dlnote-note.py: NOTE_OBJECT: ..."), left no NOTE_OBJECT
+	local d=$T/$1 object
+	object=${2#dlnote-note.py: }
+	object=${object%%: *}
+	grep -qF -- "$2" "$d/lose.log" || { cat "$d/lose.log"; echo "missing: $2"; return 1; }
+	if [ -e "$d/b/$object" ]; then echo "refused note object left behind: $object"; return 1; fi
+}
+
+MESON_ENV=()   # VAR=VALUE... for meson commands after setup
+meson_loss_checks() {  # meson_loss_checks NAME LABEL: each way to lose entries is refused
+	local name=$1 label=$2
+	check "$label: -Dlose=true (sample/lost/, five ways to lose entries): the build fails" \
+		with_env "${MESON_ENV[@]}" meson_loses "$name"
+	check "$label: dlopen_note in a static_library() (subdir) is refused" refused "$name" "$LOST_PLAIN_STATIC"
+	check "$label: dlopen_note in both_libraries() is refused" refused "$name" "$LOST_PLAIN_BOTH"
+	check "$label: dlopen_note in a shared library whose objects make a static library (kmod) is refused" \
+		refused "$name" "$LOST_PLAIN_KMOD"
+	check "$label: dlopen_note_static without the pull dependency, plain link_with:, is refused" \
+		refused "$name" "$LOST_NO_PULL"
+	check "$label: kmod's idiom without the pull dependency on the second library, added after the first build, is refused" \
+		refused "$name" "$LOST_KMOD_NO_PULL"
+	check "$label: -Dlose=false builds again" with_env "${MESON_ENV[@]}" meson_back "$T/$name/b"
+	check "$label: tool still has codec's entry once" entries_once "$T/$name/b/tool" "[${TOOL_CODEC:-$CODEC}]"
+	check "$label: then a second build does nothing" with_env "${MESON_ENV[@]}" no_work ninja -C "$T/$name/b"
+}
+meson_back() { meson configure "$1" -Dlose=false && ninja -C "$1"; }
+LOST_PLAIN_STATIC='dlnote-note.py: lost/liblost_static.a.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_static.a would hold this note object, which nothing pulls in: its entries would be lost; make it with dlopen_note_static and give the library its pull dependency (docs/build-systems.md'
+LOST_PLAIN_BOTH='dlnote-note.py: lost/liblost_both.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_both.a would hold this note object'
+LOST_PLAIN_KMOD='dlnote-note.py: lost/liblost_so.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_so_int.a would hold this note object'
+LOST_NO_PULL="dlnote-note.py: lost/liblost_nopull.a.p/lost-dlopen-dlopen-note.o: lost/lost_tool links lost/liblost_nopull.a without -Wl,-u,dlnote_pull_lost_dlopen, and would lose these entries; give lost/liblost_nopull.a dependencies: declare_dependency(link_args: '-Wl,-u,dlnote_pull_lost_dlopen') (docs/build-systems.md"
+LOST_KMOD_NO_PULL='dlnote-note.py: lost/libkept.a.p/kept-dlopen-dlopen-note.o: lost/kept_tool links lost/libkept_int.a without -Wl,-u,dlnote_pull_kept_dlopen'
+
+meson_how() {
+	case $1 in
+	tool) echo "plain link_with:, the pull from codec's own dependency, and shared front" ;;
+	tool_whole) echo "link_whole:" ;;
+	tool_objects) echo "objects: extract_all_objects()" ;;
+	tool_again) echo "static_library(objects: extract_all_objects(), the pull dependency), as kmod" ;;
+	libfront.so) echo "plain link_with:" ;;
+	esac
+}
+
+meson_libdir() {
+	meson introspect --buildoptions "$1/b" |
+		python3 -c 'import json,sys; print(*[o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"])'
+}
+
+meson_consumer() {  # meson_consumer DIR MESON_SETUP_ARGS...: sample/consumer against DIR/inst
+	local d=$1 pc
+	shift
+	pc=$d/inst/usr/local/$(meson_libdir "$d")/pkgconfig
+	cat "$pc/codec.pc"
+	(cd "$d/src/consumer" && meson setup "$d/consumer" -Dpkg_config_path="$pc" "$@")
+	ninja -C "$d/consumer"
+}
+
+meson_installed_entries() {  # meson_installed_entries DIR: the sample's default prefix and libdir
+	local libdir
+	libdir=$(meson_libdir "$1")
+	all_entries "$1/inst/usr/local/bin/app" "$APP" "$1/inst/usr/local/$libdir/libutil.so" "$UTIL" \
+		"$1/inst/usr/local/$libdir/libplug.so" "$PLUG"
+}
+
+meson_install() {  # meson_install NAME LABEL [RUNNER...]
+	local d=$T/$1 label=$2
+	shift 2
+	check "$label: meson install" meson install -C "$d/b" --destdir "$d/inst"
+	check "$label: installed app, util and plug have their entries" meson_installed_entries "$d"
+	check "$label: installed app runs" runs "$d/inst/usr/local/bin/app" "$@"
+	check "$label: installed tool has codec's entry once" \
+		entries_once "$d/inst/usr/local/bin/tool" "[$CODEC]"
+	[ ${#CONSUMER_ARGS[@]} -gt 0 ] || return 0   # (a consumer costs a setup: not everywhere)
+	check "$label: a project without dlnote links the installed static codec (pkg-config)" \
+		meson_consumer "$d" "${CONSUMER_ARGS[@]}"
+	check "$label: its program has codec's entry once" entries_once "$d/consumer/consumer" "[$CODEC]"
+	check "$label: its program runs" prints "consumer ok 7" "$d/consumer/consumer" "$@"
+}
+
+# The wrap's [provide] is what finds the subproject, unless a dlnote-inject is installed.
+if command -v dlnote-inject >/dev/null; then PROVIDED="Program dlnote-inject found: YES"; else PROVIDED="Fallback to subproject dlnote which provides program dlnote-inject"; fi
+
+# 1. gcc, LTO, --gc-sections, the project's ABI flag in c_args.
+PLUG_PROPERTY=$NATIVE_PROPERTY
+BROKEN=
+C=me-gcc
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
+L="meson gcc-lto wrap"
+CONSUMER_ARGS=(-Db_lto=true)
+check "$L: setup + build" meson_sample $C -Db_lto=true ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: find_program('dlnote-inject') is provided by the wrap" grep -qF "$PROVIDED" "$T/$C/setup.log"
+check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/app.p/app.c.o"
+meson_results $C "$L"
+check "$L: a second build does nothing" no_work ninja -C "$T/$C/b"
+manifest_checks "Generating 'app.p/app-dlopen-dlopen-note.o'" "Linking target app" "../src/" ninja -C "$T/$C/b"
+meson_install $C "$L"
+CODEC_STEPS=("Generating 'libcodec.a.p/codec-dlopen-dlopen-note.o'" "Linking static target libcodec.a"
+	"Linking static target libcodec_again.a" "Linking target libfront.so" "Generating symbol file libfront.so.p"
+	"Linking target tool_whole" "Linking target tool_objects" "Linking target tool_again" "Linking target tool")
+UTIL_LINK="Linking target libutil.so" APP_LINK="Linking target app" APP_RELINKED=no
+UTIL_RELINKS=" only: Meson relinks programs only when a library's exported symbols change" UTIL_PATH=libutil.so
+TOOL_MORE=
+rebuild_checks meson.build ninja -C "$T/$C/b"
+TOOL_CODEC=${CODEC/.xz files/xz}   # (edited by rebuild_checks)
+meson_loss_checks $C "$L"
+TOOL_CODEC=
+meson_check_idiom() {  # meson test: the --check --expect test passes on tool, fails on app_plain
+	local out
+	out=$(meson test -C "$1" --verbose 2>&1) || { echo "$out"; return 1; }
+	echo "$out"
+	grep -qF "tool: ok (1 dlopen entry)" <<<"$out" &&
+		grep -qF "codec-dlopen.json: missing: liblzma.so.5 (feature xz, recommended): declared, in no FILE" <<<"$out"
+}
+check "$L: meson test: the documented --check --expect test passes on tool, fails on app_plain" \
+	meson_check_idiom "$T/$C/b"
+
+# 2. clang -flto, lld; the ABI flag from add_project_arguments, so passed on as template_args.
+BROKEN=
+C=me-clang
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
+L="meson clang-lto-lld"
+check "$L: setup + build" with_env CC=clang CC_LD=lld meson_sample $C -Db_lto=true \
+	${NATIVE_HARDENING:+-Dproject_args=$NATIVE_HARDENING -Ddlnote:template_args=$NATIVE_HARDENING}
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: app's own objects are LLVM bitcode, linked by lld" bitcode_and_lld "$T/$C/b/app.p/app.c.o" "$T/$C/b/app"
+meson_results $C "$L"
+
+# 3. aarch64 cross: the tool is built for the build machine.
+PLUG_PROPERTY='AArch64 feature: BTI, PAC'
+BROKEN=
+C=me-cross
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
+L="meson aarch64"
+# The sample's cross file with a pkg-config for the consumer (Meson 1.0 reads the key pkgconfig).
+sed "s/^pkg-config = 'false'/pkgconfig = 'pkg-config'/" "$SRC/tests/buildsys/aarch64-cross.ini" >"$T/cross-pc.ini"
+CONSUMER_ARGS=(--cross-file "$T/cross-pc.ini")
+check "$L: setup + build" meson_sample $C --cross-file "$SRC/tests/buildsys/aarch64-cross.ini"
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: the tool was built for the build machine" same_id "$T/$C/b/subprojects/dlnote/dlnote-inject" "$DLNOTE"
+check "$L: app is aarch64" is_aarch64 "$T/$C/b/app"
+meson_results $C "$L" "${QEMU[@]}"
+meson_install $C "$L" "${QEMU[@]}"
+# (The refusals do not depend on the machine: sample/lost/ is checked natively, with the
+# subproject and with the installed tool, which costs a reconfiguration each.)
+
+# 4. The installed tool: find_program() and dlnote.pc, no subproject.
+PLUG_PROPERTY=$NATIVE_PROPERTY
+BROKEN=
+C=me-system
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
+L="meson installed tool"
+CONSUMER_ARGS=()
+check "$L: setup + build" with_env PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
+	meson_sample $C -Dtool=system ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+installed_maker() {
+	grep -F "$PREFIX/share/dlnote/dlnote-note.py app.p/app-dlopen-dlopen-note.o --depfile app.p/app-dlopen-dlopen-note.d -m ../src/app-dlopen.json" "$T/$C/b/build.ninja" &&
+		grep -F "TOOL = \"$PREFIX/bin/dlnote-inject\"" "$PREFIX/share/dlnote/dlnote-note.py"
+}
+check "$L: notes were made by the installed note maker, which runs the installed tool" installed_maker
+meson_results $C "$L"
+meson_install $C "$L"
+MESON_ENV=(PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig")   # as at setup
+meson_loss_checks $C "$L"
+MESON_ENV=()
