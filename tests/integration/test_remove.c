@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "linked_inputs.h"
 
 struct rcase {
 	char name[40];
@@ -87,6 +88,22 @@ ParameterizedTest(struct rcase *c, remove, add_then_remove_gives_back_the_input,
 	free(run_out);
 }
 
+/* After --remove: no entry for the tool or the PT_NOTE walker, and OUT's layout is valid
+ * against IN. */
+static void expect_gone_and_valid(const char *in, const char *out)
+{
+	char *v = entries_by("tool", out);
+
+	cr_expect_str_eq(v, "[]", "%s: the tool reads %s", out, v);
+	free(v);
+	v = entries_by("segments", out);
+	cr_expect_str_eq(v, "[]", "%s: the PT_NOTE walker reads %s", out, v);
+	free(v);
+	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate '%s' '%s'; true", srcdir(), in, out);
+	cr_expect_str_eq(v, "OK", "%s: %s", out, v);
+	free(v);
+}
+
 /* The C macro's note in a shared library: .dynsym (loaded, never rewritten) names sections
  * after it, so the header stays, empty, and -v says why; the notes are gone for every reader,
  * the layout is valid, eu-elflint says nothing new, and the library loads. */
@@ -110,17 +127,9 @@ Test(remove, macro_note_in_a_library_keeps_its_header_for_dynsym, .timeout = 60)
 	v = sh("'%s' -v --remove out.so 2>&1", tool());
 	cr_expect(strstr(v, "section [2] .note.dlopen: kept, empty: dynamic symbols"), "-v should say why the header stays: %s", v);
 	free(v);
-	v = entries_by("tool", "out.so");
-	cr_expect_str_eq(v, "[]");
-	free(v);
-	v = entries_by("segments", "out.so");
-	cr_expect_str_eq(v, "[]");
-	free(v);
+	expect_gone_and_valid("in.so", "out.so");
 	v = sh("readelf -SW out.so | sed 's/^ *\\[ *[0-9]*\\]//' | awk '$1 == \".note.dlopen\" { print $5 }'");
 	cr_expect_str_eq(v, "000000", "the kept header is empty: size %s", v);
-	free(v);
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in.so out.so; true", srcdir());
-	cr_expect_str_eq(v, "OK", "%s", v);
 	free(v);
 	lint_in = elflint("in.so");
 	lint = elflint("out.so");
@@ -149,13 +158,6 @@ Test(remove, macro_note_in_a_library_keeps_its_header_for_dynsym, .timeout = 60)
  * with the rest), the other notes keep their PT_NOTEs, and the program runs, stripped too. */
 Test(remove, gold_macro_note_between_other_notes, .timeout = 60)
 {
-	static const char macro_c[] =
-		"#include <stdint.h>\n#include <stdio.h>\n"
-		"#define NOTE(json, v) __attribute__((used, section(\".note.dlopen\"))) _Alignas(4) static const struct {"
-		" struct { uint32_t a, b, c; } h; char n[4]; _Alignas(4) char j[sizeof(json)]; } v = "
-		"{ { 4, sizeof(json), 0x407c0c0a }, \"FDO\", json }\n"
-		"NOTE(\"[{\\\"feature\\\":\\\"macro\\\",\\\"soname\\\":[\\\"libmacro.so.1\\\"]}]\", n1);\n"
-		"int main(void) { puts(\"macro\"); return 3; }\n";
 	char *v, *lint_in, *lint;
 
 	need("ld.gold");
@@ -169,17 +171,9 @@ Test(remove, gold_macro_note_between_other_notes, .timeout = 60)
 	v = sh("readelf -SW out | grep -c ' .note.dlopen ' || true");
 	cr_expect_str_eq(v, "0");
 	free(v);
-	v = entries_by("tool", "out");
-	cr_expect_str_eq(v, "[]");
-	free(v);
-	v = entries_by("segments", "out");
-	cr_expect_str_eq(v, "[]");
-	free(v);
+	expect_gone_and_valid("in", "out");
 	v = sh("readelf -nW out | grep -c 'NT_GNU_BUILD_ID\\|NT_GNU_ABI_TAG\\|NT_GNU_GOLD_VERSION'");
 	cr_expect_str_eq(v, "3", "the other notes stay: %s", v);
-	free(v);
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in out; true", srcdir());
-	cr_expect_str_eq(v, "OK", "%s", v);
 	free(v);
 	lint_in = sh("eu-elflint --gnu-ld in | grep -v FDO | sed 's/section \\[ *[0-9]*\\]/section/'; true");
 	lint = sh("eu-elflint --gnu-ld out | sed 's/section \\[ *[0-9]*\\]/section/'; true");
