@@ -104,6 +104,7 @@ void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v);
 void elf_encode_ehdr(const struct elf *ef, unsigned char *out, uint16_t e_phnum, uint16_t e_shnum, uint16_t e_shstrndx);
 void elf_encode_phdr(const struct elf *ef, const struct elf_phdr *ph, unsigned char *out);
 void elf_decode_phdr(const struct elf *ef, const unsigned char *in, struct elf_phdr *ph);
+void elf_decode_shdr(const struct elf *ef, const unsigned char *in, struct elf_shdr *sh);
 void elf_encode_shdr(const struct elf *ef, const struct elf_shdr *sh, unsigned char *out);
 void elf_decode_sym(const struct elf *ef, const unsigned char *in, struct elf_sym *s);
 void elf_encode_sym(const struct elf *ef, const struct elf_sym *s, unsigned char *out);
