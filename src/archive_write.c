@@ -215,6 +215,66 @@ static int write_gathered(struct archive *ar, const struct archive_member *m, co
 	return 1;
 }
 
+/* A small member whose plan is a sequence of pieces in output order (copies of its bytes, new
+ * bytes, zeros), as objedit's plans are: written with one pwritev whose vectors point at the
+ * read buffer and at the plan's data, after the header gathered in the write buffer.  No byte
+ * of the member is copied in user space.  Returns 1 when done, 0 when the plan is not such a
+ * sequence or needs more than IOV_MAX vectors. */
+static int write_vectored(struct archive *ar, const struct archive_member *m, const struct plan *pl, const char *h,
+			  uint64_t pos, struct err *e)
+{
+	static const unsigned char zeros[4096];
+	enum { NV = 256 };
+	struct archive_io *io = ar->io;
+	struct iovec iov[NV];
+	uint64_t at = pl->keep, odd = (m->name_len + pl->out_size) & 1;
+	unsigned char *head;
+	int n = 1;
+
+	if (pl->keep > m->size)
+		return 0;
+	for (size_t i = 0; i < pl->n; i++) {       /* ascending, disjoint, past what is kept */
+		const struct patch *p = &pl->p[i];
+		if (p->xform || p->off < at || !range_ok(p->off, p->len, pl->out_size) ||
+		    (!p->data && p->src != PATCH_ZERO && !range_ok(p->src, p->len, m->size)))
+			return 0;
+		at = p->off + p->len;
+	}
+	if (!(head = io_reserve(io, pos, (size_t)(ARCHIVE_HDR + m->name_len), e)))
+		return -1;
+	memcpy(head, h, ARCHIVE_HDR);
+	memcpy(head + ARCHIVE_HDR, m->mem - m->name_len, (size_t)m->name_len);
+	iov[0] = (struct iovec){ io->out, io->out_len };
+	if (pl->keep)
+		iov[n++] = (struct iovec){ (void *)m->mem, (size_t)pl->keep };
+	at = pl->keep;
+	for (size_t i = 0; i <= pl->n; i++) {
+		const struct patch *p = i < pl->n ? &pl->p[i] : NULL;
+		uint64_t to = p ? p->off : pl->out_size;
+		while (at < to && n < NV) {                /* a gap: zeros */
+			size_t z = to - at < sizeof zeros ? (size_t)(to - at) : sizeof zeros;
+			iov[n++] = (struct iovec){ (void *)zeros, z };
+			at += z;
+		}
+		if (!p || n >= NV)
+			break;
+		if (p->len)
+			iov[n++] = (struct iovec){ p->data ? (void *)p->data : p->src == PATCH_ZERO ? (void *)zeros : (void *)(m->mem + p->src),
+						   (size_t)p->len };
+		if (!p->data && p->src == PATCH_ZERO && p->len > sizeof zeros)
+			return io->out_len -= (size_t)(ARCHIVE_HDR + m->name_len), 0;
+		at = p->off + p->len;
+	}
+	if (n + 1 >= NV || at != pl->out_size)
+		return io->out_len -= (size_t)(ARCHIVE_HDR + m->name_len), 0;
+	if (odd)
+		iov[n++] = (struct iovec){ (void *)"\n", 1 };
+	if (pwritev_all(io->fd_out, iov, n, io->out_off, e))
+		return -1;
+	io->out_off = pos + ARCHIVE_HDR + m->name_len + pl->out_size + odd, io->out_len = 0;
+	return 1;
+}
+
 /* An edited member: its header with only the size changed, its BSD name, the plan's bytes,
  * the padding. */
 static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl, uint64_t *pos,
@@ -231,7 +291,7 @@ static int write_edited(struct archive *ar, const struct archive_member *m, cons
 	memcpy(h, m->raw, sizeof h);
 	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
 	memcpy(h + F_SIZE, field, W_SIZE);
-	if (m->mem && (r = write_gathered(ar, m, pl, h, *pos, e)) != 0) {
+	if (m->mem && ((r = write_vectored(ar, m, pl, h, *pos, e)) != 0 || (r = write_gathered(ar, m, pl, h, *pos, e)) != 0)) {
 		*pos += ARCHIVE_HDR + size + (size & 1);
 		return r < 0 ? -1 : 0;
 	}

@@ -156,6 +156,18 @@ static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, str
 	return add->oom ? err_set(X->e, EXIT_BAD_INPUT, "out of memory") : 0;
 }
 
+static int has_dlopen_section(const struct elf *ef)
+{
+	char name[sizeof SECTION_NAME + 1];
+
+	for (size_t i = 1; i < ef->shnum; i++) {
+		elf_section_name(ef, i, name, sizeof name);
+		if (strcmp(name, SECTION_NAME) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int names(struct oe *X)
 {
 	const struct elf *ef = X->ef;
@@ -183,11 +195,24 @@ static int names(struct oe *X)
 		return find_or_add(X, ef->shstrndx, ".symtab", 7, &X->shstr_add, &X->name_symtab) ||
 		       find_or_add(X, ef->shstrndx, ".strtab", 7, &X->shstr_add, &X->name_strtab);
 	}
-	/* clang uses one table for section and symbol names */
-	for (j = 0; j < X->o->nadd; j++)
-		if (find_or_add(X, ef->sh[X->symtab].link, X->o->add[j].sig.p, X->o->add[j].sig.len,
-				ef->sh[X->symtab].link == ef->shstrndx ? &X->shstr_add : &X->strtab_add, &X->sig_name[j]))
+	/* clang uses one table for section and symbol names.  A signature's name can be there
+	 * already only where a dlopen section is (a group of the header's or the tool's): else it
+	 * is appended without searching the table. */
+	for (j = 0; j < X->o->nadd; j++) {
+		size_t t = ef->sh[X->symtab].link;
+		struct buf *add = t == ef->shstrndx ? &X->shstr_add : &X->strtab_add;
+		if (!has_dlopen_section(ef)) {
+			if (ef->sh[t].size + add->len == 0)
+				buf_putc(add, '\0');      /* offset 0 names nothing */
+			X->sig_name[j] = (uint32_t)(ef->sh[t].size + add->len);
+			buf_put(add, X->o->add[j].sig.p, X->o->add[j].sig.len);
+			buf_putc(add, '\0');
+			if (add->oom || ef->sh[t].size + add->len > UINT32_MAX)
+				return err_set(X->e, EXIT_BAD_INPUT, "string table [%zu] too large", t);
+		} else if (find_or_add(X, t, X->o->add[j].sig.p, X->o->add[j].sig.len, add, &X->sig_name[j])) {
 			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -248,7 +273,7 @@ static int build_sections(struct oe *X)
 		elf_put(ef, d + 4, 4, k + 1);
 		X->os[k].data = d;
 		*g = (struct elf_shdr){ .name = X->name_group, .type = SHT_GROUP_, .link = (uint32_t)objedit_symtab_out(X),
-					.info = (uint32_t)(X->nlocal_out - X->o->nadd + j), .size = 8, .addralign = 4, .entsize = 4 };
+					.info = (uint32_t)(X->nsym_out - X->o->nadd + j), .size = 8, .addralign = 4, .entsize = 4 };
 		*m = (struct elf_shdr){ .name = X->name_note, .type = SHT_NOTE_, .flags = SHF_ALLOC_ | SHF_GROUP_ | SHF_GNU_RETAIN_,
 					.size = X->o->add[j].note.len, .addralign = 4 };
 		X->os[k + 1].data = malloc(X->o->add[j].note.len);
@@ -382,7 +407,7 @@ static int emit(struct oe *X, const size_t *order)
 		if (o->tail && objedit_patch(X, o->sh.offset + inlen, o->tail->len, o->tail->p, 0))
 			return -1;
 	}
-	for (i = 1; i < X->nout; i++) {
+	for (i = 1; i < X->nout && !objedit_sym_unmoved(X); i++) {
 		const struct osec *o = &X->os[i];
 		if (o->in && objedit_is_rel(&ef->sh[o->in]) && ef->sh[o->in].link == X->symtab && X->symtab && objedit_sym_relocs(X, o))
 			return -1;
@@ -422,7 +447,8 @@ int objedit_plan(struct objedit *o)
 		goto out;
 	if (X.symtab && o->drop[X.symtab])
 		goto out;
-	if (names(&X) || build_sections(&X) || rewrite_groups(&X) || objedit_sym_rewrite(&X) || objedit_sym_addrsig(&X) || lay_out(&X, &order))
+	if (names(&X) || build_sections(&X) || rewrite_groups(&X) || objedit_sym_rewrite(&X) ||
+	    (!objedit_sym_unmoved(&X) && objedit_sym_addrsig(&X)) || lay_out(&X, &order))
 		goto out;
 	o->pl->keep = 0;
 	r = emit(&X, order);
@@ -437,5 +463,7 @@ out:
 	free(X.sig_name);
 	buf_free(&X.strtab_add);
 	buf_free(&X.shstr_add);
+	buf_free(&X.symtab_add);
+	buf_free(&X.xtab_add);
 	return r;
 }

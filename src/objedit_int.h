@@ -10,6 +10,7 @@ enum {
 	SHT_GNU_VERNEED_ = 0x6ffffffe, SHT_GNU_VERSYM_ = 0x6fffffff,
 	SHT_LLVM_ADDRSIG_ = 0x6fff4c03, SHT_LLVM_CALL_GRAPH_PROFILE_ = 0x6fff4c09,
 	SHF_LINK_ORDER_ = 0x80, SHN_ABS_ = 0xfff1, SHF_GROUP_ = 0x200, SHF_GNU_RETAIN_ = 0x200000, GRP_COMDAT_ = 1, EM_MIPS_ = 8,
+	STB_WEAK_ = 2, STV_HIDDEN_ = 2,
 };
 
 struct move {
@@ -36,7 +37,7 @@ struct oe {
 	size_t ndel;
 	struct move *mv;
 	size_t nmv;
-	struct buf strtab_add, shstr_add;
+	struct buf strtab_add, shstr_add, symtab_add, xtab_add;
 	uint32_t *sig_name, name_group, name_note, name_symtab, name_strtab;
 	struct osec *os;
 	size_t nout;
@@ -66,6 +67,9 @@ int objedit_sym_removed(struct oe *X);
 int objedit_sym_permute(struct oe *X);
 /* New index of an input symbol; -1 when it is removed. */
 int64_t objedit_sym_new(const struct oe *X, uint64_t k);
+/* True when no input symbol moves or goes and no section goes: the symbol table keeps its
+ * bytes (the new symbols are appended), relocations and the address-significance table stay. */
+int objedit_sym_unmoved(const struct oe *X);
 int objedit_sym_rewrite(struct oe *X);
 int objedit_sym_addrsig(struct oe *X);
 int objedit_sym_relocs(struct oe *X, const struct osec *o);

@@ -3,7 +3,9 @@
  *
  * Symbol indexes change as little as possible, because every relocation that names a moved
  * symbol must be rewritten: a removed symbol's slot is filled by the last symbol of its binding
- * class, and added local symbols take the slots of the first globals, which move to the end. */
+ * class, and added signature symbols are not local (weak, hidden, undefined), so they come after
+ * every input symbol.  When nothing is removed, nothing moves: the symbol table is the input's
+ * bytes with the new symbols after them, and no relocation is read. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +110,12 @@ int objedit_sym_removed(struct oe *X)
 	X->ndel = 0;
 	if (!sig_gone || !sig_kept)
 		goto oom;
+	for (i = 1; i < X->n && !X->o->drop[i]; i++)
+		;
+	if (i == X->n) {
+		r = 0;              /* no section goes: neither do its symbols nor a group's signature */
+		goto out;
+	}
 	for (i = 1; i < X->n; i++)
 		if (ef->sh[i].type == SHT_GROUP_ && ef->sh[i].link == X->symtab)
 			*(X->o->drop[i] ? &sig_gone[ngone++] : &sig_kept[nkept++]) = ef->sh[i].info;
@@ -120,7 +128,8 @@ int objedit_sym_removed(struct oe *X)
 			goto out;
 		for (j = 0; j < n; j++) {
 			int gone = is_section_index(&s[j], x[j], X->n) && X->o->drop[x[j]];
-			if (!gone && k + j < X->nlocal && k + j) {
+			/* the tool's own signatures are undefined weak symbols */
+			if (!gone && k + j && (k + j < X->nlocal || s[j].shndx == SHN_UNDEF_)) {
 				uint64_t sym = k + j;
 				gone = bsearch(&sym, sig_gone, ngone, sizeof *sig_gone, u64_cmp) &&
 				       !bsearch(&sym, sig_kept, nkept, sizeof *sig_kept, u64_cmp);
@@ -166,7 +175,7 @@ static int add_move(struct oe *X, size_t *cap, uint64_t from, uint64_t to)
  * movers are counted the same way, so they pair up exactly. */
 int objedit_sym_permute(struct oe *X)
 {
-	uint64_t n = X->nsym, L = X->nlocal, dl = 0, k = X->o->nadd, p, q, Ls, Lo, no;
+	uint64_t n = X->nsym, L = X->nlocal, dl = 0, p, q, Ls, Lo, no;
 	size_t cap = 0, i, h;
 	uint64_t *holes = NULL;
 	size_t nh = 0, ch = 0;
@@ -176,9 +185,9 @@ int objedit_sym_permute(struct oe *X)
 	for (i = 0; i < X->ndel && X->del[i] < L; i++)
 		dl++;
 	Ls = L - dl;
-	Lo = Ls + k;
-	no = n - X->ndel + k;
-	X->nsym_out = no;
+	Lo = Ls;
+	no = n - X->ndel;
+	X->nsym_out = no + X->o->nadd;     /* the signature symbols come last */
 	X->nlocal_out = Lo;
 #define HOLE(v) do { if (nh == ch) { uint64_t *t_ = xrealloc(holes, ch = ch ? ch * 2 : 16, sizeof *t_); if (!t_) goto oom; holes = t_; } holes[nh++] = (v); } while (0)
 	/* locals: removed slots below Ls take the surviving locals from [Ls, L) */
@@ -211,6 +220,18 @@ oom:
 out:
 	free(holes);
 	return r;
+}
+
+int objedit_sym_unmoved(const struct oe *X)
+{
+	size_t i;
+
+	if (X->ndel || X->nmv)
+		return 0;
+	for (i = 1; i < X->n; i++)
+		if (X->o->drop[i])
+			return 0;
+	return 1;
 }
 
 /* New index of an input symbol; -1 when it is removed. */
@@ -259,6 +280,21 @@ int objedit_sym_rewrite(struct oe *X)
 	if (!X->symtab && !X->new_symtab)
 		return 0;
 	st = &X->os[objedit_symtab_out(X)];
+	if (X->symtab && objedit_sym_unmoved(X)) {
+		/* The input's symbols as they are, the signatures after them. */
+		for (j = 0; j < X->o->nadd; j++) {
+			unsigned char raw[24];
+			elf_encode_sym(ef, &(struct elf_sym){ .name = X->sig_name[j], .info = STB_WEAK_ << 4, .other = STV_HIDDEN_ }, raw);
+			buf_put(&X->symtab_add, raw, es);
+			buf_put(&X->xtab_add, "\0\0\0\0", X->xtab ? 4 : 0);
+		}
+		if (X->symtab_add.oom || X->xtab_add.oom)
+			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		st->tail = &X->symtab_add;
+		if (X->xtab)
+			X->os[X->map[X->xtab]].tail = &X->xtab_add;
+		return 0;
+	}
 	st->sh.size = X->nsym_out * es;
 	st->data = xcalloc((size_t)X->nsym_out, es);
 	if (X->xtab) {
@@ -285,19 +321,11 @@ int objedit_sym_rewrite(struct oe *X)
 		}
 	}
 	for (j = 0; j < X->o->nadd; j++) {
-		uint64_t to = X->nlocal_out - X->o->nadd + j;
-		struct elf_sym ns = { .name = X->sig_name[j] };
-		uint32_t xo = 0;
-		uint64_t g = X->nout - 2 * X->o->nadd - 2 * (size_t)X->new_symtab + 2 * j;
-		/* Defined in its group, so that a discarded copy leaves no symbol behind; absolute
-		 * (like sd-dlopen.h's) when the index needs a table the object lacks. */
-		if (g >= SHN_LORESERVE_ && !X->xtab)
-			ns.shndx = SHN_ABS_;
-		else if (put_shndx(X, &ns, &xo, g))
-			return -1;
+		uint64_t to = X->nsym_out - X->o->nadd + j;
+		struct elf_sym ns = { .name = X->sig_name[j], .info = STB_WEAK_ << 4, .other = STV_HIDDEN_ };
 		elf_encode_sym(ef, &ns, st->data + to * es);
 		if (xt)
-			elf_put(ef, xt->data + to * 4, 4, xo);
+			elf_put(ef, xt->data + to * 4, 4, 0);
 	}
 	return 0;
 }

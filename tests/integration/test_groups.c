@@ -242,6 +242,43 @@ Test(groups, objects_as_readers_see_them, .timeout = 60)
 	free(lint_in);
 }
 
+/* Adding groups moves no symbol and rewrites no relocation: the input's symbols keep their
+ * indexes and bytes, each new signature symbol is appended after them (weak, hidden,
+ * undefined: outside the archive index, never exported, never pulling a member), so an edit
+ * copies the relocation sections as they are.  Cross-checked with readelf and llvm-readobj. */
+Test(groups, adding_keeps_every_symbol_and_relocation_in_place, .timeout = 60)
+{
+	char *in, *out, *s;
+
+	need("llvm-readobj");
+	prepare("gcc");
+	put_file("n.json", "[" N_ "]");
+	free(sh("cp one.o add.o && '%s' --merge -m n.json add.o", tool()));
+	in = sh("readelf -sW one.o | grep -E '^ +[0-9]+:'");
+	out = sh("readelf -sW add.o | grep -E '^ +[0-9]+:'");
+	cr_assert(strlen(in) > 0 && strncmp(in, out, strlen(in)) == 0, "symbols moved or changed:\n%s\n---\n%s", in, out);
+	s = out + strlen(in);
+	cr_expect(strstr(s, "NOTYPE  WEAK   HIDDEN   UND sd_dlopen:[{") && !strchr(strchr(s, '\n') + 1, '\n'),
+		  "the one added symbol: %s", s);
+	free(in);
+	free(out);
+	in = sh("readelf -SW one.o | grep ' .symtab ' | awk '{print $(NF-1)}'");
+	out = sh("readelf -SW add.o | grep ' .symtab ' | awk '{print $(NF-1)}'");
+	cr_expect_str_eq(out, in, "the symbol table's first global moved");
+	free(in);
+	free(out);
+	in = sh("llvm-readobj -r one.o | grep -v '^File:'");
+	out = sh("llvm-readobj -r add.o | grep -v '^File:'");
+	cr_expect(strlen(in) > 100, "one.o has relocations: %s", in);
+	cr_expect_str_eq(out, in, "relocations changed");
+	free(in);
+	free(out);
+	s = sh("llvm-readobj --section-groups add.o | grep -c 'Signature: sd_dlopen:'");
+	cr_expect_str_eq(s, "3", "groups: %s", s);
+	free(s);
+	expect_entries("add.o", "[" X_ "," Y_ "," N_ "]", 0);
+}
+
 /* A removed section whose symbol a kept relocation uses cannot go: refused, file untouched. */
 Test(groups, refuses_removing_what_code_refers_to)
 {
