@@ -106,6 +106,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	int r = -1;
 
 	memset(pl, 0, sizeof *pl);
+	pl->quiet = !o->verbose;
 	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
 	 * there.  Remove: none. */
 	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {

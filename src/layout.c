@@ -326,16 +326,16 @@ static int emit(struct lay *L)
 
 static void log_note(struct lay *L)
 {
-	struct buf *b = &L->pl->log;
+	struct plan *b = L->pl;
 
 	if (!L->notesz) {
-		buf_printf(b, "note: removed\n");
+		plan_log(b, "note: removed\n");
 		return;
 	}
-	buf_printf(b, "note: %llu bytes at offset 0x%llx", (unsigned long long)L->notesz, (unsigned long long)L->note_off);
+	plan_log(b, "note: %llu bytes at offset 0x%llx", (unsigned long long)L->notesz, (unsigned long long)L->note_off);
 	if (L->linked)
-		buf_printf(b, ", address 0x%llx", (unsigned long long)L->note_vaddr);
-	buf_printf(b, " (%s)\n", L->where == NOTE_INPLACE ? "where the old note was" :
+		plan_log(b, ", address 0x%llx", (unsigned long long)L->note_vaddr);
+	plan_log(b, " (%s)\n", L->where == NOTE_INPLACE ? "where the old note was" :
 		   L->where == NOTE_TAIL ? "after the end of the input" : "in our segment");
 }
 
@@ -366,7 +366,7 @@ static int layout_tail(struct lay *L)
 			L->shstr_off = end;
 			end += size;
 		} else {
-			buf_printf(&L->pl->log, "section names: back at offset 0x%llx\n", (unsigned long long)L->shstr_off);
+			plan_log(L->pl, "section names: back at offset 0x%llx\n", (unsigned long long)L->shstr_off);
 		}
 	}
 	if (tail && ef->shnum) {
@@ -383,7 +383,11 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	struct lay L;
 	int r = -1;
 
-	memset(pl, 0, sizeof *pl);
+	{
+		int quiet = pl->quiet;
+		memset(pl, 0, sizeof *pl);
+		pl->quiet = quiet;
+	}
 	memset(&L, 0, sizeof L);
 	L.ef = ef, L.sc = sc, L.pl = pl, L.e = e;
 	L.note = (const unsigned char *)note->p;
@@ -411,7 +415,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		pl->unchanged = 1;
 		pl->keep = pl->out_size = ef->size;      /* with -o, the output is a copy */
 		pl->strategy = "unchanged";
-		buf_printf(&pl->log, "note: already present as requested; nothing to write\n");
+		plan_log(pl, "note: already present as requested; nothing to write\n");
 		r = 0;
 		goto out;
 	}
@@ -424,16 +428,16 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	if (r == 0) {
 		log_note(&L);
 		for (int k = 0; k < L.nseg; k++)
-			buf_printf(&pl->log, "segment: PT_LOAD %s at offset 0x%llx, address 0x%llx, %llu bytes, align 0x%llx, %s%s\n",
+			plan_log(pl, "segment: PT_LOAD %s at offset 0x%llx, address 0x%llx, %llu bytes, align 0x%llx, %s%s\n",
 				   L.seg[k].pht ? (L.seg[k].note ? "(PHT + note)" : "(PHT)") : "(note)",
 				   (unsigned long long)L.seg[k].off, (unsigned long long)L.seg[k].vaddr, (unsigned long long)L.seg[k].size,
 				   (unsigned long long)L.seg[k].align, L.seg[k].placement, L.nown ? ", replacing our own" : "");
 		if (L.linked)
-			buf_printf(&pl->log, "program headers: %zu entries %s\n", L.phnum,
+			plan_log(pl, "program headers: %zu entries %s\n", L.phnum,
 				   L.pht_in_seg ? "moved into the segment" : L.pht_home ? "after the ELF header" : "where they were");
 		if (ef->shnum)
-			buf_printf(&pl->log, "section headers: %zu entries at offset 0x%llx\n", L.shout, (unsigned long long)L.shoff);
-		buf_printf(&pl->log, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);
+			plan_log(pl, "section headers: %zu entries at offset 0x%llx\n", L.shout, (unsigned long long)L.shoff);
+		plan_log(pl, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);
 	}
 out:
 	free(L.isd);

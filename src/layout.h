@@ -38,11 +38,14 @@ struct plan {
 	size_t n, cap;
 	const char *strategy;      /* one of the names documented in the man page */
 	struct buf log;            /* what -v prints, one line per decision */
+	int quiet;                 /* set by the caller before planning: no log is kept */
 };
 
 /* `note` holds the encoded note (empty: remove every dlopen note). */
 int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
 void layout_free(struct plan *pl);
+/* A line of the plan's log (unless the plan is quiet). */
+void plan_log(struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append a patch to the plan (data is copied; NULL: copy from input at src, or PATCH_ZERO). */
 int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e);
 /* Append a patch copying input bytes [src, src+len) through xform (ctx is copied, ctxlen bytes). */

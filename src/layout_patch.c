@@ -1,6 +1,7 @@
 /* layout_patch.c - the plan's byte patches, and the facts about the input that every planner
  * asks (overlaps, our own segment). */
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "layout_int.h"
@@ -57,6 +58,17 @@ int lay_zero(struct lay *L, uint64_t off, uint64_t len)
 	if (off + len > L->keep)
 		len = L->keep - off;
 	return lay_patch(L, off, len, NULL, PATCH_ZERO);
+}
+
+void plan_log(struct plan *pl, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (pl->quiet)
+		return;
+	va_start(ap, fmt);
+	buf_vprintf(&pl->log, fmt, ap);
+	va_end(ap);
 }
 
 void layout_free(struct plan *pl)

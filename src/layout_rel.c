@@ -146,7 +146,11 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 	size_t *grp = NULL, i, ndrop = 0;
 	int r = -1;
 
-	memset(pl, 0, sizeof *pl);
+	{
+		int quiet = pl->quiet;
+		memset(pl, 0, sizeof *pl);
+		pl->quiet = quiet;
+	}
 	if (ef->type != ET_REL_)
 		return err_set(e, EXIT_BAD_INPUT, "cannot edit a %s as an object", elf_type_name(ef));
 	if (!ef->shnum)
@@ -167,7 +171,7 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 		pl->unchanged = 1;
 		pl->keep = pl->out_size = ef->size;
 		pl->strategy = "unchanged";
-		buf_printf(&pl->log, "note: already present as requested; nothing to write\n");
+		plan_log(pl, "note: already present as requested; nothing to write\n");
 		r = 0;
 		goto out;
 	}
@@ -178,11 +182,11 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 			if (o.drop[i]) {
 				char name[64];
 				elf_section_name(ef, i, name, sizeof name);
-				buf_printf(&pl->log, "section [%zu] %s: removed\n", i, name);
+				plan_log(pl, "section [%zu] %s: removed\n", i, name);
 			}
 		for (i = 0; i < o.nadd; i++)
-			buf_printf(&pl->log, "group added: %.*s (%zu bytes of note)\n", (int)o.add[i].sig.len, o.add[i].sig.p, o.add[i].note.len);
-		buf_printf(&pl->log, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);
+			plan_log(pl, "group added: %.*s (%zu bytes of note)\n", (int)o.add[i].sig.len, o.add[i].sig.p, o.add[i].note.len);
+		plan_log(pl, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);
 	}
 out:
 	for (i = 0; o.add && i < o.nadd; i++) {

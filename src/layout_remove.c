@@ -166,7 +166,7 @@ int lay_pht_home(struct lay *L)
 		L->pht_home = 1;
 		L->home_off = home;
 		L->home_vaddr = ld->vaddr + (home - ld->offset);
-		buf_printf(&L->pl->log, "program headers: back at offset 0x%llx, after the ELF header; our segment goes\n",
+		plan_log(L->pl, "program headers: back at offset 0x%llx, after the ELF header; our segment goes\n",
 			   (unsigned long long)home);
 		if (linker_nulls(L, home))
 			return -1;
@@ -174,11 +174,11 @@ int lay_pht_home(struct lay *L)
 			for (i = 0; i < L->phnum; i++)
 				if (L->ph[i].type == PT_LOAD_ && L->ph[i].offset == ld->offset && L->ph[i].vaddr == ld->vaddr) {
 					L->ph[i].filesz = L->ph[i].memsz = home + L->phsz - ld->offset;
-					buf_printf(&L->pl->log, "segment: the first PT_LOAD grows back over them\n");
+					plan_log(L->pl, "segment: the first PT_LOAD grows back over them\n");
 				}
 		return 1;
 	}
-	buf_printf(&L->pl->log, "program headers: stay in our segment (the bytes after the ELF header are in use)\n");
+	plan_log(L->pl, "program headers: stay in our segment (the bytes after the ELF header are in use)\n");
 	return 0;
 }
 
@@ -189,7 +189,7 @@ static void log_section(struct lay *L, size_t i, const char *what)
 	char name[64];
 
 	elf_section_name(L->ef, i, name, sizeof name);
-	buf_printf(&L->pl->log, "section [%zu] %s: %s\n", i, name, what);
+	plan_log(L->pl, "section [%zu] %s: %s\n", i, name, what);
 }
 
 /* A dropped section that a kept one links to stays (repeated until nothing changes: the
@@ -301,7 +301,7 @@ static void trim_names(struct lay *L)
 	if (size < st->size) {
 		L->shstr_cut = st->size - size;
 		L->move_shstr = 1;
-		buf_printf(&L->pl->log, "section names: %llu bytes of ours dropped from the end of the name table\n",
+		plan_log(L->pl, "section names: %llu bytes of ours dropped from the end of the name table\n",
 			   (unsigned long long)L->shstr_cut);
 	}
 }

@@ -3,9 +3,10 @@
  * Section indexes are renumbered in order (the gABI wants a group before its members, and
  * linkers place input sections in index order).  Symbol indexes are changed as little as
  * possible, because every relocation that names a moved symbol must be rewritten: a removed
- * symbol's slot is filled by the last symbol of its binding class, and added local symbols take
- * the slots of the first globals, which move to the end.  Only the symbol table itself is
- * built in memory (its size), never a relocation section or the file. */
+ * symbol's slot is filled by the last symbol of its binding class, and added signature symbols
+ * come after every input symbol.  Only a rewritten symbol table is built in memory (its size),
+ * never a relocation section or the file; when nothing is removed, not even that: the input's
+ * symbols are copied and the new ones appended. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,32 +121,38 @@ static int links_by_index(const struct elf_shdr *s)
 
 /* ---- names ---- */
 
-/* Offset of `want` as a whole string in string table t, else appended to `add`. */
+/* Offset of `want` as a whole string in string table t, else appended to `add`.  The table is
+ * searched in memory when the model holds it (the section names), else read in 4 KiB pieces
+ * that overlap by the length searched. */
 static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, struct buf *add, uint32_t *off)
 {
 	const struct elf_shdr *st = &X->ef->sh[t];
-	size_t wlen = len + 1, csz = wlen * 2 > 65536 ? wlen * 2 : 65536;
-	unsigned char *chunk = malloc(csz);
+	unsigned char stack[4096], *chunk = stack;
+	size_t wlen = len + 1, csz = wlen * 2 > sizeof stack ? wlen * 2 : sizeof stack;
 	uint64_t base = 0, n, k;
 	struct err ignore;
+	int cached = t == X->ef->shstrndx && X->ef->names && X->ef->namesz == st->size;
 
-	if (!chunk)
+	if (!cached && csz > sizeof stack && !(chunk = malloc(csz)))
 		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
 	while (base < st->size) {
-		n = st->size - base < csz ? st->size - base : csz;
-		if (elf_read(X->ef, st->offset + base, n, chunk, &ignore))
+		const unsigned char *c = cached ? (const unsigned char *)X->ef->names : chunk;
+		n = cached ? st->size : st->size - base < csz ? st->size - base : csz;
+		if (!cached && elf_read(X->ef, st->offset + base, n, chunk, &ignore))
 			break;
 		for (k = 0; k + wlen <= n; k++)
-			if ((base + k == 0 || (k > 0 && chunk[k - 1] == 0)) && memcmp(chunk + k, want, len) == 0 && chunk[k + len] == 0) {
+			if ((base + k == 0 || (k > 0 && c[k - 1] == 0)) && c[k] == (unsigned char)want[0] && memcmp(c + k, want, len) == 0 && c[k + len] == 0) {
 				*off = (uint32_t)(base + k);
-				free(chunk);
+				if (chunk != stack)
+					free(chunk);
 				return 0;
 			}
 		if (base + n >= st->size)
 			break;
 		base += n - wlen;
 	}
-	free(chunk);
+	if (chunk != stack)
+		free(chunk);
 	if (st->size + add->len + wlen + 1 > UINT32_MAX)
 		return err_set(X->e, EXIT_BAD_INPUT, "string table [%zu] too large", t);
 	if (st->size + add->len == 0)
@@ -329,6 +336,17 @@ int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, ui
 
 	/* A copy that continues the previous one at the same distance, past zeros only, is one
 	 * copy: an object whose sections mostly stay costs a few patches, not one per section. */
+	/* New bytes that follow new bytes, past a little padding, join them: one write. */
+	if (data && p && p->data && !p->xform && off >= p->off + p->len && off - (p->off + p->len) <= 64) {
+		uint64_t gap = off - (p->off + p->len);
+		unsigned char *d = realloc(p->data, (size_t)(p->len + gap + len));
+		if (!d)
+			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		memset(d + p->len, 0, (size_t)gap);
+		memcpy(d + p->len + gap, data, (size_t)len);
+		p->data = d, p->len += gap + len;
+		return 0;
+	}
 	if (!data && p && !p->data && p->src != PATCH_ZERO && src != PATCH_ZERO && off - src == p->off - p->src &&
 	    off >= p->off + p->len && off - (p->off + p->len) < 4096 &&
 	    elf_range_is_zero(X->ef, p->src + p->len, off - (p->off + p->len))) {
@@ -387,14 +405,33 @@ static int lay_out(struct oe *X, size_t **order)
 	return 0;
 }
 
+/* Patches in output order (the ELF header, the program headers, the sections, the section
+ * headers), so that an archive member can be written with one vectored write; relocations
+ * whose symbol moved are patched last. */
 static int emit(struct oe *X, const size_t *order)
 {
 	const struct elf *ef = X->ef;
 	struct elf model = *ef;
-	unsigned char eh[64], ent[64];
+	unsigned char eh[64], *sht;
 	size_t i, shes = elf_shent_size(ef);
 	uint64_t phoff = align_up(elf_ehdr_size(ef), 8);
+	int r;
 
+	X->os[0].sh.size = X->nout >= SHN_LORESERVE_ ? X->nout : 0;
+	X->os[0].sh.link = sec_new(X, ef->shstrndx) >= SHN_LORESERVE_ ? (uint32_t)sec_new(X, ef->shstrndx) : 0;
+	/* SHF_GNU_RETAIN means something only with the GNU OS ABI (bfd ignores it otherwise, and
+	 * --gc-sections drops the note): gas and llvm-mc mark the object the same way. */
+	if (X->o->nadd && model.ident[7] == 0)
+		model.ident[7] = 3;
+	model.phoff = ef->phnum ? phoff : 0;
+	model.shoff = X->shoff;
+	model.shnum = X->nout;
+	model.shstrndx = sec_new(X, ef->shstrndx);
+	elf_encode_ehdr(&model, eh, ef->phnum >= PN_XNUM_ ? PN_XNUM_ : (uint16_t)ef->phnum,
+			X->nout >= SHN_LORESERVE_ ? 0 : (uint16_t)X->nout,
+			model.shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)model.shstrndx);
+	if (objedit_patch(X, 0, elf_ehdr_size(ef), eh, 0))
+		return -1;
 	if (ef->phnum && objedit_patch(X, phoff, ef->phnum * elf_phent_size(ef), NULL, ef->phoff))
 		return -1;
 	for (i = 0; i + 1 < X->nout; i++) {
@@ -407,30 +444,18 @@ static int emit(struct oe *X, const size_t *order)
 		if (o->tail && objedit_patch(X, o->sh.offset + inlen, o->tail->len, o->tail->p, 0))
 			return -1;
 	}
-	for (i = 1; i < X->nout && !objedit_sym_unmoved(X); i++) {
+	if (!(sht = xcalloc(X->nout, shes)))
+		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+	for (i = 0; i < X->nout; i++)
+		elf_encode_shdr(ef, &X->os[i].sh, sht + i * shes);
+	r = objedit_patch(X, X->shoff, X->nout * shes, sht, 0);
+	free(sht);
+	for (i = 1; r == 0 && i < X->nout && !objedit_sym_unmoved(X); i++) {
 		const struct osec *o = &X->os[i];
 		if (o->in && objedit_is_rel(&ef->sh[o->in]) && ef->sh[o->in].link == X->symtab && X->symtab && objedit_sym_relocs(X, o))
-			return -1;
+			r = -1;
 	}
-	X->os[0].sh.size = X->nout >= SHN_LORESERVE_ ? X->nout : 0;
-	X->os[0].sh.link = sec_new(X, ef->shstrndx) >= SHN_LORESERVE_ ? (uint32_t)sec_new(X, ef->shstrndx) : 0;
-	for (i = 0; i < X->nout; i++) {
-		elf_encode_shdr(ef, &X->os[i].sh, ent);
-		if (objedit_patch(X, X->shoff + i * shes, shes, ent, 0))
-			return -1;
-	}
-	/* SHF_GNU_RETAIN means something only with the GNU OS ABI (bfd ignores it otherwise, and
-	 * --gc-sections drops the note): gas and llvm-mc mark the object the same way. */
-	if (X->o->nadd && model.ident[7] == 0)
-		model.ident[7] = 3;
-	model.phoff = ef->phnum ? phoff : 0;
-	model.shoff = X->shoff;
-	model.shnum = X->nout;
-	model.shstrndx = sec_new(X, ef->shstrndx);
-	elf_encode_ehdr(&model, eh, ef->phnum >= PN_XNUM_ ? PN_XNUM_ : (uint16_t)ef->phnum,
-			X->nout >= SHN_LORESERVE_ ? 0 : (uint16_t)X->nout,
-			model.shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)model.shstrndx);
-	return objedit_patch(X, 0, elf_ehdr_size(ef), eh, 0);
+	return r;
 }
 
 int objedit_plan(struct objedit *o)

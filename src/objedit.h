@@ -2,7 +2,7 @@
  *
  * The caller (layout_rel.c) says which sections go and which groups come; objedit.c closes the
  * removal over what depends on it (relocation sections of removed sections, groups left empty,
- * symbols defined in removed sections, local signature symbols of removed groups), renumbers
+ * symbols defined in removed sections, signature symbols of removed groups), renumbers
  * sections and symbols, and lays the object out again: every kept section is copied by the
  * kernel to its new offset, only headers, the symbol table, string tables, group member lists
  * and the r_info of relocations whose symbol moved are new bytes. */
@@ -14,8 +14,8 @@
 
 #include "layout.h"
 
-/* A COMDAT group to add: one SHT_GROUP section, its signature symbol (local, STT_NOTYPE,
- * defined in the group section, as gas makes it for a signature that names no other symbol),
+/* A COMDAT group to add: one SHT_GROUP section, its signature symbol (weak, hidden, undefined,
+ * after every input symbol, so that adding moves no symbol: docs/layout.md),
  * and one member: a .note.dlopen section (SHF_ALLOC|SHF_GROUP|SHF_GNU_RETAIN) holding `note`. */
 struct objedit_group {
 	struct buf note;

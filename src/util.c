@@ -90,20 +90,27 @@ void buf_zero(struct buf *b, size_t len)
 	b->p[b->len] = '\0';
 }
 
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n >= 0 && !buf_reserve(b, (size_t)n)) {
+		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap2);
+		b->len += (size_t)n;
+	}
+	va_end(ap2);
+}
+
 void buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0 || buf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
 }
 
 void buf_free(struct buf *b)

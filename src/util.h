@@ -38,6 +38,7 @@ void buf_put(struct buf *b, const void *data, size_t len);
 void buf_putc(struct buf *b, char c);
 void buf_puts(struct buf *b, const char *s);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 void buf_zero(struct buf *b, size_t len);
 void buf_free(struct buf *b);
 /* Hand the bytes over to the caller (NUL-terminated); the buffer is reset. */
