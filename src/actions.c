@@ -102,7 +102,11 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		     struct err *e)
 {
 	struct entries final = { 0 };
-	struct buf note = { 0 };
+	const struct entries *want = &final;
+	struct buf note = { 0 }, *whole = &note;
+	/* Replace gives every object the same entries: what is derived from them alone is kept
+	 * from one object (archive member) to the next, per byte order. */
+	struct layout_memo *memo = o->mode == MODE_REPLACE ? &o->memo[ef->big != 0] : NULL;
 	int r = -1;
 
 	memset(pl, 0, sizeof *pl);
@@ -113,16 +117,22 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		err_prefix(e, "cannot merge with the existing notes: ");
 		goto out;
 	}
-	if ((o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) ||
-	    (o->mode == MODE_REPLACE && manifest_merge_all(&final, &o->add))) {
+	if (o->mode == MODE_REPLACE)
+		want = &o->add;
+	else if (o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) {
 		err_set(e, EXIT_BAD_INPUT, "out of memory");
 		goto out;
 	}
+	if (memo && memo->whole_ready)
+		whole = &memo->whole;
+	else if (note_encode(want, ef->big, memo ? &memo->whole : &note, e))
+		goto out;
+	else if (memo)
+		whole = &memo->whole, memo->whole_ready = 1;
 	/* Objects: one COMDAT group per entry; merge keeps every group the object has.  The whole
 	 * note is encoded for both: a linked program carries all the entries as one array, so its
 	 * size limit holds for objects too. */
-	if (note_encode(&final, ef->big, &note, e) ||
-	    (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, &final, o->mode == MODE_MERGE, pl, e) : layout_plan(ef, sc, &note, pl, e)))
+	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, want, o->mode == MODE_MERGE, pl, memo, e) : layout_plan(ef, sc, whole, pl, e))
 		goto out;
 	r = 0;
 	if (o->verbose) {

@@ -20,6 +20,7 @@
 enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD };
 
 struct opts {
+	struct layout_memo memo[2];  /* replace: per byte order, kept across objects (layout.h) */
 	enum mode mode;
 	int mode_set, verbose, quiet, skip_non_elf;
 	const char *format_opt;    /* the first of --json, --format, --rpm-*: for usage errors */

@@ -369,23 +369,14 @@ const char *elf_type_name(const struct elf *ef)
 	}
 }
 
-struct span {
-	uint64_t off, end;
-	size_t index;
-};
-
-static int span_cmp(const void *x, const void *y)
-{
-	const struct span *a = x, *b = y;
-
-	return a->off < b->off ? -1 : a->off > b->off;
-}
+/* The end of a section found in a keyed (offset, index) pair. */
+#define SPAN_END(k) (ef->sh[(k).val].offset + ef->sh[(k).val].size)
 
 /* Before rewriting: the parts a rewrite relies on must not overlap, or writing one would
  * corrupt another (damaged files, not linker output). */
 int elf_check_layout(const struct elf *ef, struct err *e)
 {
-	struct span *v = xcalloc(ef->shnum + 1, sizeof *v);
+	struct keyed *v = xcalloc(ef->shnum + 1, sizeof *v);
 	size_t n = 0, i;
 	uint64_t prev_vend = 0;
 	int r = 0, seen = 0;
@@ -400,14 +391,12 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 			r = err_set(e, EXIT_BAD_INPUT, "section %zu overlaps the ELF header", i);
 			goto out;
 		}
-		v[n].off = s->offset;
-		v[n].end = s->offset + s->size;
-		v[n++].index = i;
+		v[n++] = (struct keyed){ s->offset, i };
 	}
-	qsort(v, n, sizeof *v, span_cmp);
+	keyed_sort(v, n);
 	for (i = 1; i < n; i++)
-		if (v[i].off < v[i - 1].end) {
-			r = err_set(e, EXIT_BAD_INPUT, "sections %zu and %zu overlap in the file", v[i - 1].index, v[i].index);
+		if (v[i].key < SPAN_END(v[i - 1])) {
+			r = err_set(e, EXIT_BAD_INPUT, "sections %zu and %zu overlap in the file", v[i - 1].val, v[i].val);
 			goto out;
 		}
 	/* The header tables are rewritten: no section may share their bytes. */
@@ -415,12 +404,12 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
 		uint64_t send = ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef);
 		/* A section covering exactly the table is ours (PHDR_SECTION_NAME, see layout_linked.c). */
-		if (ef->phnum && v[i].off < pend && ef->phoff < v[i].end && !(v[i].off == ef->phoff && v[i].end == pend)) {
-			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap section %zu", v[i].index);
+		if (ef->phnum && v[i].key < pend && ef->phoff < SPAN_END(v[i]) && !(v[i].key == ef->phoff && SPAN_END(v[i]) == pend)) {
+			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap section %zu", v[i].val);
 			goto out;
 		}
-		if (ef->shnum && v[i].off < send && ef->shoff < v[i].end) {
-			r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap section %zu", v[i].index);
+		if (ef->shnum && v[i].key < send && ef->shoff < SPAN_END(v[i])) {
+			r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap section %zu", v[i].val);
 			goto out;
 		}
 	}

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -95,8 +96,64 @@ size_t elf_shent_size(const struct elf *ef);
 size_t elf_sym_size(const struct elf *ef);
 
 /* Fixed-width fields in the file's byte order. */
-uint64_t elf_get(const struct elf *ef, const unsigned char *p, int width);
-void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v);
+/* Fields in the file's byte order: loaded whole, swapped when the host's order differs (inline:
+ * every header, symbol and relocation goes through them). */
+#define ELF_HOST_BIG (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
+static inline uint64_t elf_get(const struct elf *ef, const unsigned char *p, int width)
+{
+	int swap = ef->big != ELF_HOST_BIG;
+	uint64_t v = 0;
+	int i;
+
+	switch (width) {
+	case 8: {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		return swap ? __builtin_bswap64(x) : x;
+	}
+	case 4: {
+		uint32_t x;
+		memcpy(&x, p, 4);
+		return swap ? __builtin_bswap32(x) : x;
+	}
+	case 2: {
+		uint16_t x;
+		memcpy(&x, p, 2);
+		return swap ? __builtin_bswap16(x) : x;
+	}
+	}
+	for (i = 0; i < width; i++)
+		v |= (uint64_t)p[ef->big ? width - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static inline void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v)
+{
+	int swap = ef->big != ELF_HOST_BIG;
+	int i;
+
+	switch (width) {
+	case 8: {
+		uint64_t x = swap ? __builtin_bswap64(v) : v;
+		memcpy(p, &x, 8);
+		return;
+	}
+	case 4: {
+		uint32_t x = swap ? __builtin_bswap32((uint32_t)v) : (uint32_t)v;
+		memcpy(p, &x, 4);
+		return;
+	}
+	case 2: {
+		uint16_t x = swap ? __builtin_bswap16((uint16_t)v) : (uint16_t)v;
+		memcpy(p, &x, 2);
+		return;
+	}
+	}
+	for (i = 0; i < width; i++)
+		p[ef->big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
 
 /* Encoders: native struct -> file bytes (out must hold the on-disk size).  The ELF header is
  * encoded from the model's fields with the given counts, extended numbering applied by the

@@ -9,63 +9,6 @@ size_t elf_phent_size(const struct elf *ef) { return ef->is64 ? 56 : 32; }
 size_t elf_shent_size(const struct elf *ef) { return ef->is64 ? 64 : 40; }
 size_t elf_sym_size(const struct elf *ef) { return ef->is64 ? 24 : 16; }
 
-/* The host's byte order: fields in the same order are loaded whole, the others swapped. */
-#define HOST_BIG (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-
-uint64_t elf_get(const struct elf *ef, const unsigned char *p, int width)
-{
-	int swap = ef->big != HOST_BIG;
-	uint64_t v = 0;
-	int i;
-
-	switch (width) {
-	case 8: {
-		uint64_t x;
-		memcpy(&x, p, 8);
-		return swap ? __builtin_bswap64(x) : x;
-	}
-	case 4: {
-		uint32_t x;
-		memcpy(&x, p, 4);
-		return swap ? __builtin_bswap32(x) : x;
-	}
-	case 2: {
-		uint16_t x;
-		memcpy(&x, p, 2);
-		return swap ? __builtin_bswap16(x) : x;
-	}
-	}
-	for (i = 0; i < width; i++)
-		v |= (uint64_t)p[ef->big ? width - 1 - i : i] << (8 * i);
-	return v;
-}
-
-void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v)
-{
-	int swap = ef->big != HOST_BIG;
-	int i;
-
-	switch (width) {
-	case 8: {
-		uint64_t x = swap ? __builtin_bswap64(v) : v;
-		memcpy(p, &x, 8);
-		return;
-	}
-	case 4: {
-		uint32_t x = swap ? __builtin_bswap32((uint32_t)v) : (uint32_t)v;
-		memcpy(p, &x, 4);
-		return;
-	}
-	case 2: {
-		uint16_t x = swap ? __builtin_bswap16((uint16_t)v) : (uint16_t)v;
-		memcpy(p, &x, 2);
-		return;
-	}
-	}
-	for (i = 0; i < width; i++)
-		p[ef->big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
-}
-
 /* Field layout of the three header kinds for each class: {offset, width} pairs. */
 #define W(c) (ef->is64 ? 8 : 4)
 

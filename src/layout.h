@@ -57,8 +57,24 @@ int layout_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src
  * sections that are not exactly one wanted entry in a COMDAT group of its own are removed.
  * layout_plan() on an object is layout_plan_rel() with the note's entries and keep_all 0. */
 struct entries;
+struct objedit_group;
+/* What planning an object derives from the wanted entries alone, kept from one object to the
+ * next when they all get the same entries (the members of an archive): which entries repeat an
+ * earlier one, and each entry's note and signature, in one byte order.  Zeroed to start;
+ * layout_memo_free() at the end.  It is valid for one `want`, which must not change. */
+struct layout_memo {
+	const struct entries *want;
+	int big, ready;
+	unsigned char *dup;
+	struct objedit_group *g;
+	size_t n;
+	struct buf whole;          /* the note of all the entries (the caller's) */
+	int whole_ready;
+};
+void layout_memo_free(struct layout_memo *m);
+/* memo: NULL, or kept across calls with the same `want` (see above). */
 int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
-		    struct err *e);
+		    struct layout_memo *memo, struct err *e);
 int layout_plan_rel_note(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
 
 #endif

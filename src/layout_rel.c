@@ -62,19 +62,15 @@ static int alone_in_comdat(const struct elf *ef, const size_t *grp, size_t idx)
  * (kept groups come first in the output, added ones after).  `present` receives the kept
  * entries. */
 static int choose_kept(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all,
-		       const unsigned char *isd, const size_t *grp, unsigned char *drop, struct entries *present, struct err *e)
+		       const unsigned char *isd, const size_t *grp, const unsigned char *dup, unsigned char *drop,
+		       struct entries *present, struct err *e)
 {
-	static const struct entries none;
-	unsigned char *dup = xcalloc(want->n + 1, 1);   /* an entry wanted earlier too */
 	size_t *area = section_areas(ef, sc);
 	size_t i, next = 0;
 	int r = 0;
 
-	if (!dup || !area || manifest_mark_seen(&none, want, dup)) {
-		free(dup);
-		free(area);
+	if (!area)
 		return err_set(e, EXIT_BAD_INPUT, "out of memory");
-	}
 
 	for (i = 1; i < ef->shnum; i++) {
 		struct entries es = { 0 };
@@ -98,14 +94,58 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 		drop[i] = !keep;
 		manifest_free(&es);
 	}
-	free(dup);
 	free(area);
 	return r;
 }
 
-/* One group per wanted entry not present: the note holds that entry alone, the signature is
- * SIG_PREFIX followed by the note's payload (what sd-dlopen.h's macro gives, as gas decodes it). */
-static int groups_to_add(const struct elf *ef, const struct entries *want, const struct entries *present,
+/* Each wanted entry's note and signature: the note holds that entry alone, the signature is
+ * SIG_PREFIX followed by the note's payload (what sd-dlopen.h's macro gives, as gas decodes it);
+ * and which entries repeat an earlier one. */
+static void forget_groups(struct layout_memo *m)
+{
+	for (size_t i = 0; m->g && i < m->n; i++) {
+		buf_free(&m->g[i].note);
+		buf_free(&m->g[i].sig);
+	}
+	free(m->g);
+	free(m->dup);
+	m->g = NULL, m->dup = NULL, m->n = 0, m->ready = 0;
+}
+
+static int memo_fill(struct layout_memo *m, const struct elf *ef, const struct entries *want, struct err *e)
+{
+	static const struct entries none;
+
+	if (m->ready && m->want == want && m->big == ef->big)
+		return 0;
+	forget_groups(m);
+	m->want = want, m->big = ef->big, m->n = want->n;
+	m->dup = xcalloc(want->n + 1, 1);
+	m->g = xcalloc(want->n + 1, sizeof *m->g);
+	if (!m->dup || !m->g || manifest_mark_seen(&none, want, m->dup))
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	for (size_t i = 0; i < want->n; i++) {
+		struct entries one = { .v = &want->v[i], .n = 1 };
+		if (note_encode(&one, ef->big, &m->g[i].note, e))
+			return -1;
+		buf_puts(&m->g[i].sig, SIG_PREFIX);
+		manifest_serialize(&one, &m->g[i].sig);
+		if (m->g[i].sig.oom)
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	}
+	m->ready = 1;
+	return 0;
+}
+
+void layout_memo_free(struct layout_memo *m)
+{
+	forget_groups(m);
+	buf_free(&m->whole);
+	memset(m, 0, sizeof *m);
+}
+
+/* One group per wanted entry not present and not repeating an earlier one. */
+static int groups_to_add(const struct layout_memo *m, const struct entries *want, const struct entries *present,
 			 struct objedit_group **out, size_t *nout, struct err *e)
 {
 	unsigned char *seen = xcalloc(want->n + 1, 1);   /* present, or wanted earlier */
@@ -113,33 +153,29 @@ static int groups_to_add(const struct elf *ef, const struct entries *want, const
 
 	*out = xcalloc(want->n ? want->n : 1, sizeof **out);
 	*nout = 0;
-	if (!*out || !seen || manifest_mark_seen(present, want, seen))
+	if (!*out || !seen || (present->n ? manifest_mark_seen(present, want, seen) : (memcpy(seen, m->dup, want->n), 0)))
 		goto oom;
 	for (i = 0; i < want->n; i++) {
-		struct entries one = { .v = &want->v[i], .n = 1 };
 		struct objedit_group *g = &(*out)[*nout];
 		if (seen[i])
 			continue;
 		(*nout)++;
-		if (note_encode(&one, ef->big, &g->note, e))
-			goto fail;
-		buf_puts(&g->sig, SIG_PREFIX);
-		manifest_serialize(&one, &g->sig);
-		if (g->sig.oom)
+		buf_put(&g->note, m->g[i].note.p, m->g[i].note.len);
+		buf_put(&g->sig, m->g[i].sig.p, m->g[i].sig.len);
+		if (g->note.oom || g->sig.oom)
 			goto oom;
 	}
 	free(seen);
 	return 0;
 oom:
-	err_set(e, EXIT_BAD_INPUT, "out of memory");
-fail:
 	free(seen);
-	return -1;
+	return err_set(e, EXIT_BAD_INPUT, "out of memory");
 }
 
 int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
-		    struct err *e)
+		    struct layout_memo *memo, struct err *e)
 {
+	struct layout_memo own = { 0 }, *m = memo ? memo : &own;
 	struct entries present = { 0 };
 	struct objedit o = { .ef = ef, .pl = pl, .e = e };
 	unsigned char *isd = NULL;
@@ -162,11 +198,13 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 		goto out;
 	}
 	if (elf_check_layout(ef, e) || scan_dlopen_sections(ef, sc, isd, e) || objedit_groups(ef, &grp, e) ||
-	    choose_kept(ef, sc, want, keep_all, isd, grp, o.drop, &present, e) ||
-	    groups_to_add(ef, want, &present, &o.add, &o.nadd, e))
+	    memo_fill(m, ef, want, e) || choose_kept(ef, sc, want, keep_all, isd, grp, m->dup, o.drop, &present, e) ||
+	    groups_to_add(m, want, &present, &o.add, &o.nadd, e))
 		goto out;
-	for (i = 1; i < ef->shnum; i++)
+	for (i = 1; i < ef->shnum; i++) {
 		ndrop += o.drop[i];
+		o.had_dlopen |= isd[i];
+	}
 	if (!ndrop && !o.nadd) {
 		pl->unchanged = 1;
 		pl->keep = pl->out_size = ef->size;
@@ -198,6 +236,7 @@ out:
 	free(isd);
 	free(grp);
 	manifest_free(&present);
+	layout_memo_free(&own);
 	if (r)
 		layout_free(pl);
 	return r;
@@ -215,7 +254,7 @@ int layout_plan_rel_note(const struct elf *ef, const struct scan *sc, const stru
 	while (r == 0 && (r = note_next(&it, &n, e)) == 1)
 		r = note_decode(&n, &want, e);
 	if (r == 0)
-		r = layout_plan_rel(ef, sc, &want, 0, pl, e);
+		r = layout_plan_rel(ef, sc, &want, 0, pl, NULL, e);
 	manifest_free(&want);
 	return r;
 }

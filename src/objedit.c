@@ -140,13 +140,18 @@ static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, str
 		n = cached ? st->size : st->size - base < csz ? st->size - base : csz;
 		if (!cached && elf_read(X->ef, st->offset + base, n, chunk, &ignore))
 			break;
-		for (k = 0; k + wlen <= n; k++)
-			if ((base + k == 0 || (k > 0 && c[k - 1] == 0)) && c[k] == (unsigned char)want[0] && memcmp(c + k, want, len) == 0 && c[k + len] == 0) {
+		for (k = 0; k + wlen <= n; k++) {
+			const unsigned char *hit = memmem(c + k, (size_t)(n - k), want, len);
+			if (!hit || (uint64_t)(hit - c) + wlen > n)
+				break;
+			k = (uint64_t)(hit - c);
+			if (c[k + len] == 0 && (base + k == 0 || (k > 0 && c[k - 1] == 0))) {   /* a whole string */
 				*off = (uint32_t)(base + k);
 				if (chunk != stack)
 					free(chunk);
 				return 0;
 			}
+		}
 		if (base + n >= st->size)
 			break;
 		base += n - wlen;
@@ -161,18 +166,6 @@ static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, str
 	buf_put(add, want, len);
 	buf_putc(add, '\0');
 	return add->oom ? err_set(X->e, EXIT_BAD_INPUT, "out of memory") : 0;
-}
-
-static int has_dlopen_section(const struct elf *ef)
-{
-	char name[sizeof SECTION_NAME + 1];
-
-	for (size_t i = 1; i < ef->shnum; i++) {
-		elf_section_name(ef, i, name, sizeof name);
-		if (strcmp(name, SECTION_NAME) == 0)
-			return 1;
-	}
-	return 0;
 }
 
 static int names(struct oe *X)
@@ -208,7 +201,7 @@ static int names(struct oe *X)
 	for (j = 0; j < X->o->nadd; j++) {
 		size_t t = ef->sh[X->symtab].link;
 		struct buf *add = t == ef->shstrndx ? &X->shstr_add : &X->strtab_add;
-		if (!has_dlopen_section(ef)) {
+		if (!X->o->had_dlopen) {
 			if (ef->sh[t].size + add->len == 0)
 				buf_putc(add, '\0');      /* offset 0 names nothing */
 			X->sig_name[j] = (uint32_t)(ef->sh[t].size + add->len);
@@ -356,32 +349,27 @@ int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, ui
 	return layout_patch(pl, off, len, data, src, X->e);
 }
 
-static int off_cmp(const void *a, const void *b, void *ctx)
-{
-	const struct oe *X = ctx;
-	const struct osec *x = &X->os[*(const size_t *)a], *y = &X->os[*(const size_t *)b];
-	uint64_t xo = x->in ? X->ef->sh[x->in].offset : UINT64_MAX, yo = y->in ? X->ef->sh[y->in].offset : UINT64_MAX;
-
-	if (xo != yo)
-		return xo < yo ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
 /* Kept sections in their input order, then the new ones; then the section headers. */
 static int lay_out(struct oe *X, size_t **order)
 {
 	const struct elf *ef = X->ef;
 	uint64_t pos = elf_ehdr_size(ef);
 	size_t i, *ord = xcalloc(X->nout, sizeof *ord);
+	struct keyed *k = xcalloc(X->nout, sizeof *k);
 
 	*order = ord;
-	if (!ord)
+	if (!ord || !k) {
+		free(k);
 		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+	}
 	if (ef->phnum)
 		pos = align_up(pos, 8) + ef->phnum * elf_phent_size(ef);
-	for (i = 1; i < X->nout; i++)
-		ord[i - 1] = i;
-	qsort_r(ord, X->nout - 1, sizeof *ord, off_cmp, X);
+	for (i = 1; i < X->nout; i++)      /* by input offset; new sections last, in order */
+		k[i - 1] = (struct keyed){ X->os[i].in ? ef->sh[X->os[i].in].offset : UINT64_MAX, i };
+	keyed_sort(k, X->nout - 1);
+	for (i = 0; i + 1 < X->nout; i++)
+		ord[i] = k[i].val;
+	free(k);
 	for (i = 0; i + 1 < X->nout; i++) {
 		struct osec *o = &X->os[ord[i]];
 		if (o->in == X->o->ef->shstrndx && o->in)

@@ -29,6 +29,7 @@ struct objedit {
 	unsigned char *drop;       /* drop[i]: input section i is removed (the caller's choice) */
 	struct objedit_group *add;
 	size_t nadd;
+	int had_dlopen;            /* the input has a dlopen section: a signature's name may be there */
 };
 
 /* SHT_GROUP members of every section: grp[i] is the group section listing i, 0 for none.

@@ -263,6 +263,30 @@ static int key_cmp(const void *x, const void *y)
 	return c ? c : a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
+static int keyed_cmp(const void *x, const void *y)
+{
+	const struct keyed *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->val < b->val ? -1 : a->val > b->val;
+}
+
+void keyed_sort(struct keyed *v, size_t n)
+{
+	if (n > 64) {
+		qsort(v, n, sizeof *v, keyed_cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {        /* insertion: few moves when mostly in order */
+		struct keyed t = v[i];
+		size_t j = i;
+		for (; j > 0 && (v[j - 1].key > t.key || (v[j - 1].key == t.key && v[j - 1].val > t.val)); j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
 void keys_sort(struct key *v, size_t n)
 {
 	if (n > 1)

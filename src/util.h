@@ -69,6 +69,13 @@ struct key {
 	const char *p;
 	size_t len, pos;
 };
+/* Pairs sorted by key, then by value: a file's sections by offset (insertion for the few
+ * dozen an object has, mostly in order already; qsort beyond). */
+struct keyed {
+	uint64_t key;
+	size_t val;
+};
+void keyed_sort(struct keyed *v, size_t n);
 void keys_sort(struct key *v, size_t n);
 int key_same(const struct key *a, const struct key *b);
 /* The first key equal to (p, len) in sorted keys, or NULL. */

@@ -273,6 +273,28 @@ Test(archive, member_narrows_reading_and_writing)
 	cr_expect(same_files("lib.a", "before.a"), "a run naming no member changed the archive");
 }
 
+/* Replace reuses, from one member to the next, what it derives from the entries alone (each
+ * entry's note and signature): members that already hold some of the entries, others, or none
+ * each end with exactly the entries given, byte for byte what the same edit of each object
+ * alone gives. */
+Test(archive, replace_gives_members_holding_different_entries_the_same_entries, .timeout = 60)
+{
+	static const char *const names[] = { "xa.o", "la.o", "my.o" };
+
+	objects("gcc");
+	free(sh("cp x.o xa.o && '%s' -m m2.json xa.o && cp a_member_with_a_long_name.o la.o && '%s' -m m12.json la.o && "
+		"ar rc lib.a xa.o la.o my.o", tool(), tool()));
+	for (const char *const *m = (const char *const[]){ "m12.json", "m1.json", NULL }; *m; m++) {
+		free(sh("rm -rf x && cp lib.a ed.a && '%s' -m %s ed.a && mkdir x && cd x && ar x ../ed.a", tool(), *m));
+		for (size_t i = 0; i < 3; i++) {
+			char member[64];
+			snprintf(member, sizeof member, "x/%s", names[i]);
+			expect_entries(member, strcmp(*m, "m1.json") ? M12 : M1, 0);
+			free(sh("'%s' -m %s -o alone.o %s && cmp alone.o %s", tool(), *m, names[i], member));
+		}
+	}
+}
+
 Test(archive, files_from_check_expect_and_discover_read_archives)
 {
 	char *got;

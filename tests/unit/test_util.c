@@ -88,3 +88,31 @@ Test(util, keys_group_equal_strings_earliest_first)
 	cr_assert_null(keys_find(v, 6, "abc", 3));
 	cr_assert_null(keys_find(NULL, 0, "a", 1));
 }
+
+/* keyed_sort: by key, then by value, whether the array takes the insertion path (a few dozen,
+ * mostly in order, as a file's sections) or qsort (more); checked against a plain sort. */
+static int keyed_ref(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->val < y->val ? -1 : x->val > y->val);
+}
+
+Test(util, keyed_sort_orders_by_key_then_value)
+{
+	for (size_t n = 0; n <= 200; n += (n < 70 ? 1 : 43)) {
+		struct keyed v[200], w[200];
+		unsigned seed = (unsigned)n * 2654435761u;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* mostly ascending, some far out of place, many ties */
+			v[i] = (struct keyed){ i % 7 == 3 ? UINT64_MAX - (seed >> 28) : (uint64_t)(i / 3), n - i };
+			w[i] = v[i];
+		}
+		keyed_sort(v, n);
+		qsort(w, n, sizeof *w, keyed_ref);
+		for (size_t i = 0; i < n; i++)
+			cr_assert(v[i].key == w[i].key && v[i].val == w[i].val, "n=%zu, at %zu: %llu/%zu, want %llu/%zu", n, i,
+				  (unsigned long long)v[i].key, v[i].val, (unsigned long long)w[i].key, w[i].val);
+	}
+}
