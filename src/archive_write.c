@@ -71,14 +71,18 @@ static int io_put(struct archive_io *io, uint64_t pos, const void *data, size_t 
 	return 0;
 }
 
-/* A member that fits in the read buffer is read there once; m->mem points at its bytes. */
+/* A member that fits in the read buffer is read there once; m->mem points at its bytes, after
+ * its BSD name (the writers copy the name from there). */
 static int read_small(const struct archive *ar, struct archive_member *m, struct err *e)
 {
+	const unsigned char *p;
+
 	m->mem = NULL;
 	if (ar->thin || m->kind != AR_MEMBER || m->name_len + m->size > IO_CAP)
 		return 0;
-	m->mem = archive_io_window(ar, m->data, (size_t)m->size, e);
-	return m->mem ? 0 : -1;
+	p = archive_io_window(ar, m->data - m->name_len, (size_t)(m->name_len + m->size), e);
+	m->mem = p ? p + m->name_len : NULL;
+	return p ? 0 : -1;
 }
 
 static void rewind_ar(struct archive *ar)

@@ -295,6 +295,30 @@ Test(archive, replace_gives_members_holding_different_entries_the_same_entries, 
 	}
 }
 
+/* A BSD member's long name sits between its header and its data.  A member whose header is in
+ * the writer's read buffer but whose data runs past it is read again from its name, not its
+ * data: the name must come out whole (it came out as the bytes before the buffer). */
+Test(archive, a_long_bsd_name_straddling_the_read_buffer_is_kept, .timeout = 60)
+{
+	char *before, *after;
+
+	need("llvm-ar");
+	put_file("m1.json", M1);
+	put_file("a.c", "static const char big[200000] = { 1 };\nconst char *f1(void) { return big; }\n");
+	put_file("b_member_with_a_long_name.c", "static const char big2[100000] = { 2 };\nconst char *f2(void) { return big2; }\n");
+	free(sh("gcc -c a.c b_member_with_a_long_name.c && llvm-ar --format=bsd rc lib.a a.o b_member_with_a_long_name.o && "
+		"'%s' -m m1.json -o out.a lib.a && cp lib.a in-place.a && '%s' -m m1.json in-place.a", tool(), tool()));
+	before = sh("llvm-ar t lib.a");
+	for (const char *const *a = (const char *const[]){ "out.a", "in-place.a", NULL }; *a; a++) {
+		after = sh("llvm-ar t %s", *a);
+		cr_expect_str_eq(after, before, "%s: member names", *a);
+		free(after);
+		free(sh("rm -rf x && mkdir x && cd x && llvm-ar x ../%s && test -s b_member_with_a_long_name.o", *a));
+		expect_entries("x/b_member_with_a_long_name.o", M1, 0);
+	}
+	free(before);
+}
+
 Test(archive, files_from_check_expect_and_discover_read_archives)
 {
 	char *got;
