@@ -184,6 +184,8 @@ const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, s
 	if (off >= io->in_off && off >= io->in_valid && off + len <= io->in_off + io->in_len)
 		return io->in + (off - io->in_off);
 	want = ar->size - off < IO_CAP ? (size_t)(ar->size - off) : IO_CAP;
+	if (io->before_refill && io->before_refill(io, e))
+		return NULL;
 	if (len > want || archive_read_at(ar->fd, off, io->in, want, e)) {
 		io->in_len = 0;
 		return e->msg[0] ? NULL : (err_set(e, EXIT_BAD_INPUT, "read past the end of the archive"), NULL);

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/uio.h>
+
 #include "archive.h"
 #include "util.h"
 
@@ -13,6 +15,10 @@ enum { F_NAME = 0, F_SIZE = 48, W_SIZE = 10, F_FMAG = 58 };
 
 /* The two buffers of a write (see archive_write.c); members up to IO_CAP are edited there. */
 #define IO_CAP (256u << 10)
+/* Gathered edits (archive_write.c): vectors per write (Linux's IOV_MAX), bytes of headers and
+ * new bytes. */
+#define PEND_CAP 1024
+#define GAT_CAP (64u << 10)
 
 struct archive_io {
 	unsigned char *in, *out;
@@ -20,6 +26,14 @@ struct archive_io {
 	uint64_t in_valid;             /* in[] holds the archive's bytes from here on */
 	size_t in_len, out_len;
 	int fd_out;
+	/* Edited members waiting to be written with one pwritev: vectors pointing into in[] and
+	 * at their new bytes in gat[]; written before in[] is read again (before_refill). */
+	struct iovec *pend;
+	int npend;
+	uint64_t pend_at, pend_len;
+	unsigned char *gat;
+	size_t gat_len;
+	int (*before_refill)(struct archive_io *io, struct err *e);
 };
 
 /* Old member header offset -> new one, in member order. */

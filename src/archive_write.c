@@ -17,14 +17,28 @@
  * window), the output gathers headers and edited members and is written IO_CAP bytes at a time.
  * Unchanged members and larger ones are copied by the kernel.  A few system calls per
  * buffer instead of some twenty per member; the two buffers bound the memory used. */
+static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off, struct err *e);
+
+/* The edited members gathered for one vectored write (write_vectored), written. */
+static int io_flush_pending(struct archive_io *io, struct err *e)
+{
+	int r = io->npend ? pwritev_all(io->fd_out, io->pend, io->npend, io->pend_at, e) : 0;
+
+	io->npend = 0, io->pend_len = 0, io->gat_len = 0;
+	return r;
+}
+
 static int io_init(struct archive *ar, struct archive_io *io, int out, struct err *e)
 {
 	memset(io, 0, sizeof *io);
 	io->fd_out = out;
 	io->in = malloc(IO_CAP);
 	io->out = out >= 0 ? malloc(IO_CAP) : NULL;
+	io->pend = out >= 0 ? xcalloc(PEND_CAP, sizeof *io->pend) : NULL;
+	io->gat = out >= 0 ? malloc(GAT_CAP) : NULL;
+	io->before_refill = out >= 0 ? io_flush_pending : NULL;
 	ar->io = io;
-	if (!io->in || (out >= 0 && !io->out))
+	if (!io->in || (out >= 0 && (!io->out || !io->pend || !io->gat)))
 		return err_set(e, EXIT_BAD_INPUT, "out of memory");
 	return 0;
 }
@@ -33,11 +47,15 @@ static void io_free(struct archive *ar, struct archive_io *io)
 {
 	free(io->in);
 	free(io->out);
+	free(io->pend);
+	free(io->gat);
 	ar->io = NULL;
 }
 
 static int io_flush(struct archive_io *io, struct err *e)
 {
+	if (io_flush_pending(io, e))
+		return -1;
 	if (io->out_len && archive_write_at(io->fd_out, io->out_off, io->out, io->out_len, e))
 		return -1;
 	io->out_off += io->out_len, io->out_len = 0;
@@ -49,6 +67,8 @@ static unsigned char *io_reserve(struct archive_io *io, uint64_t pos, size_t len
 {
 	unsigned char *p;
 
+	if (io->npend && io_flush_pending(io, e))
+		return NULL;
 	if (io->out_off + io->out_len != pos || io->out_len + len > IO_CAP) {
 		if (io_flush(io, e))
 			return NULL;
@@ -220,62 +240,68 @@ static int write_gathered(struct archive *ar, const struct archive_member *m, co
 }
 
 /* A small member whose plan is a sequence of pieces in output order (copies of its bytes, new
- * bytes, zeros), as objedit's plans are: written with one pwritev whose vectors point at the
- * read buffer and at the plan's data, after the header gathered in the write buffer.  No byte
- * of the member is copied in user space.  Returns 1 when done, 0 when the plan is not such a
- * sequence or needs more than IOV_MAX vectors. */
+ * bytes, zeros), as objedit's plans are: its vectors join those of the members before it,
+ * pointing at the read buffer (its kept bytes) and at the gather buffer (its header and new
+ * bytes), and are written with one pwritev before the read buffer is read again.  No byte of a
+ * member is copied in user space, and a buffer of members costs one system call.  Returns 1
+ * when done, 0 when the plan is not such a sequence or needs too many vectors. */
 static int write_vectored(struct archive *ar, const struct archive_member *m, const struct plan *pl, const char *h,
 			  uint64_t pos, struct err *e)
 {
 	static const unsigned char zeros[4096];
-	enum { NV = 256 };
 	struct archive_io *io = ar->io;
-	struct iovec iov[NV];
-	uint64_t at = pl->keep, odd = (m->name_len + pl->out_size) & 1;
-	unsigned char *head;
-	int n = 1;
+	uint64_t at = pl->keep, odd = (m->name_len + pl->out_size) & 1, need = ARCHIVE_HDR + m->name_len;
+	size_t nv = 4, i;          /* header, name, kept bytes, padding */
 
 	if (pl->keep > m->size)
 		return 0;
-	for (size_t i = 0; i < pl->n; i++) {       /* ascending, disjoint, past what is kept */
+	for (i = 0; i < pl->n; i++) {              /* ascending, disjoint, past what is kept */
 		const struct patch *p = &pl->p[i];
 		if (p->xform || p->off < at || !range_ok(p->off, p->len, pl->out_size) ||
-		    (!p->data && p->src != PATCH_ZERO && !range_ok(p->src, p->len, m->size)))
+		    (!p->data && p->src != PATCH_ZERO && !range_ok(p->src, p->len, m->size)) ||
+		    (!p->data && p->src == PATCH_ZERO && p->len > sizeof zeros))
 			return 0;
+		nv += 1 + (p->off > at ? (size_t)((p->off - at + sizeof zeros - 1) / sizeof zeros) : 0);
+		need += p->data ? p->len : 0;
 		at = p->off + p->len;
 	}
-	if (!(head = io_reserve(io, pos, (size_t)(ARCHIVE_HDR + m->name_len), e)))
+	nv += (size_t)((pl->out_size - at + sizeof zeros - 1) / sizeof zeros);
+	if (nv > PEND_CAP || need > GAT_CAP)
+		return 0;
+	if ((io->out_len || io->npend + (int)nv > PEND_CAP || io->gat_len + need > GAT_CAP ||
+	     (io->npend && io->pend_at + io->pend_len != pos)) && io_flush(io, e))
 		return -1;
-	memcpy(head, h, ARCHIVE_HDR);
-	memcpy(head + ARCHIVE_HDR, m->mem - m->name_len, (size_t)m->name_len);
-	iov[0] = (struct iovec){ io->out, io->out_len };
+	if (!io->npend)
+		io->pend_at = pos;
+#define PUT(base, len) (io->pend[io->npend++] = (struct iovec){ (void *)(base), (size_t)(len) }, io->pend_len += (len))
+#define GATHER(src, len) (memcpy(io->gat + io->gat_len, (src), (size_t)(len)), PUT(io->gat + io->gat_len, (len)), io->gat_len += (size_t)(len))
+	GATHER(h, ARCHIVE_HDR);
+	if (m->name_len)
+		GATHER(m->mem - m->name_len, m->name_len);
 	if (pl->keep)
-		iov[n++] = (struct iovec){ (void *)m->mem, (size_t)pl->keep };
+		PUT(m->mem, pl->keep);
 	at = pl->keep;
-	for (size_t i = 0; i <= pl->n; i++) {
+	for (i = 0; i <= pl->n; i++) {
 		const struct patch *p = i < pl->n ? &pl->p[i] : NULL;
 		uint64_t to = p ? p->off : pl->out_size;
-		while (at < to && n < NV) {                /* a gap: zeros */
-			size_t z = to - at < sizeof zeros ? (size_t)(to - at) : sizeof zeros;
-			iov[n++] = (struct iovec){ (void *)zeros, z };
+		while (at < to) {                          /* a gap: zeros */
+			uint64_t z = to - at < sizeof zeros ? to - at : sizeof zeros;
+			PUT(zeros, z);
 			at += z;
 		}
-		if (!p || n >= NV)
+		if (!p)
 			break;
-		if (p->len)
-			iov[n++] = (struct iovec){ p->data ? (void *)p->data : p->src == PATCH_ZERO ? (void *)zeros : (void *)(m->mem + p->src),
-						   (size_t)p->len };
-		if (!p->data && p->src == PATCH_ZERO && p->len > sizeof zeros)
-			return io->out_len -= (size_t)(ARCHIVE_HDR + m->name_len), 0;
+		if (p->len && p->data)
+			GATHER(p->data, p->len);
+		else if (p->len)
+			PUT(p->src == PATCH_ZERO ? zeros : m->mem + p->src, p->len);
 		at = p->off + p->len;
 	}
-	if (n + 1 >= NV || at != pl->out_size)
-		return io->out_len -= (size_t)(ARCHIVE_HDR + m->name_len), 0;
 	if (odd)
-		iov[n++] = (struct iovec){ (void *)"\n", 1 };
-	if (pwritev_all(io->fd_out, iov, n, io->out_off, e))
-		return -1;
-	io->out_off = pos + ARCHIVE_HDR + m->name_len + pl->out_size + odd, io->out_len = 0;
+		PUT("\n", 1);
+#undef GATHER
+#undef PUT
+	io->out_off = pos + ARCHIVE_HDR + m->name_len + pl->out_size + odd;
 	return 1;
 }
 

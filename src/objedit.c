@@ -322,25 +322,40 @@ static int rewrite_groups(struct oe *X)
 
 /* ---- layout and patches ---- */
 
+/* New bytes are gathered in a run while they follow each other, past a little padding: one
+ * patch and one write for the new sections and the section headers.  The run grows
+ * geometrically (an object may get 200,000 new sections). */
+int objedit_patch_flush(struct oe *X)
+{
+	int r = X->run.len ? layout_patch(X->o->pl, X->run_off, X->run.len, X->run.p, 0, X->e) : 0;
+
+	X->run.len = 0;
+	return r;
+}
+
 int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, uint64_t src)
 {
+	static const char pad[64];
 	struct plan *pl = X->o->pl;
-	struct patch *p = pl->n ? &pl->p[pl->n - 1] : NULL;
+	struct patch *p;
 
+	if (data) {
+		if (X->run.len && off >= X->run_off + X->run.len && off - (X->run_off + X->run.len) <= sizeof pad) {
+			buf_put(&X->run, pad, (size_t)(off - (X->run_off + X->run.len)));
+		} else if (objedit_patch_flush(X)) {
+			return -1;
+		} else {
+			X->run_off = off;
+		}
+		buf_put(&X->run, data, (size_t)len);
+		return X->run.oom ? err_set(X->e, EXIT_BAD_INPUT, "out of memory") : 0;
+	}
+	if (objedit_patch_flush(X))
+		return -1;
 	/* A copy that continues the previous one at the same distance, past zeros only, is one
 	 * copy: an object whose sections mostly stay costs a few patches, not one per section. */
-	/* New bytes that follow new bytes, past a little padding, join them: one write. */
-	if (data && p && p->data && !p->xform && off >= p->off + p->len && off - (p->off + p->len) <= 64) {
-		uint64_t gap = off - (p->off + p->len);
-		unsigned char *d = realloc(p->data, (size_t)(p->len + gap + len));
-		if (!d)
-			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
-		memset(d + p->len, 0, (size_t)gap);
-		memcpy(d + p->len + gap, data, (size_t)len);
-		p->data = d, p->len += gap + len;
-		return 0;
-	}
-	if (!data && p && !p->data && p->src != PATCH_ZERO && src != PATCH_ZERO && off - src == p->off - p->src &&
+	p = pl->n ? &pl->p[pl->n - 1] : NULL;
+	if (p && !p->data && p->src != PATCH_ZERO && src != PATCH_ZERO && off - src == p->off - p->src &&
 	    off >= p->off + p->len && off - (p->off + p->len) < 4096 &&
 	    elf_range_is_zero(X->ef, p->src + p->len, off - (p->off + p->len))) {
 		p->len = off + len - p->off;
@@ -443,7 +458,7 @@ static int emit(struct oe *X, const size_t *order)
 		if (o->in && objedit_is_rel(&ef->sh[o->in]) && ef->sh[o->in].link == X->symtab && X->symtab && objedit_sym_relocs(X, o))
 			r = -1;
 	}
-	return r;
+	return r ? r : objedit_patch_flush(X);
 }
 
 int objedit_plan(struct objedit *o)
@@ -478,5 +493,6 @@ out:
 	buf_free(&X.shstr_add);
 	buf_free(&X.symtab_add);
 	buf_free(&X.xtab_add);
+	buf_free(&X.run);
 	return r;
 }

@@ -38,6 +38,8 @@ struct oe {
 	struct move *mv;
 	size_t nmv;
 	struct buf strtab_add, shstr_add, symtab_add, xtab_add;
+	struct buf run;            /* new bytes gathered for one patch at run_off (objedit_patch) */
+	uint64_t run_off;
 	uint32_t *sig_name, name_group, name_note, name_symtab, name_strtab;
 	struct osec *os;
 	size_t nout;
@@ -60,6 +62,7 @@ static inline size_t objedit_symtab_out(const struct oe *X)
 
 /* objedit.c */
 int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, uint64_t src);
+int objedit_patch_flush(struct oe *X);
 
 /* objedit_sym.c */
 int objedit_sym_table(struct oe *X);
