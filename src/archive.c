@@ -84,7 +84,7 @@ int archive_open(struct archive *ar, int fd, const char *path, uint64_t size, st
 void archive_label(const struct archive_member *m, char *buf, size_t bufsz)
 {
 	if (m->name[0])
-		snprintf(buf, bufsz, "%s", m->name);
+		str_cat(buf, bufsz, 0, m->name);
 	else
 		snprintf(buf, bufsz, "member %zu at offset 0x%llx", m->nth, (unsigned long long)m->hdr);
 }
@@ -327,7 +327,7 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 	uint64_t stride = big ? (uint64_t)w : 2u * (uint64_t)w, at_off = big ? 0 : (uint64_t)w;
 	uint64_t ostride = wide ? 8 : stride;        /* in the output */
 	unsigned char word[8], chunk[4096], wchunk[8192];
-	uint64_t count, tab, i, n, j, off, new;
+	uint64_t count, tab, i, n, j, off, new, last_old = 0, last_new = 0;
 
 	if (m->size < (uint64_t)w || archive_read_at(ar->fd, m->data, word, (size_t)w, e))
 		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
@@ -356,11 +356,15 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 					       (unsigned long long)(i + j), (unsigned long long)off);
 			if (!map)
 				continue;
-			if (remap_find(map, off, &new))
+			/* a member's symbols are listed together: its offset repeats */
+			if (off == last_old)
+				new = last_new;
+			else if (remap_find(map, off, &new))
 				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, which is not a member",
 					       (unsigned long long)(i + j), (unsigned long long)off);
 			/* GNU ar (bfd) writes "/SYM64/" exactly when an offset does not fit; a BSD
 			 * "__.SYMDEF_64" is not written. */
+			last_old = off, last_new = new;
 			if (w == 4 && !wide && new > ar->offset32_max)
 				return big ? 1 : err_set(e, EXIT_BAD_INPUT, "the edited archive is larger than 4 GiB and its BSD "
 							 "index would need 64-bit offsets (__.SYMDEF_64), which this version does not write");

@@ -45,7 +45,8 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 	size_t n;
 	int fd;
 
-	snprintf(c->label, sizeof c->label, "%s[%s]", c->path, m->name);
+	str_cat(c->label, sizeof c->label, str_cat(c->label, sizeof c->label, str_cat(c->label, sizeof c->label,
+		str_cat(c->label, sizeof c->label, 0, c->path), "["), m->name), "]");
 	*skip = 1;
 	if (!member_selected(c->o, m->name))
 		return 0;

@@ -471,7 +471,11 @@ int objedit_plan(struct objedit *o)
 	X.o = o, X.ef = o->ef, X.e = o->e, X.n = o->ef->shnum;
 	if (objedit_sym_table(&X))
 		goto out;
-	if (close_sections(&X) || ((X.symtab || X.new_symtab) && (objedit_sym_removed(&X) || objedit_sym_permute(&X))))
+	if (close_sections(&X))
+		goto out;
+	for (i = 1; i < X.n; i++)
+		X.ndrop += o->drop[i] != 0;
+	if ((X.symtab || X.new_symtab) && (objedit_sym_removed(&X) || objedit_sym_permute(&X)))
 		goto out;
 	if (X.symtab && o->drop[X.symtab])
 		goto out;

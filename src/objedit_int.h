@@ -29,6 +29,7 @@ struct oe {
 	const struct elf *ef;
 	struct err *e;
 	size_t n;
+	size_t ndrop;              /* input sections removed (after close_sections) */
 	size_t *map;
 	size_t symtab, xtab;
 	int new_symtab;            /* the object had none: .symtab and .strtab are added last */

@@ -101,21 +101,18 @@ static int u64_cmp(const void *a, const void *b)
 int objedit_sym_removed(struct oe *X)
 {
 	const struct elf *ef = X->ef;
-	uint64_t *sig_gone = xcalloc(X->n, sizeof *sig_gone), *sig_kept = xcalloc(X->n, sizeof *sig_kept), k;
+	uint64_t *sig_gone, *sig_kept, k;
 	size_t ngone = 0, nkept = 0, cap = 0, i;
 	struct elf_sym s[256];
 	uint32_t x[256];
 	int r = -1;
 
 	X->ndel = 0;
+	if (!X->ndrop)
+		return 0;           /* no section goes: neither do its symbols nor a group's signature */
+	sig_gone = xcalloc(X->n, sizeof *sig_gone), sig_kept = xcalloc(X->n, sizeof *sig_kept);
 	if (!sig_gone || !sig_kept)
 		goto oom;
-	for (i = 1; i < X->n && !X->o->drop[i]; i++)
-		;
-	if (i == X->n) {
-		r = 0;              /* no section goes: neither do its symbols nor a group's signature */
-		goto out;
-	}
 	for (i = 1; i < X->n; i++)
 		if (ef->sh[i].type == SHT_GROUP_ && ef->sh[i].link == X->symtab)
 			*(X->o->drop[i] ? &sig_gone[ngone++] : &sig_kept[nkept++]) = ef->sh[i].info;
@@ -224,14 +221,7 @@ out:
 
 int objedit_sym_unmoved(const struct oe *X)
 {
-	size_t i;
-
-	if (X->ndel || X->nmv)
-		return 0;
-	for (i = 1; i < X->n; i++)
-		if (X->o->drop[i])
-			return 0;
-	return 1;
+	return !X->ndel && !X->nmv && !X->ndrop;
 }
 
 /* New index of an input symbol; -1 when it is removed. */

@@ -287,6 +287,19 @@ void keyed_sort(struct keyed *v, size_t n)
 	}
 }
 
+size_t str_cat(char *buf, size_t bufsz, size_t at, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (at >= bufsz)
+		return at;
+	if (n > bufsz - 1 - at)
+		n = bufsz - 1 - at;
+	memcpy(buf + at, s, n);
+	buf[at + n] = '\0';
+	return at + n;
+}
+
 void keys_sort(struct key *v, size_t n)
 {
 	if (n > 1)

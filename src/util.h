@@ -76,6 +76,9 @@ struct keyed {
 	size_t val;
 };
 void keyed_sort(struct keyed *v, size_t n);
+/* s appended at buf[at], truncated to bufsz - 1 bytes in all, NUL-terminated: the new length
+ * (snprintf's "%s%s" without its cost, for labels made once per archive member). */
+size_t str_cat(char *buf, size_t bufsz, size_t at, const char *s);
 void keys_sort(struct key *v, size_t n);
 int key_same(const struct key *a, const struct key *b);
 /* The first key equal to (p, len) in sorted keys, or NULL. */
