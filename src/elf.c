@@ -277,6 +277,22 @@ void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufs
 	buf[strnlen(buf, n)] = '\0';
 }
 
+int elf_section_named(const struct elf *ef, size_t index, const char *want)
+{
+	char name[256];
+	size_t n = strlen(want);
+	uint64_t at;
+
+	if (ef->names && index < ef->shnum && ef->shstrndx && ef->shstrndx < ef->shnum && ef->namesz == ef->sh[ef->shstrndx].size) {
+		at = ef->sh[index].name;
+		return at < ef->namesz && ef->namesz - at > n && memcmp(ef->names + at, want, n) == 0 && ef->names[at + n] == '\0';
+	}
+	if (n >= sizeof name)
+		return 0;
+	elf_section_name(ef, index, name, sizeof name);
+	return strcmp(name, want) == 0;
+}
+
 int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 {
 	unsigned char buf[4096];

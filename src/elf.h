@@ -82,6 +82,9 @@ int elf_check_layout(const struct elf *ef, struct err *e);
 int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct err *e);
 /* Name of a section (from e_shstrndx), truncated to bufsz-1; "" when it has none. */
 void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufsz);
+/* True when section `index` is named exactly `want` (without copying the name when the model
+ * holds the table). */
+int elf_section_named(const struct elf *ef, size_t index, const char *want);
 
 /* True when [off, off+len) holds only zeros or holes (reads at most 1 MiB of data). */
 int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len);

@@ -33,6 +33,24 @@ int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, 
 	return 0;
 }
 
+int layout_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *data, struct err *e)
+{
+	struct patch *p;
+
+	if (len == 0) {
+		free(data);
+		return 0;
+	}
+	p = xgrow(pl->p, &pl->cap, pl->n, sizeof *p);
+	if (!p) {
+		free(data);
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	}
+	pl->p = p;
+	pl->p[pl->n++] = (struct patch){ .off = off, .len = len, .data = data };
+	return 0;
+}
+
 int layout_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
 		       size_t ctxlen, struct err *e)
 {

@@ -327,10 +327,17 @@ static int rewrite_groups(struct oe *X)
  * geometrically (an object may get 200,000 new sections). */
 int objedit_patch_flush(struct oe *X)
 {
-	int r = X->run.len ? layout_patch(X->o->pl, X->run_off, X->run.len, X->run.p, 0, X->e) : 0;
+	size_t len = X->run.len;
 
-	X->run.len = 0;
-	return r;
+	if (!len)
+		return 0;
+	if (X->run.oom)
+		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+	if (len <= 256) {                /* copied: the buffer stays for the next run */
+		X->run.len = 0;
+		return layout_patch(X->o->pl, X->run_off, len, X->run.p, 0, X->e);
+	}
+	return layout_patch_own(X->o->pl, X->run_off, len, (unsigned char *)buf_take(&X->run), X->e);
 }
 
 int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, uint64_t src)
@@ -433,7 +440,7 @@ static int emit(struct oe *X, const size_t *order)
 	elf_encode_ehdr(&model, eh, ef->phnum >= PN_XNUM_ ? PN_XNUM_ : (uint16_t)ef->phnum,
 			X->nout >= SHN_LORESERVE_ ? 0 : (uint16_t)X->nout,
 			model.shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)model.shstrndx);
-	if (objedit_patch(X, 0, elf_ehdr_size(ef), eh, 0))
+	if (buf_grow(&X->run, X->nout * shes + 4096) || objedit_patch(X, 0, elf_ehdr_size(ef), eh, 0))
 		return -1;
 	if (ef->phnum && objedit_patch(X, phoff, ef->phnum * elf_phent_size(ef), NULL, ef->phoff))
 		return -1;

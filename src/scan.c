@@ -149,9 +149,8 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 	memset(sc, 0, sizeof *sc);
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *sh = &ef->sh[i];
-		elf_section_name(ef, i, name, sizeof name);
 		memset(&a, 0, sizeof a);
-		a.named = strcmp(name, SECTION_NAME) == 0;
+		a.named = elf_section_named(ef, i, SECTION_NAME);
 		if ((sh->type != SHT_NOTE_ && !a.named) || sh->type == SHT_NOBITS_ || sh->type == SHT_NULL_)
 			continue;
 		a.kind = AREA_SECTION;
@@ -160,6 +159,7 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 		a.size = sh->size;
 		a.align = sh->addralign;
 		a.first = sc->nitems;
+		elf_section_name(ef, i, name, sizeof name);
 		snprintf(what, sizeof what, "section [%zu] %s", i, name);
 		if (walk_area(ef, sc, &a, what, e) || push_area(sc, &a))
 			goto fail;

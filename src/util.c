@@ -119,6 +119,11 @@ void buf_free(struct buf *b)
 	memset(b, 0, sizeof *b);
 }
 
+int buf_grow(struct buf *b, size_t more)
+{
+	return buf_reserve(b, more);
+}
+
 char *buf_take(struct buf *b)
 {
 	char *p;

@@ -41,6 +41,8 @@ void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(print
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 void buf_zero(struct buf *b, size_t len);
 void buf_free(struct buf *b);
+/* Room for `more` bytes after the content, allocated now (-1 and oom set when it cannot be). */
+int buf_grow(struct buf *b, size_t more);
 /* Hand the bytes over to the caller (NUL-terminated); the buffer is reset. */
 char *buf_take(struct buf *b);
 
