@@ -12,11 +12,12 @@
 
 #include "output.h"
 
-/* Writing streams the archive through two buffers: the input is read IO_CAP bytes at a time
- * (a member that fits is parsed, planned and edited from there: the ELF model reads a memory
- * window), the output gathers headers and edited members and is written IO_CAP bytes at a time.
- * Unchanged members and larger ones are copied by the kernel.  A few system calls per
- * buffer instead of some twenty per member; the two buffers bound the memory used. */
+/* Writing streams the archive through buffers: the input is read IO_CAP bytes at a time (a
+ * member that fits is parsed and planned from there: the ELF model reads a memory window).
+ * Edited members become vectors into that read buffer and into a gather buffer (headers, new
+ * bytes), written with one pwritev before the read buffer is read again; other output gathers
+ * in a write buffer.  Unchanged members and larger ones are copied by the kernel.  A few
+ * system calls per buffer instead of some twenty per member; the buffers bound the memory. */
 static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off, struct err *e);
 
 /* The edited members gathered for one vectored write (write_vectored), written. */
