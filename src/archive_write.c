@@ -327,7 +327,7 @@ static int write_edited(struct archive *ar, const struct archive_member *m, cons
 			struct err *e)
 {
 	struct archive_io *io = ar->io;
-	char h[ARCHIVE_HDR], field[W_SIZE + 1];
+	char h[ARCHIVE_HDR];
 	uint64_t size = m->name_len + pl->out_size;
 	unsigned char *p;
 	int r;
@@ -335,8 +335,7 @@ static int write_edited(struct archive *ar, const struct archive_member *m, cons
 	if (size > 9999999999ull)
 		return err_set(e, EXIT_BAD_INPUT, "the edited member is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
-	put_size_field(field, size);
-	memcpy(h + F_SIZE, field, W_SIZE);
+	put_size_field(h + F_SIZE, size);
 	if (m->mem && ((r = write_vectored(ar, m, pl, h, *pos, e)) != 0 || (r = write_gathered(ar, m, pl, h, *pos, e)) != 0)) {
 		*pos += ARCHIVE_HDR + size + (size & 1);
 		return r < 0 ? -1 : 0;
@@ -404,7 +403,7 @@ static int write_member(struct archive *ar, const struct archive_member *m, uint
  * date, owner and mode kept), its bytes once the members are placed (write_wide_index). */
 static int write_wide_header(struct archive *ar, const struct archive_member *m, uint64_t *pos, struct err *e)
 {
-	char h[ARCHIVE_HDR], field[W_SIZE + 1];
+	char h[ARCHIVE_HDR];
 	uint64_t size, count, names;
 
 	if (archive_index_wide_size(ar, m, &size, &count, &names, e))
@@ -413,8 +412,7 @@ static int write_wide_header(struct archive *ar, const struct archive_member *m,
 		return err_set(e, EXIT_BAD_INPUT, "the 64-bit symbol index is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
 	memcpy(h + F_NAME, "/SYM64/         ", 16);
-	snprintf(field, sizeof field, "%-10llu", (unsigned long long)size);
-	memcpy(h + F_SIZE, field, W_SIZE);
+	put_size_field(h + F_SIZE, size);
 	if (io_put(ar->io, *pos, h, sizeof h, e))
 		return -1;
 	*pos += ARCHIVE_HDR + size;

@@ -385,8 +385,11 @@ const char *elf_type_name(const struct elf *ef)
 	}
 }
 
-/* The end of a section found in a keyed (offset, index) pair. */
-#define SPAN_END(k) (ef->sh[(k).val].offset + ef->sh[(k).val].size)
+/* The end of the section of a keyed (offset, index) pair. */
+static uint64_t span_end(const struct elf *ef, struct keyed k)
+{
+	return ef->sh[k.val].offset + ef->sh[k.val].size;
+}
 
 /* Before rewriting: the parts a rewrite relies on must not overlap, or writing one would
  * corrupt another (damaged files, not linker output). */
@@ -411,7 +414,7 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 	}
 	keyed_sort(v, n);
 	for (i = 1; i < n; i++)
-		if (v[i].key < SPAN_END(v[i - 1])) {
+		if (v[i].key < span_end(ef, v[i - 1])) {
 			r = err_set(e, EXIT_BAD_INPUT, "sections %zu and %zu overlap in the file", v[i - 1].val, v[i].val);
 			goto out;
 		}
@@ -420,11 +423,11 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
 		uint64_t send = ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef);
 		/* A section covering exactly the table is ours (PHDR_SECTION_NAME, see layout_linked.c). */
-		if (ef->phnum && v[i].key < pend && ef->phoff < SPAN_END(v[i]) && !(v[i].key == ef->phoff && SPAN_END(v[i]) == pend)) {
+		if (ef->phnum && v[i].key < pend && ef->phoff < span_end(ef, v[i]) && !(v[i].key == ef->phoff && span_end(ef, v[i]) == pend)) {
 			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap section %zu", v[i].val);
 			goto out;
 		}
-		if (ef->shnum && v[i].key < send && ef->shoff < SPAN_END(v[i])) {
+		if (ef->shnum && v[i].key < send && ef->shoff < span_end(ef, v[i])) {
 			r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap section %zu", v[i].val);
 			goto out;
 		}

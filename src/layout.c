@@ -383,11 +383,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	struct lay L;
 	int r = -1;
 
-	{
-		int quiet = pl->quiet;
-		memset(pl, 0, sizeof *pl);
-		pl->quiet = quiet;
-	}
+	plan_reset(pl);
 	memset(&L, 0, sizeof L);
 	L.ef = ef, L.sc = sc, L.pl = pl, L.e = e;
 	L.note = (const unsigned char *)note->p;

@@ -44,6 +44,8 @@ struct plan {
 /* `note` holds the encoded note (empty: remove every dlopen note). */
 int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
 void layout_free(struct plan *pl);
+/* An empty plan, as quiet as it was (planners start with it). */
+void plan_reset(struct plan *pl);
 /* A line of the plan's log (unless the plan is quiet). */
 void plan_log(struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append a patch to the plan (data is copied; NULL: copy from input at src, or PATCH_ZERO). */

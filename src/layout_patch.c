@@ -78,6 +78,14 @@ int lay_zero(struct lay *L, uint64_t off, uint64_t len)
 	return lay_patch(L, off, len, NULL, PATCH_ZERO);
 }
 
+void plan_reset(struct plan *pl)
+{
+	int quiet = pl->quiet;
+
+	memset(pl, 0, sizeof *pl);
+	pl->quiet = quiet;
+}
+
 void plan_log(struct plan *pl, const char *fmt, ...)
 {
 	va_list ap;

@@ -98,9 +98,6 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 	return r;
 }
 
-/* Each wanted entry's note and signature: the note holds that entry alone, the signature is
- * SIG_PREFIX followed by the note's payload (what sd-dlopen.h's macro gives, as gas decodes it);
- * and which entries repeat an earlier one. */
 static void forget_groups(struct layout_memo *m)
 {
 	for (size_t i = 0; m->g && i < m->n; i++) {
@@ -112,6 +109,8 @@ static void forget_groups(struct layout_memo *m)
 	m->g = NULL, m->dup = NULL, m->n = 0, m->ready = 0;
 }
 
+/* Which wanted entries repeat an earlier one; room for each entry's note and signature,
+ * encoded when first needed (memo_group). */
 static int memo_fill(struct layout_memo *m, const struct elf *ef, const struct entries *want, struct err *e)
 {
 	static const struct entries none;
@@ -124,17 +123,26 @@ static int memo_fill(struct layout_memo *m, const struct elf *ef, const struct e
 	m->g = xcalloc(want->n + 1, sizeof *m->g);
 	if (!m->dup || !m->g || manifest_mark_seen(&none, want, m->dup))
 		return err_set(e, EXIT_BAD_INPUT, "out of memory");
-	for (size_t i = 0; i < want->n; i++) {
-		struct entries one = { .v = &want->v[i], .n = 1 };
-		if (note_encode(&one, ef->big, &m->g[i].note, e))
-			return -1;
-		buf_puts(&m->g[i].sig, SIG_PREFIX);
-		manifest_serialize(&one, &m->g[i].sig);
-		if (m->g[i].sig.oom)
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
-	}
 	m->ready = 1;
 	return 0;
+}
+
+/* Entry i's group: the note holds that entry alone, the signature is SIG_PREFIX followed by
+ * the note's payload (what sd-dlopen.h's macro gives, as gas decodes it). */
+static const struct objedit_group *memo_group(struct layout_memo *m, size_t i, struct err *e)
+{
+	struct objedit_group *g = &m->g[i];
+	struct entries one = { .v = &m->want->v[i], .n = 1 };
+
+	if (g->sig.len)
+		return g;
+	if (note_encode(&one, m->big, &g->note, e)) {
+		buf_free(&g->note);
+		return NULL;
+	}
+	buf_puts(&g->sig, SIG_PREFIX);
+	manifest_serialize(&one, &g->sig);
+	return g->sig.oom ? (err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL) : g;
 }
 
 void layout_memo_free(struct layout_memo *m)
@@ -145,7 +153,7 @@ void layout_memo_free(struct layout_memo *m)
 }
 
 /* One group per wanted entry not present and not repeating an earlier one. */
-static int groups_to_add(const struct layout_memo *m, const struct entries *want, const struct entries *present,
+static int groups_to_add(struct layout_memo *m, const struct entries *want, const struct entries *present,
 			 struct objedit_group **out, size_t *nout, struct err *e)
 {
 	unsigned char *seen = xcalloc(want->n + 1, 1);   /* present, or wanted earlier */
@@ -157,11 +165,16 @@ static int groups_to_add(const struct layout_memo *m, const struct entries *want
 		goto oom;
 	for (i = 0; i < want->n; i++) {
 		struct objedit_group *g = &(*out)[*nout];
+		const struct objedit_group *mg;
 		if (seen[i])
 			continue;
 		(*nout)++;
-		buf_put(&g->note, m->g[i].note.p, m->g[i].note.len);
-		buf_put(&g->sig, m->g[i].sig.p, m->g[i].sig.len);
+		if (!(mg = memo_group(m, i, e))) {
+			free(seen);
+			return -1;
+		}
+		buf_put(&g->note, mg->note.p, mg->note.len);
+		buf_put(&g->sig, mg->sig.p, mg->sig.len);
 		if (g->note.oom || g->sig.oom)
 			goto oom;
 	}
@@ -182,11 +195,7 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 	size_t *grp = NULL, i, ndrop = 0;
 	int r = -1;
 
-	{
-		int quiet = pl->quiet;
-		memset(pl, 0, sizeof *pl);
-		pl->quiet = quiet;
-	}
+	plan_reset(pl);
 	if (ef->type != ET_REL_)
 		return err_set(e, EXIT_BAD_INPUT, "cannot edit a %s as an object", elf_type_name(ef));
 	if (!ef->shnum)

@@ -45,8 +45,10 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 	size_t n;
 	int fd;
 
-	str_cat(c->label, sizeof c->label, str_cat(c->label, sizeof c->label, str_cat(c->label, sizeof c->label,
-		str_cat(c->label, sizeof c->label, 0, c->path), "["), m->name), "]");
+	n = str_cat(c->label, sizeof c->label, 0, c->path);          /* "PATH[MEMBER]" */
+	n = str_cat(c->label, sizeof c->label, n, "[");
+	n = str_cat(c->label, sizeof c->label, n, m->name);
+	str_cat(c->label, sizeof c->label, n, "]");
 	*skip = 1;
 	if (!member_selected(c->o, m->name))
 		return 0;

@@ -122,9 +122,9 @@ static int links_by_index(const struct elf_shdr *s)
 /* ---- names ---- */
 
 /* Offset of `want` as a whole string in string table t, else appended to `add`.  The table is
- * searched in memory when the model holds it (the section names), else read in 4 KiB pieces
- * that overlap by the length searched. */
-static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, struct buf *add, uint32_t *off)
+ * searched (with `search`) in memory when the model holds it (the section names), else read in
+ * 4 KiB pieces that overlap by the length searched. */
+static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, int search, struct buf *add, uint32_t *off)
 {
 	const struct elf_shdr *st = &X->ef->sh[t];
 	unsigned char stack[4096], *chunk = stack;
@@ -133,9 +133,9 @@ static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, str
 	struct err ignore;
 	int cached = t == X->ef->shstrndx && X->ef->names && X->ef->namesz == st->size;
 
-	if (!cached && csz > sizeof stack && !(chunk = malloc(csz)))
+	if (search && !cached && csz > sizeof stack && !(chunk = malloc(csz)))
 		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
-	while (base < st->size) {
+	while (search && base < st->size) {
 		const unsigned char *c = cached ? (const unsigned char *)X->ef->names : chunk;
 		n = cached ? st->size : st->size - base < csz ? st->size - base : csz;
 		if (!cached && elf_read(X->ef, st->offset + base, n, chunk, &ignore))
@@ -177,8 +177,8 @@ static int names(struct oe *X)
 		return 0;
 	if (!ef->shstrndx || ef->sh[ef->shstrndx].type != SHT_STRTAB_)
 		return err_set(X->e, EXIT_BAD_INPUT, "no section name table (e_shstrndx): cannot name a new section");
-	if (find_or_add(X, ef->shstrndx, ".group", 6, &X->shstr_add, &X->name_group) ||
-	    find_or_add(X, ef->shstrndx, SECTION_NAME, strlen(SECTION_NAME), &X->shstr_add, &X->name_note))
+	if (find_or_add(X, ef->shstrndx, ".group", 6, 1, &X->shstr_add, &X->name_group) ||
+	    find_or_add(X, ef->shstrndx, SECTION_NAME, strlen(SECTION_NAME), 1, &X->shstr_add, &X->name_note))
 		return -1;
 	X->sig_name = xcalloc(X->o->nadd, sizeof *X->sig_name);
 	if (!X->sig_name)
@@ -192,26 +192,17 @@ static int names(struct oe *X)
 		}
 		if (X->strtab_add.len > UINT32_MAX)
 			return err_set(X->e, EXIT_BAD_INPUT, "string table too large");
-		return find_or_add(X, ef->shstrndx, ".symtab", 7, &X->shstr_add, &X->name_symtab) ||
-		       find_or_add(X, ef->shstrndx, ".strtab", 7, &X->shstr_add, &X->name_strtab);
+		return find_or_add(X, ef->shstrndx, ".symtab", 7, 1, &X->shstr_add, &X->name_symtab) ||
+		       find_or_add(X, ef->shstrndx, ".strtab", 7, 1, &X->shstr_add, &X->name_strtab);
 	}
 	/* clang uses one table for section and symbol names.  A signature's name can be there
 	 * already only where a dlopen section is (a group of the header's or the tool's): else it
 	 * is appended without searching the table. */
 	for (j = 0; j < X->o->nadd; j++) {
 		size_t t = ef->sh[X->symtab].link;
-		struct buf *add = t == ef->shstrndx ? &X->shstr_add : &X->strtab_add;
-		if (!X->o->had_dlopen) {
-			if (ef->sh[t].size + add->len == 0)
-				buf_putc(add, '\0');      /* offset 0 names nothing */
-			X->sig_name[j] = (uint32_t)(ef->sh[t].size + add->len);
-			buf_put(add, X->o->add[j].sig.p, X->o->add[j].sig.len);
-			buf_putc(add, '\0');
-			if (add->oom || ef->sh[t].size + add->len > UINT32_MAX)
-				return err_set(X->e, EXIT_BAD_INPUT, "string table [%zu] too large", t);
-		} else if (find_or_add(X, t, X->o->add[j].sig.p, X->o->add[j].sig.len, add, &X->sig_name[j])) {
+		if (find_or_add(X, t, X->o->add[j].sig.p, X->o->add[j].sig.len, X->o->had_dlopen,
+				t == ef->shstrndx ? &X->shstr_add : &X->strtab_add, &X->sig_name[j]))
 			return -1;
-		}
 	}
 	return 0;
 }

@@ -258,6 +258,12 @@ static int put_shndx(struct oe *X, struct elf_sym *s, uint32_t *x, uint64_t sec)
 	return 0;
 }
 
+/* The tool's signature symbol for added group j: weak, hidden, undefined (docs/layout.md). */
+static void encode_signature(const struct oe *X, size_t j, unsigned char *raw)
+{
+	elf_encode_sym(X->ef, &(struct elf_sym){ .name = X->sig_name[j], .info = STB_WEAK_ << 4, .other = STV_HIDDEN_ }, raw);
+}
+
 int objedit_sym_rewrite(struct oe *X)
 {
 	const struct elf *ef = X->ef;
@@ -274,7 +280,7 @@ int objedit_sym_rewrite(struct oe *X)
 		/* The input's symbols as they are, the signatures after them. */
 		for (j = 0; j < X->o->nadd; j++) {
 			unsigned char raw[24];
-			elf_encode_sym(ef, &(struct elf_sym){ .name = X->sig_name[j], .info = STB_WEAK_ << 4, .other = STV_HIDDEN_ }, raw);
+			encode_signature(X, j, raw);
 			buf_put(&X->symtab_add, raw, es);
 			buf_put(&X->xtab_add, "\0\0\0\0", X->xtab ? 4 : 0);
 		}
@@ -312,8 +318,7 @@ int objedit_sym_rewrite(struct oe *X)
 	}
 	for (j = 0; j < X->o->nadd; j++) {
 		uint64_t to = X->nsym_out - X->o->nadd + j;
-		struct elf_sym ns = { .name = X->sig_name[j], .info = STB_WEAK_ << 4, .other = STV_HIDDEN_ };
-		elf_encode_sym(ef, &ns, st->data + to * es);
+		encode_signature(X, j, st->data + to * es);
 		if (xt)
 			elf_put(ef, xt->data + to * 4, 4, 0);
 	}
