@@ -25,6 +25,7 @@ struct archive_io {
 	uint64_t in_off, out_off;      /* archive offset of in[0]; output offset of out[0] */
 	uint64_t in_valid;             /* in[] holds the archive's bytes from here on */
 	size_t in_len, out_len;
+	size_t in_cap;                 /* in[]'s size: IO_CAP, or the archive's when smaller */
 	int fd_out;
 	/* Edited members waiting to be written with one pwritev: vectors pointing into in[] and
 	 * at their new bytes in gat[]; written before in[] is read again (before_refill). */

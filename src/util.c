@@ -219,9 +219,18 @@ void print_text(FILE *f, const char *fmt, ...)
 
 void *xcalloc(size_t n, size_t size)
 {
+	size_t bytes;
+	void *p;
+
 	if (n == 0 || size == 0)
 		n = size = 1;
-	return calloc(n, size);
+	/* malloc and memset, not calloc: glibc's calloc bypasses the thread cache, and the many
+	 * small zeroed arrays of a member's edit cost twice as much through it.  The empty asm
+	 * keeps the compiler from folding the pair back into calloc. */
+	if (__builtin_mul_overflow(n, size, &bytes) || !(p = malloc(bytes)))
+		return NULL;
+	__asm__("" : "+r"(p));
+	return memset(p, 0, bytes);
 }
 
 void *xrealloc(void *p, size_t n, size_t size)

@@ -51,6 +51,28 @@ Test(util, print_text_escapes_the_line_and_keeps_its_newline)
 	free(text);
 }
 
+/* xcalloc is malloc and memset (calloc bypasses glibc's thread cache): it still zeroes what
+ * a freed block of the same size left, and refuses a size whose product overflows. */
+Test(util, xcalloc_zeroes_reused_memory_and_refuses_overflow)
+{
+	unsigned char *p = malloc(200), *q;
+	size_t i;
+
+	cr_assert(p);
+	memset(p, 0xa5, 200);
+	free(p);
+	q = xcalloc(25, 8);                /* most likely the same block, from the thread cache */
+	cr_assert(q);
+	for (i = 0; i < 200; i++)
+		cr_assert_eq(q[i], 0, "byte %zu is 0x%02x", i, q[i]);
+	free(q);
+	cr_assert_null(xcalloc(SIZE_MAX / 2 + 1, 2));
+	cr_assert_null(xcalloc(2, SIZE_MAX / 2 + 1));
+	q = xcalloc(0, 8);                 /* an empty array is a valid pointer */
+	cr_assert(q);
+	free(q);
+}
+
 Test(util, xgrow_doubles_and_keeps_the_contents)
 {
 	size_t cap = 0, reallocs = 0, n;
