@@ -32,6 +32,8 @@ struct archive_member {
 	uint64_t next;             /* offset of the next header */
 	char raw[ARCHIVE_HDR];     /* its header as read */
 	const unsigned char *mem;  /* while writing: its `size` bytes in the read buffer, when small */
+	const unsigned char *head; /* or, when large, its first head_len bytes that are there */
+	uint64_t head_len;
 	char name[ARCHIVE_MAX_NAME + 1];
 };
 

@@ -101,14 +101,24 @@ static int io_put(struct archive_io *io, uint64_t pos, const void *data, size_t 
 }
 
 /* A member that fits in the read buffer is read there once; m->mem points at its bytes, after
- * its BSD name (the writers copy the name from there). */
+ * its BSD name (the writers copy the name from there).  A larger one is read through the file,
+ * but for its start when the buffer holds it (m->head): its ELF header is read from there. */
 static int read_small(const struct archive *ar, struct archive_member *m, struct err *e)
 {
+	const struct archive_io *io = ar->io;
 	const unsigned char *p;
 
-	m->mem = NULL;
-	if (ar->thin || m->kind != AR_MEMBER || m->name_len + m->size > IO_CAP)
+	m->mem = m->head = NULL;
+	m->head_len = 0;
+	if (ar->thin || m->kind != AR_MEMBER)
 		return 0;
+	if (m->name_len + m->size > IO_CAP) {
+		if (m->data >= io->in_off && m->data >= io->in_valid && m->data < io->in_off + io->in_len) {
+			m->head = io->in + (m->data - io->in_off);
+			m->head_len = io->in_off + io->in_len - m->data;
+		}
+		return 0;
+	}
 	p = archive_io_window(ar, m->data - m->name_len, (size_t)(m->name_len + m->size), e);
 	m->mem = p ? p + m->name_len : NULL;
 	return p ? 0 : -1;

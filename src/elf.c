@@ -18,8 +18,8 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 	if (!range_ok(off, len, ef->size))
 		return err_set(e, EXIT_BAD_INPUT, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
 			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
-	if (ef->mem) {
-		memcpy(buf, ef->mem + off, len);
+	if (ef->mem || off + len <= ef->head_len) {
+		memcpy(buf, (ef->mem ? ef->mem : ef->head) + off, len);
 		return 0;
 	}
 	while (len) {
@@ -84,6 +84,7 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	size_t es = elf_shent_size(ef), i;
 	unsigned char first[64], *raw = NULL;
 	struct elf_shdr sh0;
+	int r = 0;
 
 	ef->shnum = e_shnum;
 	ef->shstrndx = e_shstrndx;
@@ -94,10 +95,14 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	}
 	if (shentsize != es)
 		return err_set(e, EXIT_BAD_INPUT, "bad e_shentsize %u (expected %zu)", shentsize, es);
-	/* Extended numbering: the real counts live in section header 0. */
-	if (table_ok(ef, ef->shoff, e_shnum ? e_shnum : 1, es, "section header", e) || elf_read(ef, ef->shoff, es, first, e))
+	/* Extended numbering: the real counts live in section header 0, read alone only then;
+	 * otherwise the table is read at once. */
+	if (table_ok(ef, ef->shoff, e_shnum ? e_shnum : 1, es, "section header", e) ||
+	    (e_shnum ? read_table(ef, ef->shoff, e_shnum, es, &raw, e) : elf_read(ef, ef->shoff, es, first, e))) {
+		free(raw);
 		return -1;
-	elf_decode_shdr(ef, first, &sh0);
+	}
+	elf_decode_shdr(ef, raw ? raw : first, &sh0);
 	if (e_shnum == 0)
 		ef->shnum = sh0.size;
 	if (e_shstrndx == SHN_XINDEX_)
@@ -105,13 +110,17 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	if (ef->phnum == PN_XNUM_)
 		ef->phnum = sh0.info;
 	if (ef->shnum == 0)
-		return err_set(e, EXIT_BAD_INPUT, "e_shoff is set but the file has no section headers");
-	if (table_ok(ef, ef->shoff, ef->shnum, es, "section header", e))
+		r = err_set(e, EXIT_BAD_INPUT, "e_shoff is set but the file has no section headers");
+	else if (table_ok(ef, ef->shoff, ef->shnum, es, "section header", e))
+		r = -1;
+	else if (ef->shstrndx >= ef->shnum)
+		r = err_set(e, EXIT_BAD_INPUT, "e_shstrndx %zu is out of range (%zu sections)", ef->shstrndx, ef->shnum);
+	if (r) {
+		free(raw);
 		return -1;
-	if (ef->shstrndx >= ef->shnum)
-		return err_set(e, EXIT_BAD_INPUT, "e_shstrndx %zu is out of range (%zu sections)", ef->shstrndx, ef->shnum);
+	}
 	ef->sh = xcalloc(ef->shnum, sizeof *ef->sh);
-	if (!ef->sh || read_table(ef, ef->shoff, ef->shnum, es, &raw, e)) {
+	if (!ef->sh || (!raw && read_table(ef, ef->shoff, ef->shnum, es, &raw, e))) {
 		free(raw);
 		return ef->sh ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
 	}
@@ -189,14 +198,26 @@ static int open_window(struct elf *ef, int fd, const unsigned char *mem, const c
 
 int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e)
 {
+	memset(ef, 0, sizeof *ef);
+	return open_window(ef, fd, NULL, path, base, size, e);
+}
+
+int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, const unsigned char *head,
+		     uint64_t head_len, struct err *e)
+{
+	memset(ef, 0, sizeof *ef);
+	ef->head = head;
+	ef->head_len = head ? (head_len < size ? head_len : size) : 0;
 	return open_window(ef, fd, NULL, path, base, size, e);
 }
 
 int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e)
 {
+	memset(ef, 0, sizeof *ef);
 	return open_window(ef, -1, mem, path, 0, size, e);
 }
 
+/* ef zeroed but for head and head_len. */
 static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path, uint64_t base, uint64_t size,
 		       struct err *e)
 {
@@ -205,7 +226,6 @@ static int open_window(struct elf *ef, int fd, const unsigned char *mem, const c
 	uint16_t phentsize, shentsize, e_shnum, e_shstrndx;
 	int w;
 
-	memset(ef, 0, sizeof *ef);
 	ef->fd = fd;
 	ef->mem = mem;
 	ef->path = path;
@@ -302,11 +322,12 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 
 	if (!range_ok(off, len, ef->size))
 		return 0;
-	if (ef->mem) {
+	if (ef->mem || off + len <= ef->head_len) {
 		static const unsigned char zero[4096];
+		const unsigned char *m = ef->mem ? ef->mem : ef->head;
 		for (k = 0; k < len; k += n) {
 			n = len - k < sizeof zero ? len - k : sizeof zero;
-			if (memcmp(ef->mem + off + k, zero, (size_t)n))
+			if (memcmp(m + off + k, zero, (size_t)n))
 				return 0;
 		}
 		return 1;

@@ -47,6 +47,8 @@ struct elf {
 	int fd;
 	uint64_t base;           /* where the object starts in fd: an archive member's data */
 	const unsigned char *mem;   /* or, when set, its bytes already in memory (a small member) */
+	const unsigned char *head;  /* or its first head_len bytes only (a large member's start) */
+	uint64_t head_len;
 	uint64_t size;           /* of the object (the window [base, base+size) of fd) */
 	int is64, big;
 	unsigned char ident[16];
@@ -71,6 +73,10 @@ int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err
 /* The same for an object that is a window of fd: [base, base+size), such as an archive member
  * read in place.  Every offset of the model is relative to base and checked against size. */
 int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e);
+/* elf_open_at for an object whose first head_len bytes are also in memory (they must outlive
+ * the model): reads inside them are not system calls. */
+int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, const unsigned char *head,
+		     uint64_t head_len, struct err *e);
 /* The same for an object whose `size` bytes are in memory (they must outlive the model). */
 int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e);
 void elf_close(struct elf *ef);

@@ -58,6 +58,9 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 		memcpy(magic, m->mem, n);
 	} else if (archive_member_fd(ar, m, &fd, &base, close_fd, e)) {
 		return -1;
+	} else if (m->head_len) {
+		n = m->head_len < 8 ? (size_t)m->head_len : 8;
+		memcpy(magic, m->head, n);
 	} else {
 		n = magic_read(fd, base, m->size, magic);
 	}
@@ -72,7 +75,8 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 		return 0;
 	}
 	*skip = 0;
-	if (m->mem ? elf_open_mem(ef, m->mem, c->label, m->size, e) : elf_open_at(ef, fd, c->label, base, m->size, e)) {
+	if (m->mem ? elf_open_mem(ef, m->mem, c->label, m->size, e)
+		   : elf_open_at_head(ef, fd, c->label, base, m->size, m->head, m->head_len, e)) {
 		if (*close_fd)
 			close(fd);
 		return -1;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int err_set(struct err *e, int status, const char *fmt, ...)
 {
@@ -232,6 +233,32 @@ void *xcalloc(size_t n, size_t size)
 	__asm__("" : "+r"(p));
 	return memset(p, 0, bytes);
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+void *alloc_present(size_t len)
+{
+	return malloc(len ? len : 1);
+}
+
+void free_present(void *p, size_t len)
+{
+	(void)len;
+	free(p);
+}
+#else
+void *alloc_present(size_t len)
+{
+	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void free_present(void *p, size_t len)
+{
+	if (p)
+		munmap(p, len ? len : 1);
+}
+#endif
 
 void *xrealloc(void *p, size_t n, size_t size)
 {

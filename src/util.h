@@ -58,6 +58,11 @@ void print_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 
 
 void *xcalloc(size_t n, size_t size);     /* NULL on overflow or failure */
 void *xrealloc(void *p, size_t n, size_t size);
+/* A buffer of len bytes whose pages are present from the start (one mapping, no page fault
+ * per page on first use), or NULL; freed with free_present(p, len).  Built with
+ * AddressSanitizer it is malloc'd, so that an overrun is still caught. */
+void *alloc_present(size_t len);
+void free_present(void *p, size_t len);
 /* Room for element `n` of an array of `size`-byte elements whose capacity is *cap: returns the
  * array, reallocated to twice its capacity when full, or NULL when out of memory (the array is
  * then untouched).  Every growing array goes through here, so n appends cost O(n) copies. */

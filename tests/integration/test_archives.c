@@ -319,6 +319,47 @@ Test(archive, a_long_bsd_name_straddling_the_read_buffer_is_kept, .timeout = 60)
 	free(before);
 }
 
+/* Members larger than the 256 KiB read buffer are copied by the kernel, their headers read
+ * from the buffer when it holds their start: a large member after a small one (its start in
+ * the buffer), a second large one right after it (the buffer refilled at its header), a small
+ * one last.  Every member is decoded by each reader, keeps its section bytes, passes
+ * eu-elflint, and a program pulling each returns the sums of their arrays. */
+Test(archive, members_larger_than_the_read_buffer_are_edited_whole, .timeout = 90)
+{
+	static const char *const names[] = { "s1.o", "big1.o", "big2.o", "s2.o" };
+	char *before, *after, *lint, *run1;
+
+	put_file("m1.json", M1);
+	put_file("s1.c", "int s1(void) { return 1; }\n");
+	put_file("big1.c", "static unsigned char b[300000] = { 3, [299999] = 5 };\n"
+		 "int big1(void) { int s = 0; for (int i = 0; i < 300000; i++) s += b[i]; return s; }\n");
+	put_file("big2.c", "static unsigned char c[400000] = { 7, [200000] = 11, [399999] = 13 };\n"
+		 "int big2(void) { int s = 0; for (int i = 0; i < 400000; i++) s += c[i]; return s; }\n");
+	put_file("s2.c", "int s2(void) { return 2; }\n");
+	put_file("main.c", "#include <stdio.h>\nint s1(void), big1(void), big2(void), s2(void);\n"
+		 "int main(void) { printf(\"%d %d %d %d\\n\", s1(), big1(), big2(), s2()); return 0; }\n");
+	free(sh("gcc -O1 -c s1.c big1.c big2.c s2.c main.c && ar rc lib.a s1.o big1.o big2.o s2.o && "
+		"'%s' -m m1.json -o out.a lib.a && cp lib.a in-place.a && '%s' -m m1.json in-place.a", tool(), tool()));
+	before = sh("for f in s1.o big1.o big2.o s2.o; do objcopy -O binary -j .data -j .text $f $f.bin && md5sum < $f.bin; done");
+	for (const char *const *a = (const char *const[]){ "out.a", "in-place.a", NULL }; *a; a++) {
+		free(sh("rm -rf x && mkdir x && cd x && ar x ../%s", *a));
+		for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+			char path[64];
+			snprintf(path, sizeof path, "x/%s", names[i]);
+			expect_entries(path, M1, 0);
+			lint = elflint(path);
+			cr_expect_str_eq(lint, "", "%s: eu-elflint: %s", path, lint);
+			free(lint);
+		}
+		after = sh("cd x && for f in s1.o big1.o big2.o s2.o; do objcopy -O binary -j .data -j .text $f $f.bin && md5sum < $f.bin; done");
+		cr_expect_str_eq(after, before, "%s: the members' code and data changed", *a);
+		run1 = sh("gcc main.o %s -o prog && ./prog", *a);
+		cr_expect_str_eq(run1, "1 8 31 2", "%s: the program printed %s", *a, run1);
+		free(after), free(run1);
+	}
+	free(before);
+}
+
 Test(archive, files_from_check_expect_and_discover_read_archives)
 {
 	char *got;

@@ -886,6 +886,50 @@ Test(elf, read_is_bounds_checked_against_the_file_size)
 	t_image_free(&im);
 }
 
+/* An object whose first bytes are in memory (a large archive member whose start is in the
+ * read buffer): reads and zero checks inside them come from memory, the rest from the file.
+ * The file here holds a different byte in the head's range, so that the source shows. */
+Test(elf, a_head_in_memory_answers_the_reads_inside_it)
+{
+	struct t_image im;
+	struct elf ef;
+	struct err e = { 0 };
+	unsigned char buf[sizeof NOTE_BYTES], *head, *file;
+	int fd;
+
+	build_basic(&im, 2);
+	head = malloc(im.len);
+	file = malloc(im.len);
+	cr_assert(head && file);
+	memcpy(head, im.p, im.len);
+	memcpy(file, im.p, im.len);
+	file[im.off[1]] ^= 0xff;                       /* the note's first byte, in the file only */
+	memset(file + im.off[2], 0, 4);                /* .text's first four bytes: zero in the file only */
+	fd = t_tmpfile(file, im.len);
+	/* The head covers the note and .text: both read from memory. */
+	cr_assert_eq(elf_open_at_head(&ef, fd, "test.elf", 0, im.len, head, im.off[2] + 8, &e), 0, "%s", e.msg);
+	cr_assert_eq(ef.shnum, 5);
+	cr_assert_eq(elf_read(&ef, im.off[1], sizeof NOTE_BYTES, buf, &e), 0, "%s", e.msg);
+	cr_assert_eq(memcmp(buf, NOTE_BYTES, sizeof NOTE_BYTES), 0, "read from the head");
+	cr_assert_not(elf_range_is_zero(&ef, im.off[2], 4), "checked in the head, where .text is not zero");
+	elf_close(&ef);
+	/* Without the head the file's bytes show. */
+	cr_assert_eq(elf_open_at(&ef, fd, "test.elf", 0, im.len, &e), 0, "%s", e.msg);
+	cr_assert_eq(elf_read(&ef, im.off[1], sizeof NOTE_BYTES, buf, &e), 0, "%s", e.msg);
+	cr_assert_eq(buf[0], NOTE_BYTES[0] ^ 0xff);
+	cr_assert(elf_range_is_zero(&ef, im.off[2], 4));
+	elf_close(&ef);
+	/* A head longer than the object is cut to it; an object entirely in the head opens with no
+	 * file at all. */
+	cr_assert_eq(elf_open_at_head(&ef, -1, "test.elf", 0, im.len, head, im.len + 100, &e), 0, "%s", e.msg);
+	cr_assert_eq(ef.head_len, im.len);
+	cr_assert_eq(elf_read(&ef, im.len - 4, 8, buf, &e), -1, "past the object's end");
+	elf_close(&ef);
+	close(fd);
+	free(head), free(file);
+	t_image_free(&im);
+}
+
 Test(elf, max_page_follows_the_abi_of_the_machine)
 {
 	/* shared/REFERENCE.md §4: 64 KiB on aarch64, ppc64, mips, loongarch; 8 KiB sparc; 4 KiB x86 */

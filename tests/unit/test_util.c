@@ -73,6 +73,24 @@ Test(util, xcalloc_zeroes_reused_memory_and_refuses_overflow)
 	free(q);
 }
 
+/* alloc_present: every byte writable and readable back, an empty buffer valid; the read buffer
+ * of archive writes. */
+Test(util, alloc_present_gives_a_usable_buffer)
+{
+	size_t sizes[] = { 0, 1, 4095, 4096, 4097, 256u << 10 }, i, k;
+
+	for (i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		unsigned char *p = alloc_present(sizes[i]);
+		cr_assert(p, "%zu bytes", sizes[i]);
+		for (k = 0; k < sizes[i]; k++)
+			p[k] = (unsigned char)(k * 7);
+		for (k = 0; k < sizes[i]; k++)
+			cr_assert_eq(p[k], (unsigned char)(k * 7));
+		free_present(p, sizes[i]);
+	}
+	free_present(NULL, 0);
+}
+
 Test(util, xgrow_doubles_and_keeps_the_contents)
 {
 	size_t cap = 0, reallocs = 0, n;
