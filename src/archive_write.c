@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -34,13 +33,11 @@ static int io_init(struct archive *ar, struct archive_io *io, int out, struct er
 {
 	memset(io, 0, sizeof *io);
 	io->fd_out = out;
-	/* The read buffer is mapped with its pages present: filling fresh pages costs a fault
+	/* The read buffer's pages are present from the start: filling fresh pages costs a fault
 	 * each (64 for 256 KiB), several times the copy of the page in a virtual machine.  It is
 	 * no larger than the archive, whose every read window it holds. */
 	io->in_cap = ar->size < IO_CAP ? (size_t)ar->size : IO_CAP;
-	io->in = mmap(NULL, io->in_cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (io->in == MAP_FAILED)
-		io->in = NULL;
+	io->in = alloc_present(io->in_cap);
 	io->out = out >= 0 ? malloc(IO_CAP) : NULL;
 	io->pend = out >= 0 ? xcalloc(PEND_CAP, sizeof *io->pend) : NULL;
 	io->gat = out >= 0 ? malloc(GAT_CAP) : NULL;
@@ -53,8 +50,7 @@ static int io_init(struct archive *ar, struct archive_io *io, int out, struct er
 
 static void io_free(struct archive *ar, struct archive_io *io)
 {
-	if (io->in)
-		munmap(io->in, io->in_cap);
+	free_present(io->in, io->in_cap);
 	free(io->out);
 	free(io->pend);
 	free(io->gat);
