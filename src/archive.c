@@ -175,7 +175,7 @@ static enum archive_index index_kind(const char *name)
 
 /* ---- the read buffer, while writing ---- */
 
-/* [off, off+len) of the archive in the read buffer (len <= IO_CAP), or NULL with e set. */
+/* [off, off+len) of the archive in the read buffer (len <= its size), or NULL with e set. */
 const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, size_t len, struct err *e)
 {
 	struct archive_io *io = ar->io;
@@ -183,7 +183,7 @@ const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, s
 
 	if (off >= io->in_off && off >= io->in_valid && off + len <= io->in_off + io->in_len)
 		return io->in + (off - io->in_off);
-	want = ar->size - off < IO_CAP ? (size_t)(ar->size - off) : IO_CAP;
+	want = ar->size - off < io->in_cap ? (size_t)(ar->size - off) : io->in_cap;
 	if (io->before_refill && io->before_refill(io, e))
 		return NULL;
 	if (len > want || archive_read_at(ar->fd, off, io->in, want, e)) {

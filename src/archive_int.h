@@ -46,7 +46,7 @@ struct remap {
 int archive_read_at(int fd, uint64_t off, void *buf, size_t len, struct err *e);
 int archive_write_at(int fd, uint64_t off, const void *buf, size_t len, struct err *e);
 
-/* [off, off+len) of the archive in the read buffer (len <= IO_CAP), or NULL with e set. */
+/* [off, off+len) of the archive in the read buffer (len <= its size), or NULL with e set. */
 const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, size_t len, struct err *e);
 
 /* Walk the index's member offsets in pieces.  With a map: rewrite them into the copy of the
