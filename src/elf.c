@@ -18,7 +18,7 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 	if (!range_ok(off, len, ef->size))
 		return err_set(e, EXIT_BAD_INPUT, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
 			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
-	if (ef->mem || off + len <= ef->head_len) {
+	if (ef->mem || (ef->head && off + len <= ef->head_len)) {
 		memcpy(buf, (ef->mem ? ef->mem : ef->head) + off, len);
 		return 0;
 	}
@@ -322,7 +322,7 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 
 	if (!range_ok(off, len, ef->size))
 		return 0;
-	if (ef->mem || off + len <= ef->head_len) {
+	if (ef->mem || (ef->head && off + len <= ef->head_len)) {
 		static const unsigned char zero[4096];
 		const unsigned char *m = ef->mem ? ef->mem : ef->head;
 		for (k = 0; k < len; k += n) {
