@@ -234,7 +234,16 @@ void *xcalloc(size_t n, size_t size)
 	return memset(p, 0, bytes);
 }
 
+/* AddressSanitizer: GCC says so with a macro, clang (the fuzz targets) with __has_feature. */
 #if defined(__SANITIZE_ADDRESS__)
+#define BUILT_WITH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUILT_WITH_ASAN 1
+#endif
+#endif
+
+#ifdef BUILT_WITH_ASAN
 void *alloc_present(size_t len)
 {
 	return malloc(len ? len : 1);
