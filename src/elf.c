@@ -313,6 +313,18 @@ int elf_section_named(const struct elf *ef, size_t index, const char *want)
 	return strcmp(name, want) == 0;
 }
 
+int elf_names_inside_table(const struct elf *ef, struct err *e)
+{
+	uint64_t size = ef->shstrndx && ef->shstrndx < ef->shnum ? ef->sh[ef->shstrndx].size : 0;
+
+	for (size_t k = 1; k < ef->shnum; k++)
+		if (ef->sh[k].name && ef->sh[k].name >= size)
+			return err_set(e, EXIT_BAD_INPUT, "section %zu has a name outside the section-name table (offset %u, "
+				       "table of %llu bytes): a name added there would become its name", k, ef->sh[k].name,
+				       (unsigned long long)size);
+	return 0;
+}
+
 int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 {
 	unsigned char buf[4096];

@@ -92,6 +92,10 @@ void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufs
  * holds the table). */
 int elf_section_named(const struct elf *ef, size_t index, const char *want);
 
+/* Before names are appended to the section-name table: fails, naming the section, when a
+ * section's name points past the table's end, where an appended name would become its name. */
+int elf_names_inside_table(const struct elf *ef, struct err *e);
+
 /* True when [off, off+len) holds only zeros or holes (reads at most 1 MiB of data). */
 int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len);
 

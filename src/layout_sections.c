@@ -37,11 +37,8 @@ static int find_name(struct lay *L, const char *want, uint32_t *name)
 	}
 	if (st->size + L->newnames.len + wlen + 1 > UINT32_MAX)
 		return err_set(L->e, EXIT_BAD_INPUT, "section name table too large");
-	/* Appending would give a name to sections whose name points past the table. */
-	for (k = 1; k < ef->shnum; k++)
-		if (ef->sh[k].name >= st->size && ef->sh[k].name)
-			return err_set(L->e, EXIT_BAD_INPUT, "section %llu has a name outside the section-name table",
-				       (unsigned long long)k);
+	if (elf_names_inside_table(ef, L->e))
+		return -1;
 	if (st->size + L->newnames.len == 0)
 		buf_putc(&L->newnames, '\0');    /* offset 0 is the empty name of unnamed sections */
 	*name = (uint32_t)(st->size + L->newnames.len);

@@ -177,7 +177,8 @@ static int names(struct oe *X)
 		return 0;
 	if (!ef->shstrndx || ef->sh[ef->shstrndx].type != SHT_STRTAB_)
 		return err_set(X->e, EXIT_BAD_INPUT, "no section name table (e_shstrndx): cannot name a new section");
-	if (find_or_add(X, ef->shstrndx, ".group", 6, 1, &X->shstr_add, &X->name_group) ||
+	if (elf_names_inside_table(ef, X->e) ||
+	    find_or_add(X, ef->shstrndx, ".group", 6, 1, &X->shstr_add, &X->name_group) ||
 	    find_or_add(X, ef->shstrndx, SECTION_NAME, strlen(SECTION_NAME), 1, &X->shstr_add, &X->name_note))
 		return -1;
 	X->sig_name = xcalloc(X->o->nadd, sizeof *X->sig_name);

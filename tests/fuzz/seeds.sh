@@ -1,10 +1,12 @@
 #!/bin/sh
 # Seed corpora for the fuzzers: small valid manifests, and small ELF files of every class, byte
 # order and type (objects, programs, shared libraries; with and without notes; our own output).
+# Archives for the archive fuzzer: GNU (with and without a long-name table, deterministic, a
+# "/SYM64/" index), BSD, thin, with a non-ELF member and a big-endian member; our own output.
 # Usage: seeds.sh TOOL OUTDIR
 set -eu
 tool=$1 out=$2
-mkdir -p "$out/manifest" "$out/note" "$out/elf"
+mkdir -p "$out/manifest" "$out/note" "$out/elf" "$out/archive"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -50,3 +52,19 @@ for f in n.o l2.o; do
 	objcopy -O binary --only-section=.note.dlopen "$f" raw && { printf '\000'; cat raw; } > "$out/note/$f"
 done
 printf '\000\004\000\000\000\010\000\000\000\005\000\000\000GNU\000abcdefgh' > "$out/note/gnu"
+# Archives: small members, so that the fuzzer's mutations reach their headers and index.
+gcc -Os -c l.c -o l.o && gcc -Os -c n.c -o n.o && gcc -Os -c g.c -o a_member_with_a_long_name.o
+printf 'not an object\n' > notes.txt
+ar rc "$out/archive/gnu" l.o n.o
+ar rcD "$out/archive/gnu-long-names-deterministic" l.o a_member_with_a_long_name.o notes.txt
+if command -v llvm-ar >/dev/null; then
+	llvm-ar --format=bsd rc "$out/archive/bsd" l.o a_member_with_a_long_name.o
+	SYM64_THRESHOLD=0 llvm-ar --format=gnu rc "$out/archive/gnu-sym64" l.o n.o
+fi
+ar rcT "$out/archive/thin" l.o n.o
+if command -v powerpc64-linux-gnu-gcc >/dev/null; then
+	powerpc64-linux-gnu-gcc -Os -c l.c -o be.o && ar rc "$out/archive/big-endian-member" be.o l.o
+fi
+if [ -x "$tool" ]; then
+	cp "$out/archive/gnu" edited.a && "$tool" --soname libz.so.1 edited.a && cp edited.a "$out/archive/edited"
+fi

@@ -1,5 +1,5 @@
 /* test_odd_files.c - odd output targets, detached debug files and --discover on broken files
- * (issue 13 §3, §5, §6). */
+ * (issue 13 §3, §5, §6); a section named past the section-name table. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,4 +138,46 @@ Test(odd_files, detached_debug_files_are_read_and_never_written, .timeout = 120)
 	cr_expect(strstr(out, "tree/prog.debug: ok (1 dlopen entry)") && strstr(out, "tree/libfoo.so.debug: ok (1 dlopen entry)") &&
 		  strstr(out, "tree/prog: ok (1 dlopen entry)"), "%s", out);
 	free(out);
+}
+
+/* A section whose sh_name points past the end of the section-name table (found by the elf
+ * fuzzer, 2026-12-04: an object whose table was empty).  Adding ".group" and ".note.dlopen"
+ * to the table would make that offset a real name: the edited object named its section-name
+ * table ".note.dlopen", and no reader could read it back.  Refused for objects and linked
+ * files alike, naming the section, the file untouched; readelf shows the input as corrupt. */
+Test(odd_files, a_section_named_past_the_name_table_is_refused)
+{
+	static const char *const files[] = { "o.o", "lib.so" };
+	char *before, *after, *shown;
+
+	put_file("p.c", "int f(void) { return 1; }\n");
+	/* .text's sh_name: the table's size plus 3 (ELF64 little-endian: e_shoff at 0x28,
+	 * e_shentsize 0x3a, e_shstrndx 0x3e; sh_name at 0 and sh_size at 0x20 of a header). */
+	put_file("past.py", "import struct, sys\n"
+		 "f = open(sys.argv[1], 'r+b'); d = bytearray(f.read())\n"
+		 "shoff = struct.unpack_from('<Q', d, 0x28)[0]; es, n, ix = struct.unpack_from('<HHH', d, 0x3a)\n"
+		 "tab = shoff + ix * es; size = struct.unpack_from('<Q', d, tab + 0x20)[0]\n"
+		 "toff = struct.unpack_from('<Q', d, tab + 0x18)[0]\n"
+		 "name = lambda i: d[toff + struct.unpack_from('<I', d, shoff + i * es)[0]:].split(b'\\0')[0]\n"
+		 "i = [k for k in range(n) if name(k) == b'.text'][0]\n"
+		 "struct.pack_into('<I', d, shoff + i * es, size + 3); f.seek(0); f.write(d)\n"
+		 "print(i)\n");
+	free(sh("gcc -c p.c -o o.o && gcc -shared -fPIC p.c -o lib.so"));
+	for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+		char *index = sh("/usr/bin/python3 past.py %s", files[k]), want[96];
+		struct cmd c;
+
+		shown = sh("readelf -SW %s 2>&1 | grep -c '<corrupt>'", files[k]);
+		cr_expect_str_eq(shown, "1", "%s: readelf sees one corrupt name", files[k]);
+		before = sh("sha256sum < %s", files[k]);
+		c = run("'%s' --soname libz.so.1 %s", tool(), files[k]);
+		snprintf(want, sizeof want, "dlnote-inject: %s: section %s has a name outside the section-name table", files[k], index);
+		cr_expect_eq(c.status, 1, "%s: exit %d: %s", files[k], c.status, c.err);
+		cr_expect(strncmp(c.err, want, strlen(want)) == 0, "%s: %s", files[k], c.err);
+		cr_expect(strchr(c.err, '\n') == c.err + strlen(c.err) - 1, "not one line: %s", c.err);
+		after = sh("sha256sum < %s; ls -A | grep dlnote; true", files[k]);
+		cr_expect_str_eq(after, before, "%s changed", files[k]);
+		free(index), free(shown), free(before), free(after);
+		cmd_free(&c);
+	}
 }
