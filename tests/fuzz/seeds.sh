@@ -53,6 +53,7 @@ for f in n.o l2.o; do
 done
 printf '\000\004\000\000\000\010\000\000\000\005\000\000\000GNU\000abcdefgh' > "$out/note/gnu"
 # Archives: small members, so that the fuzzer's mutations reach their headers and index.
+rm -f "$out/archive/"*
 gcc -Os -c l.c -o l.o && gcc -Os -c n.c -o n.o && gcc -Os -c g.c -o a_member_with_a_long_name.o
 printf 'not an object\n' > notes.txt
 ar rc "$out/archive/gnu" l.o n.o
