@@ -466,6 +466,11 @@ int objedit_plan(struct objedit *o)
 	size_t i, *order = NULL;
 	int r = -1;
 
+	/* The sections are laid out anew: program headers, which a relocatable object does not
+	 * use (gABI), would describe bytes that moved or were dropped. */
+	if (o->ef->phnum)
+		return err_set(o->e, EXIT_BAD_INPUT, "a relocatable object with program headers (%zu): its sections are laid "
+			       "out anew, and they would describe bytes that moved; not written", o->ef->phnum);
 	memset(&X, 0, sizeof X);
 	X.o = o, X.ef = o->ef, X.e = o->e, X.n = o->ef->shnum;
 	if (objedit_sym_table(&X))

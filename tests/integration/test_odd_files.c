@@ -181,3 +181,32 @@ Test(odd_files, a_section_named_past_the_name_table_is_refused)
 		cmd_free(&c);
 	}
 }
+
+/* A relocatable object with program headers (found by the elf fuzzer, 2026-12-04: a program
+ * whose e_type said ET_REL).  An object's sections are laid out anew when groups are added,
+ * so its program headers would describe bytes that moved or were dropped: the output had
+ * program headers past its end, and the tool could not read it back.  Refused, the file
+ * untouched; --list still reads it. */
+Test(odd_files, a_relocatable_object_with_program_headers_is_read_not_written)
+{
+	char *before, *after, *listed;
+	struct cmd c;
+
+	put_file("p.c", prog_c);
+	free(sh("gcc p.c -o prog && '%s' --soname libz.so.1 -o noted prog && cp noted rel && "
+		"printf '\\001' | dd of=rel bs=1 seek=16 conv=notrunc status=none", tool()));
+	listed = sh("readelf -h rel | grep 'Type:'; readelf -l rel | grep -c LOAD");
+	cr_expect(strstr(listed, "REL (Relocatable file)") && atoi(strchr(listed, '\n') + 1) > 0, "the input: %s", listed);
+	before = sh("sha256sum < rel");
+	c = run("'%s' --soname liblz4.so.1 --merge rel", tool());
+	cr_expect_eq(c.status, 1, "exit %d: %s", c.status, c.err);
+	cr_expect(strncmp(c.err, "dlnote-inject: rel: a relocatable object with program headers", 61) == 0, "%s", c.err);
+	cr_expect(strchr(c.err, '\n') == c.err + strlen(c.err) - 1, "not one line: %s", c.err);
+	after = sh("sha256sum < rel; ls -A | grep dlnote; true");
+	cr_expect_str_eq(after, before, "rel changed");
+	free(listed);
+	listed = sh("'%s' --list --format=sonames rel", tool());
+	cr_expect_str_eq(listed, "libz.so.1 recommended");
+	free(listed), free(before), free(after);
+	cmd_free(&c);
+}
