@@ -181,7 +181,7 @@ const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, s
 	struct archive_io *io = ar->io;
 	size_t want;
 
-	if (off >= io->in_off && off >= io->in_valid && off + len <= io->in_off + io->in_len)
+	if (archive_io_holds(io, off, len))
 		return io->in + (off - io->in_off);
 	want = ar->size - off < io->in_cap ? (size_t)(ar->size - off) : io->in_cap;
 	if (io->before_refill && io->before_refill(io, e))

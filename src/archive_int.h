@@ -46,6 +46,12 @@ struct remap {
 int archive_read_at(int fd, uint64_t off, void *buf, size_t len, struct err *e);
 int archive_write_at(int fd, uint64_t off, const void *buf, size_t len, struct err *e);
 
+/* True when the read buffer holds the archive's unchanged bytes [off, off+len). */
+static inline int archive_io_holds(const struct archive_io *io, uint64_t off, uint64_t len)
+{
+	return off >= io->in_off && off >= io->in_valid && off + len <= io->in_off + io->in_len;
+}
+
 /* [off, off+len) of the archive in the read buffer (len <= its size), or NULL with e set. */
 const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, size_t len, struct err *e);
 

@@ -109,7 +109,7 @@ static int read_small(const struct archive *ar, struct archive_member *m, struct
 	if (ar->thin || m->kind != AR_MEMBER)
 		return 0;
 	if (m->name_len + m->size > IO_CAP) {
-		if (m->data >= io->in_off && m->data >= io->in_valid && m->data < io->in_off + io->in_len) {
+		if (archive_io_holds(io, m->data, 1)) {
 			m->head = io->in + (m->data - io->in_off);
 			m->head_len = io->in_off + io->in_len - m->data;
 		}

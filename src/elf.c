@@ -10,16 +10,27 @@
 #include <string.h>
 #include <unistd.h>
 
+/* [off, off+len) of the object in memory (a small member's bytes, or a large one's head), or
+ * NULL when it must be read from the file.  The range is checked by the caller. */
+static const unsigned char *in_memory(const struct elf *ef, uint64_t off, uint64_t len)
+{
+	if (ef->mem)
+		return ef->mem + off;
+	return ef->head && off + len <= ef->head_len ? ef->head + off : NULL;
+}
+
 int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct err *e)
 {
+	const unsigned char *m;
+
 	unsigned char *p = buf;
 	ssize_t n;
 
 	if (!range_ok(off, len, ef->size))
 		return err_set(e, EXIT_BAD_INPUT, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
 			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
-	if (ef->mem || (ef->head && off + len <= ef->head_len)) {
-		memcpy(buf, (ef->mem ? ef->mem : ef->head) + off, len);
+	if ((m = in_memory(ef, off, len)) != NULL) {
+		memcpy(buf, m, len);
 		return 0;
 	}
 	while (len) {
@@ -198,8 +209,7 @@ static int open_window(struct elf *ef, int fd, const unsigned char *mem, const c
 
 int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e)
 {
-	memset(ef, 0, sizeof *ef);
-	return open_window(ef, fd, NULL, path, base, size, e);
+	return elf_open_at_head(ef, fd, path, base, size, NULL, 0, e);
 }
 
 int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, const unsigned char *head,
@@ -331,15 +341,15 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 	uint64_t pos = off, end = off + len, n, k, read_total = 0;
 	off_t data, hole;
 	struct err ignore;
+	const unsigned char *m;
 
 	if (!range_ok(off, len, ef->size))
 		return 0;
-	if (ef->mem || (ef->head && off + len <= ef->head_len)) {
+	if ((m = in_memory(ef, off, len)) != NULL) {
 		static const unsigned char zero[4096];
-		const unsigned char *m = ef->mem ? ef->mem : ef->head;
 		for (k = 0; k < len; k += n) {
 			n = len - k < sizeof zero ? len - k : sizeof zero;
-			if (memcmp(m + off + k, zero, (size_t)n))
+			if (memcmp(m + k, zero, (size_t)n))
 				return 0;
 		}
 		return 1;
