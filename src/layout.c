@@ -259,7 +259,7 @@ static int emit_headers(struct lay *L)
 	}
 	e_phnum = model.phnum >= PN_XNUM_ ? PN_XNUM_ : (uint16_t)model.phnum;
 	e_shnum = model.shnum >= SHN_LORESERVE_ ? 0 : (uint16_t)model.shnum;
-	e_shstrndx = ef->shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)(L->drop ? L->shstrndx_out : ef->shstrndx);
+	e_shstrndx = ef->shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)(L->newidx ? L->shstrndx_out : ef->shstrndx);
 	elf_encode_ehdr(&model, eh, e_phnum, e_shnum, e_shstrndx);
 	return lay_patch(L, 0, elf_ehdr_size(ef), eh, 0);
 }
@@ -299,6 +299,12 @@ static int emit(struct lay *L)
 	for (i = 1; i < ef->shnum && r == 0; i++)
 		if (L->isd[i] && ef->sh[i].type != SHT_NOBITS_)
 			r = lay_zero(L, ef->sh[i].offset, ef->sh[i].size);
+	if (r == 0)
+		r = lay_zero_carried(L);
+	if (r == 0)
+		r = lay_emit_carry(L);
+	if (r == 0)
+		r = lay_tail_emit(L);
 	if (r == 0 && L->notesz)
 		r = lay_patch(L, L->note_off, L->notesz, L->note, 0);
 	/* What we move away and leave inside the kept bytes becomes zeros, so that a later run
@@ -339,18 +345,41 @@ static void log_note(struct lay *L)
 		   L->where == NOTE_TAIL ? "after the end of the input" : "in our segment");
 }
 
+/* Our segments at or after `from` (the end of the allocated part), or our old ones going away
+ * from there: then the non-allocated sections after it move (layout_tail.c). */
+static int segment_at_tail(const struct lay *L, uint64_t from)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < L->nseg; k++)
+		if (L->seg[k].off >= from)
+			return 1;
+	for (i = 0; !L->nseg && i < L->ef->phnum; i++)
+		if (L->isown[i] && L->ef->ph[i].offset >= from)
+			return 1;
+	return 0;
+}
+
 static int layout_tail(struct lay *L)
 {
 	const struct elf *ef = L->ef;
-	uint64_t end;
+	uint64_t end, keep;
 	int tail = L->nseg || L->nown || L->where == NOTE_TAIL || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
 
 	/* Whenever anything new follows the input, the section headers move after it: they stay
 	 * last, after everything they describe (strip and eu-elflint expect it). */
 	L->shoff = tail ? UINT64_MAX : ef->shoff;
-	L->keep = tail ? compute_keep(L) : ef->size;
+	L->keep = keep = tail ? compute_keep(L) : ef->size;
+	if (L->linked && tail) {
+		L->tail_from = lay_tail_start(L);
+		if (L->tail_from < L->keep)
+			L->keep = L->tail_from, L->tail_moves = 1;
+	}
 	if (L->linked && lay_place_linked(L))
 		return -1;
+	if (L->tail_moves && !segment_at_tail(L, L->tail_from))
+		L->keep = keep, L->tail_moves = 0;      /* our segment is in the page padding */
 	end = L->keep;
 	for (k = 0; k < L->nseg; k++)
 		if (L->seg[k].off + L->seg[k].size > end)
@@ -359,7 +388,11 @@ static int layout_tail(struct lay *L)
 		L->note_off = align_up(end, 4);
 		end = L->note_off + L->notesz;
 	}
-	if (L->move_shstr) {
+	if (L->tail_moves) {
+		end = lay_tail_layout(L, end);
+		if (end == UINT64_MAX)
+			return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+	} else if (L->move_shstr) {
 		uint64_t size = ef->sh[ef->shstrndx].size - L->shstr_cut + L->newnames.len;
 		L->shstr_off = L->notesz ? UINT64_MAX : lay_names_hole(L, size);
 		if (L->shstr_off == UINT64_MAX) {
@@ -420,6 +453,8 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	if (lay_plan_linked(&L) || lay_setup_sections(&L) || layout_tail(&L))
 		goto out;
 	lay_finish_sections(&L);
+	if (lay_order_sections(&L))
+		goto out;
 	r = emit(&L);
 	if (r == 0) {
 		log_note(&L);
@@ -437,6 +472,8 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	}
 out:
 	free(L.isd);
+	free(L.carry.in);
+	free(L.carry.dyn);
 	free(L.isown);
 	free(L.sh);
 	free(L.drop);

@@ -49,9 +49,28 @@ struct lay {
 		uint32_t flags;    /* PF_R, or PF_R|PF_X when it shares a page with code */
 		long ph;           /* index in the new table */
 		int pht, note;     /* what it holds */
+		int carry;         /* the carried block, first */
 		const char *placement;
 	} seg[2];
 	int nseg;
+
+	/* The carried block: the sections that followed the PHT where the linker put it, moved
+	 * into our segment so that the table grows in place (layout_front.c).  [off, end) and
+	 * vaddr are where it is in the input, new_off and new_vaddr where it goes. */
+	struct carry {
+		int present;
+		uint64_t off, end, vaddr, align;
+		uint64_t new_off, new_vaddr;
+		unsigned char *in;     /* in[i]: section i lies in the block (ef->shnum bytes) */
+		uint64_t *dyn;         /* .dynamic entries pointing into it: (file offset of the
+		                        * value, value) pairs */
+		size_t ndyn, dyn_cap;
+	} carry;
+
+	/* The tail (layout_tail.c): the non-allocated sections after the allocated part, moved
+	 * after our segment when it goes there. */
+	int tail_moves;
+	uint64_t tail_from;
 
 	enum where where;
 	uint64_t note_off, note_vaddr;
@@ -83,8 +102,10 @@ void lay_compact_sections(struct lay *L);
  * `at`, big-endian when big) below n goes through map; SHN_ABS_ marks a removed section. */
 struct lay_symmap {
 	uint32_t es, at, big, n;
+	uint64_t delta;            /* added to the value of symbols in sections flagged LAY_SYM_MOVED */
 	uint32_t map[];
 };
+#define LAY_SYM_MOVED 0x80000000u
 #define SHN_ABS_ 0xfff1u
 void lay_symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len);
 uint64_t lay_names_hole(const struct lay *L, uint64_t size);
@@ -93,12 +114,29 @@ uint64_t lay_names_hole(const struct lay *L, uint64_t size);
 int lay_setup_sections(struct lay *L);
 void lay_finish_sections(struct lay *L);
 int lay_fix_symbols(struct lay *L);
+int lay_order_sections(struct lay *L);
 
 /* layout_linked.c */
 int lay_find_own(struct lay *L);
 int lay_build_phdrs(struct lay *L);
 int lay_plan_linked(struct lay *L);
 int lay_emit_phdrs(struct lay *L);
+
+/* layout_front.c: room for the table where the linker put it */
+int lay_carriable(const struct lay *L, size_t i);
+int lay_front_room(struct lay *L, uint64_t at, uint64_t size);
+int lay_carry_from_own(struct lay *L);
+int lay_carry_home(struct lay *L);
+void lay_carry_phdrs(struct lay *L);
+void lay_carry_sections(struct lay *L);
+int lay_zero_carried(struct lay *L);
+int lay_emit_carry(struct lay *L);
+uint64_t lay_carry_delta(const struct lay *L);
+
+/* layout_tail.c: the non-allocated sections after our segment */
+uint64_t lay_tail_start(const struct lay *L);
+uint64_t lay_tail_layout(struct lay *L, uint64_t pos);
+int lay_tail_emit(struct lay *L);
 
 /* layout_place.c */
 int lay_place_linked(struct lay *L);

@@ -43,36 +43,49 @@ static int advance(uint64_t *pos, uint64_t start, uint64_t off, uint64_t size)
 	return 0;
 }
 
-/* Everything in it is ours: the PHT and the copy before it, the section covering the PHT and
- * dlopen notes, with at most 7 bytes of padding between them.  No marker is needed. */
+/* Everything in it is ours: the PHT and the copy before it, the section covering the PHT,
+ * sections carried from after the table (layout_front.c) and dlopen notes, with at most 7
+ * bytes of padding between them.  No marker is needed. */
 static int own_content(struct lay *L, const struct elf_phdr *p)
 {
 	const struct elf *ef = L->ef;
 	uint64_t old = lay_phdr_bytes(ef, ef->phnum), pos = p->offset, end = p->offset + p->filesz;
 	uint64_t b = align_up(p->offset + old, lay_word(ef));
+	unsigned char *carried = xcalloc(ef->shnum ? ef->shnum : 1, 1);
+	uint64_t clo = UINT64_MAX, chi = 0;      /* the carried block's extent */
 	size_t i, phsec = 0;
-	int progress, found = 0;
+	int progress, found = 0, ok = 0;
 	char name[32];
 
+	if (!carried)
+		return 0;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
 		if (s->type == SHT_NOBITS_ || L->isd[i] || !lay_overlaps(s->offset, s->size, p->offset, p->filesz))
 			continue;
+		if (lay_carriable(L, i) && s->offset >= p->offset && s->offset + s->size <= end) {
+			carried[i] = 1;
+			clo = s->offset < clo ? s->offset : clo;
+			chi = s->offset + s->size > chi ? s->offset + s->size : chi;
+			continue;
+		}
 		elf_section_name(ef, i, name, sizeof name);
 		/* Ours covers the live table, or B where GNU strip left it (e_phoff then is A). */
 		if (strcmp(name, PHDR_SECTION_NAME) || (s->offset != ef->phoff && s->offset != b))
-			return 0;
+			goto out;
 		phsec = i;
 	}
-	/* Nor may another segment reach into it, but for the PHT's and the dlopen notes'. */
+	/* Nor may another segment reach into it, but for the PHT's, the dlopen notes' and those
+	 * of carried sections. */
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *q = &ef->ph[i];
 		const struct scan_area *a = q->type == PT_NOTE_ ? segment_area(L, i) : NULL;
 		int inside = q->offset >= p->offset && q->offset + q->filesz <= p->offset + p->filesz;
+		int in_carried = q->offset >= clo && q->offset + q->filesz <= chi;
 		if (q == p || q->type == PT_NULL_ || !lay_overlaps(q->offset, q->filesz, p->offset, p->filesz))
 			continue;
-		if (!(inside && (q->type == PT_PHDR_ || (a && a->n && a->n == a->ndlopen))))
-			return 0;
+		if (!(inside && q->type != PT_LOAD_ && (q->type == PT_PHDR_ || (a && a->n && a->n == a->ndlopen) || in_carried)))
+			goto out;
 	}
 	if (ef->phoff == b || (phsec && ef->sh[phsec].offset == b))
 		pos = b;                                      /* copy A, zeroed by eu-strip */
@@ -80,16 +93,22 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 		progress = advance(&pos, p->offset, ef->phoff, old);
 		if (phsec)
 			progress |= advance(&pos, p->offset, ef->sh[phsec].offset, ef->sh[phsec].size);
+		for (i = 1; i < ef->shnum; i++)
+			if (carried[i])
+				progress |= advance(&pos, p->offset, ef->sh[i].offset, ef->sh[i].size);
 		for (i = 0; i < L->sc->nitems; i++)
 			if (L->sc->items[i].dlopen)
 				progress |= advance(&pos, p->offset, L->sc->items[i].off, L->sc->items[i].size);
 		found |= progress;
 	} while (progress && pos + 8 <= end);
 	if (!found || pos + 8 <= end)
-		return 0;                   /* a segment too small to hold anything is not ours */
+		goto out;                   /* a segment too small to hold anything is not ours */
 	if (phsec)
 		L->phsec = phsec;
-	return 1;
+	ok = 1;
+out:
+	free(carried);
+	return ok;
 }
 
 int lay_find_own(struct lay *L)
@@ -103,7 +122,7 @@ int lay_find_own(struct lay *L)
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		int entry = ef->entry && ef->entry >= p->vaddr && ef->entry - p->vaddr < p->memsz;
-		if (p->type == PT_LOAD_ && !(p->flags & PF_W_) && p->filesz == p->memsz && p->filesz && !entry &&
+		if (p->type == PT_LOAD_ && p->offset && !(p->flags & PF_W_) && p->filesz == p->memsz && p->filesz && !entry &&
 		    own_content(L, p)) {
 			L->isown[i] = 1;
 			L->nown++;
@@ -275,10 +294,65 @@ static size_t pht_capacity(struct lay *L)
 	return ef->phnum + room;
 }
 
+/* The table back right after the ELF header, where the linker put it, from our segment (a
+ * file an older version wrote): when it fits there, carrying the sections after it if it must.
+ * 1: it goes there. */
+static int table_home(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	const struct elf_phdr *ld = NULL;
+	uint64_t home = elf_ehdr_size(ef);
+	size_t i;
+	int r;
+
+	for (i = 0; i < ef->phnum && !ld; i++)
+		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i])
+			ld = &ef->ph[i];
+	if (!ld || ld->offset != 0)
+		return 0;
+	L->pht_in_seg = 0;
+	L->nseg = L->where == NOTE_SEGMENT;
+	if (lay_build_phdrs(L))
+		return -1;
+	r = lay_front_room(L, home, L->phsz);
+	if (r == 1 && !L->nseg) {
+		L->nseg = 1;             /* the carried block needs our segment */
+		if (lay_build_phdrs(L))
+			return -1;
+		free(L->carry.in);
+		free(L->carry.dyn);
+		memset(&L->carry, 0, sizeof L->carry);
+		r = lay_front_room(L, home, L->phsz);
+	}
+	if (r <= 0)
+		return r;
+	L->pht_home = 1;
+	L->home_off = home;
+	L->home_vaddr = ld->vaddr + home;
+	plan_log(L->pl, "program headers: back at offset 0x%llx, after the ELF header\n", (unsigned long long)home);
+	return 1;
+}
+
+/* The table grows where it is, carrying the sections after it into our segment (which the
+ * table then counts).  1: done, 0: not possible. */
+static int table_grows(struct lay *L)
+{
+	int r;
+
+	if (!L->nseg) {
+		L->nseg = 1;
+		if (lay_build_phdrs(L))
+			return -1;
+	}
+	/* Nothing in the way but bytes that are not zeros: unknown data, which stays. */
+	r = lay_front_room(L, L->ef->phoff, L->phsz);
+	return r == 2 ? 0 : r;
+}
+
 int lay_plan_linked(struct lay *L)
 {
 	const struct elf *ef = L->ef;
-	int pht_in_own = L->nown && lay_in_own(L, ef->phoff);
+	int pht_in_own = L->nown && lay_in_own(L, ef->phoff), r;
 
 	if (!L->notesz)
 		L->where = NOTE_NONE;
@@ -286,32 +360,60 @@ int lay_plan_linked(struct lay *L)
 		L->where = NOTE_INPLACE;
 	else
 		L->where = NOTE_SEGMENT;      /* our own segments are always rebuilt */
+	if (lay_carry_from_own(L))
+		return -1;
 	L->pht_in_seg = pht_in_own;
-	L->nseg = L->where == NOTE_SEGMENT || L->pht_in_seg;
+	L->nseg = L->where == NOTE_SEGMENT || L->pht_in_seg || L->carry.present;
 	if (lay_build_phdrs(L))
 		return -1;
-	if (L->where == NOTE_NONE && L->pht_in_seg) {
-		/* --remove: back where the linker put it?  Tried without our segment. */
-		int home;
+	if (pht_in_own) {
+		/* An older version moved the table into our segment: it goes back where the linker
+		 * put it, as on a first run; --remove gives the input back when nothing was carried. */
+		if (L->where == NOTE_NONE) {
+			int home;
+			L->nseg = 0;
+			if (lay_build_phdrs(L) || (home = lay_pht_home(L)) < 0)
+				return -1;
+			L->pht_in_seg = !home;
+			L->nseg = !home;
+			if (!home && lay_build_phdrs(L))
+				return -1;
+		} else if ((r = table_home(L)) < 0) {
+			return -1;
+		} else if (r == 0) {
+			L->pht_in_seg = 1;
+			L->nseg = 1;
+			if (lay_build_phdrs(L))
+				return -1;
+		}
+	}
+	if (L->carry.present && L->where == NOTE_NONE && !L->pht_in_seg && !L->pht_home) {
+		/* --remove: the carried block goes back after the table, and our segment with it. */
 		L->nseg = 0;
-		if (lay_build_phdrs(L) || (home = lay_pht_home(L)) < 0)
+		if (lay_build_phdrs(L) || (r = lay_carry_home(L)) < 0)
 			return -1;
-		L->pht_in_seg = !home;
-		L->nseg = !home;
-		if (!home && lay_build_phdrs(L))
-			return -1;
+		if (r == 0) {
+			L->nseg = 1;
+			if (lay_build_phdrs(L))
+				return -1;
+		}
 	}
 	if (!L->pht_in_seg && !L->pht_home && L->phnum > pht_capacity(L)) {
-		/* No free slot: the table moves into our segment. */
-		L->pht_in_seg = 1;
-		L->nseg = 1;
-		if (lay_build_phdrs(L))
+		if ((r = table_grows(L)) < 0)
 			return -1;
+		if (r == 0) {
+			/* Nothing can move: the table moves into our segment (docs/layout.md). */
+			L->pht_in_seg = 1;
+			L->nseg = 1;
+			if (lay_build_phdrs(L))
+				return -1;
+		}
 	}
 	L->pl->strategy = L->where == NOTE_NONE ? "removed" :
 			  L->where == NOTE_INPLACE ? (L->nown ? "in place, own segment rebuilt" : L->pht_in_seg ? "in place, PHT moved" : "in place") :
 			  L->nown ? "own segment grown" :
-			  L->pht_in_seg ? "PHT moved" : "new PT_LOAD with the PHT in a free slot";
+			  L->pht_in_seg ? "PHT moved" : L->carry.present ? "PHT grown, sections carried" :
+			  "new PT_LOAD with the PHT in a free slot";
 	return 0;
 }
 
@@ -331,9 +433,13 @@ int lay_emit_phdrs(struct lay *L)
 		r = lay_patch(L, L->seg[0].off, L->phsz, pht, 0) || lay_patch(L, L->pht_b, L->phsz, pht, 0);
 	else if (L->pht_home)
 		r = lay_patch(L, L->home_off, L->phsz, pht, 0);    /* the old one goes with our segment */
-	else
-		r = (L->phnum < ef->phnum && lay_zero(L, ef->phoff, lay_phdr_bytes(ef, ef->phnum))) ||
-		    lay_patch(L, ef->phoff, L->phsz, pht, 0);
+	else {
+		/* A shrinking table leaves zeros, but not over a carried block going back there. */
+		uint64_t zend = ef->phoff + lay_phdr_bytes(ef, ef->phnum);
+		if (L->carry.present && L->carry.new_off > ef->phoff && L->carry.new_off < zend)
+			zend = L->carry.new_off;
+		r = (L->phnum < ef->phnum && lay_zero(L, ef->phoff, zend - ef->phoff)) || lay_patch(L, ef->phoff, L->phsz, pht, 0);
+	}
 	free(pht);
 	return r ? -1 : 0;
 }

@@ -99,20 +99,31 @@ static int survey(struct lay *L, struct space *s)
 	return 0;
 }
 
-/* Bytes a segment starting at `off` needs, and where its parts go inside it. */
-static uint64_t seg_layout(const struct lay *L, const struct seg *g, uint64_t off, uint64_t *b_rel, uint64_t *note_rel)
-{
-	uint64_t pos = 0;
+/* Bytes a segment starting at `off` needs, and where its parts go inside it: the carried
+ * block first (at its own alignment, so that its inner layout holds), or copy A of the PHT,
+ * then B, then the note. */
+struct seg_parts {
+	uint64_t carry, b, note, first;    /* offsets from the segment's start; first: of its first part */
+};
 
-	*b_rel = *note_rel = 0;
+static uint64_t seg_layout(const struct lay *L, const struct seg *g, uint64_t off, struct seg_parts *sp)
+{
+	uint64_t pos = 0, a = L->carry.align ? L->carry.align : 1;
+
+	memset(sp, 0, sizeof *sp);
+	if (g->carry) {
+		sp->carry = (L->carry.off % a + a - off % a) % a;
+		pos = sp->carry + (L->carry.end - L->carry.off);
+	}
 	if (g->pht) {
-		*b_rel = align_up(off + L->phsz, lay_word(L->ef)) - off;    /* A at 0, then B aligned */
-		pos = *b_rel + L->phsz;
+		sp->b = align_up(off + pos + L->phsz, lay_word(L->ef)) - off;    /* A at pos, then B aligned */
+		pos = sp->b + L->phsz;
 	}
 	if (g->note) {
-		*note_rel = align_up(off + pos, 4) - off;
-		pos = *note_rel + L->notesz;
+		sp->note = align_up(off + pos, 4) - off;
+		pos = sp->note + L->notesz;
 	}
+	sp->first = g->carry ? sp->carry : g->pht ? 0 : sp->note;
 	return pos;
 }
 
@@ -146,7 +157,7 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 	}
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (lay_in_own(L, s->offset) && (L->isd[i] || i == L->phsec))
+		if (lay_in_own(L, s->offset) && (L->isd[i] || i == L->phsec || (L->carry.in && L->carry.in[i])))
 			continue;          /* ours, rebuilt; a NOBITS section there is not */
 		if ((s->type != SHT_NOBITS_ && lay_overlaps(s->offset, s->size, off, size)) ||
 		    ((s->flags & SHF_ALLOC_) && lay_overlaps(s->addr, s->size, vaddr, size)))
@@ -244,7 +255,8 @@ static int place_in_gap(struct lay *L, const struct space *s, int k)
 {
 	const struct elf *ef = L->ef;
 	struct seg *g = &L->seg[k];
-	uint64_t off, b_rel, note_rel, size;
+	struct seg_parts sp;
+	uint64_t off, size;
 	size_t i, pass;
 
 	for (pass = 0; pass < 2 * ef->phnum; pass++) {
@@ -258,9 +270,9 @@ static int place_in_gap(struct lay *L, const struct space *s, int k)
 		off = p->offset + p->filesz;
 		if (bfd_content_end(L, p) != off)
 			continue;
-		size = seg_layout(L, g, off, &b_rel, &note_rel);
+		size = seg_layout(L, g, off, &sp);
 		if (!g->pht)
-			off += note_rel, size -= note_rel;
+			off += sp.first, size -= sp.first;
 		if (!room_free(L, off, off + s->bias, size, k) || !page_sharing_loads(L, s, off + s->bias) ||
 		    reloc_reach(L, s, off + s->bias) > off + s->bias)
 			continue;
@@ -286,7 +298,8 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 	/* No rounding: copy A may start anywhere (bfd puts it at its running offset), and
 	 * seg_layout aligns B and the note inside the segment. */
 	uint64_t vend = s->vend, start = L->keep, limit = ef->is64 ? UINT64_MAX : UINT32_MAX;
-	uint64_t vmin, vaddr, off, b_rel, note_rel;
+	uint64_t vmin, vaddr, off, a = L->carry.align ? L->carry.align : 1;
+	struct seg_parts sp;
 
 	if (k && L->seg[0].vaddr + L->seg[0].size > vend)
 		vend = L->seg[0].vaddr + L->seg[0].size;
@@ -301,10 +314,12 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 			vaddr += align_up(start - (vaddr - s->bias), s->align);
 		off = vaddr - s->bias;
 	} else {
-		off = align_up(start, 4);  /* a note-only segment starts with the note */
+		/* a segment without the PHT starts with its first part: the carried block, at its
+		 * alignment, or the note */
+		off = g->carry ? start + (L->carry.off % a + a - start % a) % a : align_up(start, 4);
 		vaddr = vmin + off % s->align;
 	}
-	g->size = seg_layout(L, g, off, &b_rel, &note_rel);
+	g->size = seg_layout(L, g, off, &sp);
 	if (vaddr < vend || vaddr > limit || g->size > limit - vaddr)
 		return err_set(L->e, EXIT_BAD_INPUT, "no room in the address space for a new segment above 0x%llx",
 			       (unsigned long long)vend);
@@ -353,6 +368,7 @@ static int place_segments(struct lay *L, const struct space *s)
 
 	L->seg[0].pht = L->pht_in_seg;
 	L->seg[0].note = note;
+	L->seg[0].carry = L->carry.present && L->carry.new_off == 0;
 	if (place_in_gap(L, s, 0))
 		return 0;
 	if (L->pht_in_seg && note) {
@@ -375,7 +391,7 @@ int lay_place_linked(struct lay *L)
 {
 	struct elf_phdr *p;
 	struct space s;
-	uint64_t b_rel, note_rel;
+	struct seg_parts sp;
 	size_t i;
 	int k;
 
@@ -390,17 +406,22 @@ int lay_place_linked(struct lay *L)
 			p->filesz = p->memsz = g->size;
 			p->align = g->align;
 			p->flags = g->flags;
-			seg_layout(L, g, g->off, &b_rel, &note_rel);
+			seg_layout(L, g, g->off, &sp);
+			if (g->carry) {
+				L->carry.new_off = g->off + sp.carry;
+				L->carry.new_vaddr = g->vaddr + sp.carry;
+			}
 			if (g->pht)
-				L->pht_b = g->off + b_rel;
+				L->pht_b = g->off + sp.b;
 			if (g->note) {
-				L->note_off = g->off + note_rel;
+				L->note_off = g->off + sp.note;
 				L->note_vaddr = g->vaddr + (L->note_off - g->off);
 			}
 		}
 		for (k = 0; k < L->nseg; k++)
 			sort_segment_entry(L, k);
 	}
+	lay_carry_phdrs(L);
 	if (L->note_ph >= 0) {
 		p = &L->ph[L->note_ph];
 		p->offset = L->note_off;

@@ -219,22 +219,25 @@ static void keep_referenced(struct lay *L, unsigned char *drop)
 	}
 }
 
-/* .dynsym is loaded and never rewritten: a section stays when a dynamic symbol is defined in
- * it or in a later section (its index would change).  The table is streamed. */
+/* A section stays, empty, when a dynamic symbol is defined in it: the symbol would be left
+ * outside any section.  Later sections are renumbered, in .dynsym too (its st_shndx only
+ * tells the loader that a symbol is defined; lay_renumber_symbols).  The table is streamed. */
 static int keep_dynamic_targets(struct lay *L, unsigned char *drop)
 {
 	const struct elf *ef = L->ef;
 	size_t es = elf_sym_size(ef), t, k, i, n;
 	unsigned char chunk[256 * 24];
 	struct elf_sym s;
-	uint64_t top = 0;
 
 	for (t = 1; t < ef->shnum; t++) {
 		const struct elf_shdr *st = &ef->sh[t];
 		if (st->type != SHT_DYNSYM_)
 			continue;
-		if (st->entsize != es)
-			top = ef->shnum;     /* unreadable: nothing before it may go */
+		if (st->entsize != es) {
+			for (k = 1; k < ef->shnum; k++)
+				drop[k] = 0;     /* unreadable: nothing may be renumbered */
+			return 0;
+		}
 		for (i = 0; i < st->size / es; i += n) {
 			n = st->size / es - i < 256 ? (size_t)(st->size / es - i) : 256;
 			if (elf_read(ef, st->offset + i * es, n * es, chunk, L->e))
@@ -245,16 +248,9 @@ static int keep_dynamic_targets(struct lay *L, unsigned char *drop)
 					drop[s.shndx] = 0;
 					log_section(L, s.shndx, "kept, empty: a dynamic symbol (.dynsym) is defined in it");
 				}
-				if ((s.shndx < SHN_LORESERVE_ || s.shndx == SHN_XINDEX_) && s.shndx > top)
-					top = s.shndx == SHN_XINDEX_ ? ef->shnum : s.shndx;
 			}
 		}
 	}
-	for (t = 1; t < ef->shnum && t < top; t++)
-		if (drop[t]) {
-			drop[t] = 0;
-			log_section(L, t, "kept, empty: dynamic symbols (.dynsym, loaded, never rewritten) name later sections");
-		}
 	return 0;
 }
 
@@ -315,14 +311,15 @@ static size_t no_drops(struct lay *L)
 	return L->shnum;
 }
 
-/* On --remove: the section count to write, with L->drop and L->newidx set when any header
+/* The section count to write, with L->drop and L->newidx set when any header goes: on --remove,
+ * ours; on an add, the PHT section of an older layout whose table went back home
  * goes (newidx maps every kept index to its new one). */
 size_t lay_plan_drops(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	size_t i, out = 0, groups = 0;
 
-	if (!L->linked || L->notesz || !ef->shnum)
+	if (!L->linked || !ef->shnum || (L->notesz && (!L->phsec || L->pht_in_seg)))
 		return L->shnum;
 	/* Sections appended by this run (the table's, when it moves) follow the input's. */
 	L->drop = xcalloc(L->shnum, 1);
@@ -332,8 +329,9 @@ size_t lay_plan_drops(struct lay *L)
 	for (i = 1; i < ef->shnum; i++) {
 		char name[32];
 		elf_section_name(ef, i, name, sizeof name);
-		L->drop[i] = i != ef->shstrndx &&
-			     (L->isd[i] || (i == L->phsec && !L->pht_in_seg && strcmp(name, PHDR_SECTION_NAME) == 0));
+		/* On an add, only the PHT's section of an older layout goes (the table left it). */
+		L->drop[i] = i != ef->shstrndx && ((L->isd[i] && !L->notesz) ||
+						   (i == L->phsec && !L->pht_in_seg && strcmp(name, PHDR_SECTION_NAME) == 0));
 		groups += ef->sh[i].type == 17;     /* SHT_GROUP */
 	}
 	keep_referenced(L, L->drop);
@@ -360,31 +358,41 @@ size_t lay_plan_drops(struct lay *L)
 void lay_symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len)
 {
 	const struct lay_symmap *m = ctx;
-	uint64_t k;
+	int vw = m->es == 24 ? 8 : 4, vat = m->es == 24 ? 8 : 4, i;
+	uint64_t k, val;
 
 	for (k = 0; k + m->es <= len; k += m->es) {
-		unsigned char *p = buf + k + m->at;
+		unsigned char *p = buf + k + m->at, *vp = buf + k + vat;
 		uint32_t v = m->big ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0];
 		if (v == 0 || v >= m->n)
 			continue;
 		v = m->map[v];
+		if (v & LAY_SYM_MOVED) {
+			/* its section moved in memory (a carried block): the value follows */
+			for (val = 0, i = 0; i < vw; i++)
+				val |= (uint64_t)vp[m->big ? vw - 1 - i : i] << (8 * i);
+			val += m->delta;
+			for (i = 0; i < vw; i++)
+				vp[m->big ? vw - 1 - i : i] = (unsigned char)(val >> (8 * i));
+			v &= ~LAY_SYM_MOVED;
+		}
 		p[m->big ? 0 : 1] = (unsigned char)(v >> 8);
 		p[m->big ? 1 : 0] = (unsigned char)v;
 	}
 }
 
-/* Every symbol table is rewritten through symbols_renumbered, when any index changes. */
+/* Every symbol table is rewritten through symbols_renumbered, when any index changes or a
+ * carried section moved. */
 int lay_renumber_symbols(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	size_t es = elf_sym_size(ef), i, t;
+	uint64_t delta = lay_carry_delta(L);
 	struct lay_symmap *m;
-	int moved = 0, r = 0;
+	int moved = delta != 0, r = 0;
 
-	if (!L->drop)
-		return 0;
-	for (i = 0; i < ef->shnum; i++)
-		moved |= !L->drop[i] && L->newidx[i] != i;
+	for (i = 0; L->newidx && i < ef->shnum; i++)
+		moved |= !(L->drop && L->drop[i]) && L->newidx[i] != i;
 	if (!moved)
 		return 0;
 	m = malloc(sizeof *m + ef->shnum * sizeof m->map[0]);
@@ -394,42 +402,50 @@ int lay_renumber_symbols(struct lay *L)
 	m->at = ef->is64 ? 6 : 14;
 	m->big = (uint32_t)ef->big;
 	m->n = (uint32_t)ef->shnum;
-	for (i = 0; i < ef->shnum; i++)
-		m->map[i] = L->drop[i] ? SHN_ABS_ : L->newidx[i];
+	m->delta = delta;
+	for (i = 0; i < ef->shnum; i++) {
+		m->map[i] = !L->newidx ? (uint32_t)i : L->drop && L->drop[i] ? SHN_ABS_ : L->newidx[i];
+		if (delta && L->carry.in[i])
+			m->map[i] |= LAY_SYM_MOVED;
+	}
 	for (t = 1; t < ef->shnum && r == 0; t++) {
 		const struct elf_shdr *st = &ef->sh[t];
-		if (st->type != SHT_SYMTAB_ || L->drop[t])
-			continue;          /* .dynsym names no renumbered section (keep_dynamic_targets) */
+		/* .dynsym too: loaded, but the loader reads only whether st_shndx is a section; its
+		 * indexes change only when sections moved (never on --remove: keep_dynamic_targets) */
+		if ((st->type != SHT_SYMTAB_ && st->type != SHT_DYNSYM_) || (L->drop && L->drop[t]))
+			continue;
 		if (st->entsize != es || st->size % es)
 			r = err_set(L->e, EXIT_BAD_INPUT, "symbol table %zu has entries of %llu bytes: cannot renumber it", t,
 				    (unsigned long long)st->entsize);
 		else
-			r = layout_patch_xform(L->pl, st->offset, st->size, st->offset, lay_symbols_renumbered, m,
+			r = layout_patch_xform(L->pl, L->sh[t].offset, st->size, st->offset, lay_symbols_renumbered, m,
 					       sizeof *m + ef->shnum * sizeof m->map[0], L->e);
 	}
 	free(m);
 	return r;
 }
 
-/* The new section table: kept entries, in order, with their links renumbered. */
+/* The new section table: kept entries, in their new order, with their links renumbered. */
 void lay_compact_sections(struct lay *L)
 {
-	const struct elf *ef = L->ef;
+	struct elf_shdr *old;
 	size_t i;
 
-	if (!L->drop || L->shout == L->shnum)
+	if (!L->newidx || !(old = malloc(L->shnum * sizeof *old)))
 		return;
+	memcpy(old, L->sh, L->shnum * sizeof *old);
 	for (i = 0; i < L->shnum; i++) {
-		struct elf_shdr s = L->sh[i];
+		struct elf_shdr s = old[i];
 		int info_index = s.type == SHT_REL_ || s.type == SHT_RELA_ || (s.flags & SHF_INFO_LINK_);
-		if (L->drop[i])
+		if (L->drop && L->drop[i])
 			continue;
-		if (s.link && s.link < ef->shnum)
+		if (s.link && s.link < L->shnum)
 			s.link = L->newidx[s.link];
-		if (info_index && s.info && s.info < ef->shnum)
+		if (info_index && s.info && s.info < L->shnum)
 			s.info = L->newidx[s.info];
 		L->sh[L->newidx[i]] = s;
 	}
+	free(old);
 }
 
 /* ---- the section-name table back in its hole ---- */

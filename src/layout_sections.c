@@ -144,10 +144,74 @@ void lay_finish_sections(struct lay *L)
 		s->link = s->info = 0;
 		s->entsize = elf_phent_size(ef);
 	}
+	lay_carry_sections(L);
 	if (L->move_shstr) {
 		L->sh[ef->shstrndx].offset = L->shstr_off;
 		L->sh[ef->shstrndx].size += L->newnames.len - L->shstr_cut;
 	}
+}
+
+/* ---- the order of the table ---- */
+
+/* Sections this run moved or made: carried after the table, and ours. */
+static int moving(const struct lay *L, size_t i)
+{
+	return i >= L->ef->shnum || (L->carry.in && L->carry.in[i]) || (i == L->target && L->notesz) ||
+	       (i == L->phsec && L->pht_in_seg);
+}
+
+/* The table in the order linkers write it: allocated sections by address, then the others, as
+ * they were.  dwz sorts sections by offset and takes the table's order for ties (an allocated
+ * section after a non-allocated one, or sharing an offset with an empty one, fails the
+ * package build); patchelf sorts them by offset without renumbering the symbols.  Only the
+ * sections that moved change places: ours and the carried ones, merged in by address.  Later
+ * sections are renumbered, .dynsym included (lay_renumber_symbols).  Files with section groups
+ * or extended numbering keep their order. */
+int lay_order_sections(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	size_t n = L->shnum, i, k, out = 1, nm = 0, m = 0;
+	struct keyed *mov;
+	int same = 1;
+
+	if (!L->linked || !n || ef->shnum >= SHN_LORESERVE_)
+		return 0;
+	for (i = 1; i < ef->shnum; i++)
+		if (ef->sh[i].type == 17 || ef->sh[i].type == SHT_SYMTAB_SHNDX_)   /* SHT_GROUP */
+			return 0;
+	mov = xcalloc(n, sizeof *mov);
+	if (!L->newidx)
+		L->newidx = xcalloc(n, sizeof *L->newidx);
+	if (!mov || !L->newidx) {
+		free(mov);
+		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+	}
+	for (i = 1; i < n; i++)
+		if ((!L->drop || !L->drop[i]) && (L->sh[i].flags & SHF_ALLOC_) && moving(L, i))
+			mov[nm].key = L->sh[i].addr, mov[nm++].val = i;
+	keyed_sort(mov, nm);
+	for (k = 0; k < 2; k++)
+		for (i = 1; i < n; i++) {
+			int alloc = (L->sh[i].flags & SHF_ALLOC_) != 0;
+			if ((L->drop && L->drop[i]) || alloc != !k || (alloc && moving(L, i)))
+				continue;
+			while (m < nm && (!alloc || mov[m].key < L->sh[i].addr))
+				L->newidx[mov[m++].val] = (uint32_t)out++;
+			L->newidx[i] = (uint32_t)out++;
+		}
+	while (m < nm)
+		L->newidx[mov[m++].val] = (uint32_t)out++;
+	free(mov);
+	for (i = 0; i < n; i++)
+		if (!(L->drop && L->drop[i]) && L->newidx[i] != i)
+			same = 0;
+	if (same && !L->drop) {
+		free(L->newidx);
+		L->newidx = NULL;
+		return 0;
+	}
+	L->shstrndx_out = L->newidx[ef->shstrndx];
+	return 0;
 }
 
 /* Symbols defined in a rewritten dlopen section must stay inside it (eu-elflint checks this):
@@ -203,7 +267,7 @@ int lay_fix_symbols(struct lay *L)
 				if (L->newidx && s.shndx != SHN_XINDEX_)
 					s.shndx = (uint16_t)L->newidx[s.shndx];    /* over the renumbered table */
 				elf_encode_sym(ef, &s, out);
-				if (lay_patch(L, st->offset + (i + k) * es, es, out, 0))
+				if (lay_patch(L, L->sh[t].offset + (i + k) * es, es, out, 0))
 					return -1;
 			}
 		}

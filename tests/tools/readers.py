@@ -242,8 +242,60 @@ def validate(inp, outp):
                 errors.append("PT_PHDR does not describe the program header table")
             if not covered([(l["offset"], l["filesz"]) for l in loads], p["offset"], p["filesz"]):
                 errors.append("PT_PHDR not inside a PT_LOAD")
-    # Allocated content of the input stays byte for byte, except the old dlopen notes and the
-    # old program header table.
+    # Sections are paired by name (and rank among equal names): indexes may change, since the
+    # table is kept in address order.  Ours are left out.
+    ours = {".note.dlopen", ".dlnote.phdrs"}
+    def named(elf):
+        seen, out = {}, {}
+        for i, s in enumerate(elf.sections):
+            if i and i != elf.shstrndx and s["sname"] not in ours:
+                k = (s["sname"], seen.get(s["sname"], 0))
+                seen[s["sname"]] = k[1] + 1
+                out[k] = s
+        return out
+    sa, sb = named(a), named(b)
+    pairs = [(sa[k], sb[k]) for k in sa if k in sb]
+    if a.sections and b.sections and set(sa) != set(sb):
+        errors.append(f"sections not ours differ: {sorted(set(sa) ^ set(sb))}")
+    # Carried sections (tool's layout_front.c): read-only tables that only headers point to may
+    # move, all by the same amount, with their bytes (.dynsym: but for st_shndx).
+    def carriable(elf, s):
+        if s["type"] in (SHT_NOTE, 5, 11, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF, 0x7000002A):
+            return True
+        if s["type"] == 3:
+            return any(x["type"] == 11 and elf.sections[x["link"]] is s for x in elf.sections)
+        return s["type"] == 1 and s["sname"] == ".interp"
+    moved = [(x, y) for x, y in pairs if x["flags"] & SHF_ALLOC and x["type"] != 8 and x["size"]
+             and (x["addr"], x["offset"]) != (y["addr"], y["offset"])]
+    deltas = {(y["offset"] - x["offset"], y["addr"] - x["addr"]) for x, y in moved}
+    if len(deltas) > 1:
+        errors.append("carried sections moved by different amounts")
+    doff, dv = next(iter(deltas)) if deltas else (0, 0)
+    symfmt = (a.end + "IBBHQQ", 24) if a.is64 else (a.end + "IIIBBH", 16)
+    def syms(elf, s):
+        out = []
+        for k in range(s["size"] // symfmt[1]):
+            f = list(struct.unpack_from(symfmt[0], elf.data, s["offset"] + k * symfmt[1]))
+            shndx = f[3] if a.is64 else f[5]
+            name = elf.sections[shndx]["sname"] if 0 < shndx < len(elf.sections) else shndx
+            if a.is64:
+                f[3] = name
+            else:
+                f[5] = name
+            out.append(tuple(f))
+        return out
+    for x, y in moved:
+        if not carriable(a, x):
+            errors.append(f"section {x['sname']} moved")
+        same = (syms(a, x) == syms(b, y)) if x["type"] == 11 else \
+            a.data[x["offset"]:x["offset"] + x["size"]] == b.data[y["offset"]:y["offset"] + y["size"]]
+        if not same:
+            errors.append(f"carried section {x['sname']} changed")
+    def moved_to(off):
+        return off + doff if any(x["offset"] <= off < x["offset"] + x["size"] for x, _ in moved) else off
+    # Allocated content of the input stays byte for byte, except the old dlopen notes, the old
+    # program header table, carried sections' old bytes, the .dynamic entries pointing to them
+    # and .dynsym's section indexes.
     def safe_notes(elf, p):
         try:
             return list(elf.notes(p["offset"], p["filesz"], p["align"]))
@@ -261,9 +313,39 @@ def validate(inp, outp):
             # PT_LOAD holding this section, is rebuilt.
             old_dl += [(l["offset"], l["filesz"]) for l in a.phdrs
                        if l["type"] == PT_LOAD and covered([(l["offset"], l["filesz"])], s["offset"], s["size"])]
+    # Our segment in the input (it holds dlopen notes) goes or is rebuilt.
+    blo = [(p["offset"], p["vaddr"], p["filesz"]) for p in b.phdrs if p["type"] == PT_LOAD]
+    old_dl += [(l["offset"], l["filesz"]) for l in a.phdrs if l["type"] == PT_LOAD and l["offset"]
+               and any(covered([(l["offset"], l["filesz"])], o, n) for o, n in list(old_dl))
+               and (l["offset"], l["vaddr"], l["filesz"]) not in blo]
     old_dl.append((a.phoff, a.phnum * a.phentsize))
     old_dl.append((b.phoff, b.phnum * b.phentsize))   # the table may grow into free slots
     old_dl.append((0, 64 if a.is64 else 52))          # the ELF header: e_phoff, e_shoff, counts
+    old_dl += [(x["offset"], x["size"]) for x, _ in moved]
+    # and where they go, when those bytes were free (zeros: --remove brings them back)
+    ptab = (a.phoff, a.phnum * a.phentsize)
+    old_dl += [(y["offset"], y["size"]) for _, y in moved
+               if all(a.data[o] == 0 or covered([ptab], o, 1) for o in range(y["offset"], y["offset"] + y["size"]))]
+    w = 8 if a.is64 else 4
+    for x, y in pairs:
+        if x["type"] == 11 and x in [m for m, _ in moved]:
+            continue
+        if x["type"] == 11:      # st_shndx of each entry (renumbered sections)
+            old_dl += [(x["offset"] + k * symfmt[1] + (6 if a.is64 else 14), 2) for k in range(x["size"] // symfmt[1])]
+            if syms(a, x) != syms(b, y):
+                errors.append(".dynsym changed")
+    for p in a.phdrs:
+        if p["type"] != 2:       # PT_DYNAMIC
+            continue
+        for k in range(p["filesz"] // (2 * w)):
+            at = p["offset"] + k * 2 * w
+            tag, val = struct.unpack_from(a.end + ("QQ" if a.is64 else "II"), a.data, at)
+            hit = [(x, y) for x, y in moved if x["addr"] <= val < x["addr"] + x["size"]]
+            if tag and hit and tag < 0x70000000:
+                old_dl.append((at + w, w))
+                new = struct.unpack_from(a.end + ("Q" if a.is64 else "I"), b.data, at + w)[0]
+                if new != val + dv:
+                    errors.append(f".dynamic entry {tag:#x} does not follow its carried section")
     for p in a.phdrs:
         if p["type"] != PT_LOAD:
             continue
@@ -271,42 +353,50 @@ def validate(inp, outp):
             if a.data[off] != b.data[off] and not covered(old_dl, off, 1):
                 errors.append(f"allocated byte at offset 0x{off:x} changed")
                 break
-    # .note.gnu.property, PT_GNU_PROPERTY and other notes are untouched.
+    # .note.gnu.property, PT_GNU_PROPERTY and other notes are untouched (or carried whole).
     for p in a.phdrs:
         if p["type"] == PT_GNU_PROPERTY:
             q = [x for x in b.phdrs if x["type"] == PT_GNU_PROPERTY]
-            if not q or {k: q[0][k] for k in ("offset", "vaddr", "filesz")} != {k: p[k] for k in ("offset", "vaddr", "filesz")}:
+            shift = moved_to(p["offset"]) != p["offset"]
+            want = (p["offset"] + (doff if shift else 0), p["vaddr"] + (dv if shift else 0), p["filesz"])
+            if not q or (q[0]["offset"], q[0]["vaddr"], q[0]["filesz"]) != want:
                 errors.append("PT_GNU_PROPERTY changed")
         if p["type"] == PT_NOTE:
             for o, n, t, ow, desc in safe_notes(a, p):
                 if is_dlopen(t, ow):
                     continue
-                if b.data[o:o + n] != a.data[o:o + n]:
+                o2 = moved_to(o)
+                if b.data[o2:o2 + n] != a.data[o:o + n]:
                     errors.append(f"note at 0x{o:x} changed")
-                if not any(x["type"] == PT_NOTE and x["offset"] <= o and o + n <= x["offset"] + x["filesz"] for x in b.phdrs):
+                if not any(x["type"] == PT_NOTE and x["offset"] <= o2 and o2 + n <= x["offset"] + x["filesz"] for x in b.phdrs):
                     errors.append(f"note at 0x{o:x} lost its PT_NOTE")
     # A section header the tool did not create is never its own, whatever its offset: it keeps
     # its name, type, flags, address and size (NOBITS and TLS sections included), and its
-    # offset when allocated.  Only .note.dlopen, .dlnote.phdrs and the name table may change;
-    # indexes may be renumbered, so the sequences are compared.
-    ours = {".note.dlopen", ".dlnote.phdrs"}
-    def theirs(elf):
-        return [(s["sname"], s["type"], s["flags"], s["addr"], s["size"], s["align"], s["entsize"],
-                 s["offset"] if s["flags"] & SHF_ALLOC else None)
-                for i, s in enumerate(elf.sections) if i and i != elf.shstrndx and s["sname"] not in ours]
-    if a.sections and b.sections:
-        before, after = theirs(a), theirs(b)
-        for x, y in zip(before, after):
-            if x != y:
-                errors.append(f"section {x[0]} changed: {x[1:]} became {y[1:]}")
-                break
-        if len(before) != len(after):
-            errors.append(f"{len(before)} sections not ours in the input, {len(after)} in the output")
-    for s in a.sections:
-        if s.get("sname") == ".note.gnu.property":
-            t = [x for x in b.sections if x.get("sname") == ".note.gnu.property"]
-            if not t or (t[0]["offset"], t[0]["addr"], t[0]["size"]) != (s["offset"], s["addr"], s["size"]):
-                errors.append(".note.gnu.property section changed")
+    # offset when allocated (carried ones move by the block's amount).
+    for x, y in pairs:
+        d = (doff, dv) if (x, y) in moved else (0, 0)
+        before = (x["type"], x["flags"], x["addr"] + d[1], x["size"], x["align"], x["entsize"],
+                  x["offset"] + d[0] if x["flags"] & SHF_ALLOC else None)
+        after = (y["type"], y["flags"], y["addr"], y["size"], y["align"], y["entsize"],
+                 y["offset"] if y["flags"] & SHF_ALLOC else None)
+        if before != after:
+            errors.append(f"section {x['sname']} changed: {before} became {after}")
+            break
+    # As linkers lay files out: allocated sections before the others, in the table and in the
+    # file, and the program header table before every section (bfd and libelf keep it there).
+    if b.sections:
+        real = [(i, s) for i, s in enumerate(b.sections) if i and s["type"] != 8 and s["size"]]
+        alloc = [i for i, s in real if s["flags"] & SHF_ALLOC]
+        other = [i for i, s in real if not s["flags"] & SHF_ALLOC]
+        if alloc and other and max(alloc) > min(other):
+            errors.append("an allocated section follows a non-allocated one in the section header table")
+        aoff = [s["offset"] for _, s in real if s["flags"] & SHF_ALLOC]
+        ooff = [s["offset"] for _, s in real if not s["flags"] & SHF_ALLOC]
+        if aoff and ooff and max(aoff) > min(ooff):
+            errors.append("an allocated section follows a non-allocated one in the file")
+        if b.phnum and not any(s.get("sname") == ".dlnote.phdrs" for s in b.sections) and \
+                any(s["offset"] < b.phoff for _, s in real):
+            errors.append("the program header table does not precede every section")
     print("\n".join(errors) if errors else "OK")
     return 1 if errors else 0
 

@@ -1,0 +1,164 @@
+/* layout_tail.c - what follows the allocated part of a linked file: the non-allocated
+ * sections (.comment, .debug_*, .symtab, .strtab, the section names), then the section
+ * headers.  Linkers write them after every allocated byte, and tools rely on it: dwz refuses a
+ * file in which an allocated section follows them ("Allocatable section in FILE after
+ * non-allocatable ones", dwz 0.15 write_dso), and so dh_dwz fails the package build.  So a
+ * segment of ours that goes after the allocated part pushes them further, in their order and
+ * with their alignments, and --remove brings them back (docs/layout.md, "The tail"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_int.h"
+
+static int span_cmp(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* A non-allocated section after the allocated part: it moves with the tail. */
+static int tail_section(const struct lay *L, size_t i, uint64_t from)
+{
+	const struct elf_shdr *s = &L->ef->sh[i];
+
+	return !(s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && s->size && s->offset >= from && !L->isd[i] &&
+	       !lay_in_own(L, s->offset);
+}
+
+/* The end of the allocated part: the ELF header, the program header table, every PT_LOAD and
+ * allocated section that is not ours. */
+static uint64_t alloc_end(const struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	uint64_t end = elf_ehdr_size(ef);
+	size_t i;
+
+	if (ef->phnum && !lay_in_own(L, ef->phoff) && ef->phoff + lay_phdr_bytes(ef, ef->phnum) > end)
+		end = ef->phoff + lay_phdr_bytes(ef, ef->phnum);
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *p = &ef->ph[i];
+		if (p->type == PT_LOAD_ && !L->isown[i] && p->offset + p->filesz > end)
+			end = p->offset + p->filesz;
+	}
+	for (i = 1; i < ef->shnum; i++) {
+		const struct elf_shdr *s = &ef->sh[i];
+		if ((s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && !L->isd[i] && !lay_in_own(L, s->offset) &&
+		    s->offset + s->size > end)
+			end = s->offset + s->size;
+	}
+	return end;
+}
+
+/* Where the tail starts, when everything from there on is non-allocated sections, our own old
+ * bytes (segments, dlopen sections), the old section headers or zeros: then it can move.
+ * UINT64_MAX: it cannot (unknown data stays where it is). */
+uint64_t lay_tail_start(const struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	uint64_t from = alloc_end(L), pos = from, (*sp)[2];
+	size_t i, n = 0, ntail = 0;
+
+	if (!ef->shnum || from >= ef->size)
+		return UINT64_MAX;
+	sp = xcalloc(ef->shnum + ef->phnum + 1, sizeof *sp);
+	if (!sp)
+		return UINT64_MAX;
+	for (i = 1; i < ef->shnum; i++) {
+		const struct elf_shdr *s = &ef->sh[i];
+		if (s->type == SHT_NOBITS_ || !s->size || s->offset + s->size <= from)
+			continue;
+		if (!tail_section(L, i, from) && !L->isd[i] && !lay_in_own(L, s->offset))
+			goto no;               /* something allocated, or straddling the start */
+		ntail += tail_section(L, i, from);
+		sp[n][0] = s->offset, sp[n++][1] = s->offset + s->size;
+	}
+	for (i = 0; i < ef->phnum; i++)
+		if (L->isown[i])
+			sp[n][0] = ef->ph[i].offset, sp[n++][1] = ef->ph[i].offset + ef->ph[i].filesz;
+	sp[n][0] = ef->shoff, sp[n++][1] = ef->shoff + ef->shnum * elf_shent_size(ef);
+	qsort(sp, n, sizeof *sp, span_cmp);
+	for (i = 0; i < n; i++) {
+		if (sp[i][1] <= pos)
+			continue;
+		if (sp[i][0] > pos && !elf_range_is_zero(ef, pos, sp[i][0] - pos))
+			goto no;
+		pos = sp[i][1];
+	}
+	if (pos < ef->size && !elf_range_is_zero(ef, pos, ef->size - pos))
+		goto no;
+	free(sp);
+	return ntail ? from : UINT64_MAX;
+no:
+	free(sp);
+	return UINT64_MAX;
+}
+
+/* A program header describing a non-allocated section follows it: PT_RISCV_ATTRIBUTES, the
+ * only kind linkers write, loads nothing (p_memsz 0), which tells it from the notes carried
+ * into our segment.  Each is matched against the sections' old places, all at once. */
+static void shift_headers(struct lay *L, uint64_t (*order)[2], size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < L->phnum; i++) {
+		struct elf_phdr *p = &L->ph[i];
+		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ || !p->filesz || p->memsz)
+			continue;
+		for (k = 0; k < n; k++) {
+			const struct elf_shdr *s = &L->ef->sh[order[k][1]];
+			if (p->offset >= s->offset && p->offset + p->filesz <= s->offset + s->size) {
+				p->offset += L->sh[order[k][1]].offset - s->offset;
+				break;
+			}
+		}
+	}
+}
+
+/* The tail sections from `pos` on, in their file order, each at its alignment (the name table
+ * with the names appended or dropped).  Returns where they end. */
+uint64_t lay_tail_layout(struct lay *L, uint64_t pos)
+{
+	const struct elf *ef = L->ef;
+	uint64_t (*order)[2] = xcalloc(ef->shnum, sizeof *order);
+	size_t i, n = 0;
+
+	if (!order)
+		return UINT64_MAX;
+	for (i = 1; i < ef->shnum; i++)
+		if (tail_section(L, i, L->tail_from))
+			order[n][0] = ef->sh[i].offset, order[n++][1] = i;
+	qsort(order, n, sizeof *order, span_cmp);
+	for (i = 0; i < n; i++) {
+		size_t k = (size_t)order[i][1];
+		uint64_t size = ef->sh[k].size, a = ef->sh[k].addralign > 1 ? ef->sh[k].addralign : 1;
+		if (k == ef->shstrndx) {
+			size = size - L->shstr_cut + L->newnames.len;
+			L->move_shstr = 1;
+		}
+		pos = align_up(pos, a);
+		L->sh[k].offset = pos;
+		if (k == ef->shstrndx)
+			L->shstr_off = pos;
+		pos += size;
+	}
+	shift_headers(L, order, n);
+	free(order);
+	plan_log(L->pl, "tail: %zu non-allocated sections from offset 0x%llx to 0x%llx\n", n, (unsigned long long)L->tail_from,
+		   (unsigned long long)pos);
+	return pos;
+}
+
+/* The tail sections copied to their new places (the name table is written with its names by
+ * the caller), before the symbol tables' transforms overlay theirs. */
+int lay_tail_emit(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	size_t i;
+
+	for (i = 1; L->tail_moves && i < ef->shnum; i++)
+		if (i != ef->shstrndx && tail_section(L, i, L->tail_from) &&
+		    lay_patch(L, L->sh[i].offset, ef->sh[i].size, NULL, ef->sh[i].offset))
+			return -1;
+	return 0;
+}
