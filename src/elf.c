@@ -434,6 +434,22 @@ static uint64_t span_end(const struct elf *ef, struct keyed k)
 	return ef->sh[k.val].offset + ef->sh[k.val].size;
 }
 
+size_t elf_stale_property(const struct elf *ef, size_t i)
+{
+	const struct elf_phdr *p = &ef->ph[i];
+	uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
+	size_t k;
+
+	if (p->type != PT_GNU_PROPERTY_ || !(p->offset < pend && ef->phoff < p->offset + p->filesz))
+		return 0;
+	for (k = 1; k < ef->shnum; k++) {
+		const struct elf_shdr *s = &ef->sh[k];
+		if (s->type == SHT_NOTE_ && s->size == p->filesz && s->offset >= pend && elf_section_named(ef, k, ".note.gnu.property"))
+			return k;
+	}
+	return 0;
+}
+
 /* Before rewriting: the parts a rewrite relies on must not overlap, or writing one would
  * corrupt another (damaged files, not linker output). */
 int elf_check_layout(const struct elf *ef, struct err *e)
@@ -491,7 +507,7 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
-		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ || !p->filesz)
+		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ || !p->filesz || elf_stale_property(ef, i))
 			continue;
 		if (p->offset < pend && ef->phoff < p->offset + p->filesz) {
 			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap the data of program header %zu", i);

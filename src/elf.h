@@ -84,6 +84,10 @@ void elf_close(struct elf *ef);
  * sorted, disjoint in memory and congruent. */
 int elf_check_layout(const struct elf *ef, struct err *e);
 
+/* patchelf 0.14 moves .note.gnu.property away from a growing program header table but leaves
+ * PT_GNU_PROPERTY (program header i) describing its old place, now inside the table: the
+ * index of the section it should describe, or 0 when it is not such a stale header. */
+size_t elf_stale_property(const struct elf *ef, size_t i);
 /* Bounds-checked read of the object's bytes (offsets relative to its window). */
 int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct err *e);
 /* Name of a section (from e_shstrndx), truncated to bufsz-1; "" when it has none. */

@@ -193,7 +193,7 @@ static int headers_inside(struct lay *L, uint64_t from)
 
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ || L->isown[i] ||
+		if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ || L->isown[i] || elf_stale_property(ef, i) ||
 		    !lay_overlaps(p->offset, p->filesz, from, c->end - from))
 			continue;
 		if (p->offset < c->off || p->offset + p->filesz > c->end)

@@ -225,8 +225,21 @@ int lay_build_phdrs(struct lay *L)
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *ph = &ef->ph[i];
 		const struct scan_area *a = ph->type == PT_NOTE_ ? segment_area(L, i) : NULL;
+		size_t prop = elf_stale_property(ef, i);
 		if (ph->type == PT_NULL_ || L->isown[i])
 			continue;
+		if (prop) {
+			/* patchelf's stale PT_GNU_PROPERTY: it describes the property note again */
+			struct elf_phdr fixed = *ph;
+			const struct elf_phdr *ld = elf_load_covering(ef, ef->sh[prop].offset, ef->sh[prop].size);
+			fixed.offset = ef->sh[prop].offset;
+			fixed.vaddr = fixed.paddr = ef->sh[prop].addr;
+			if (!ld || ef->sh[prop].addr - ld->vaddr != fixed.offset - ld->offset)
+				return err_set(L->e, EXIT_BAD_INPUT, "PT_GNU_PROPERTY describes the program headers, and .note.gnu.property is not loaded");
+			if (push_ph(L, &fixed))
+				return -1;
+			continue;
+		}
 		if (a && a->ndlopen ? split_note_segment(L, ph, a) : push_ph(L, ph))
 			return -1;
 	}
@@ -344,9 +357,10 @@ static int table_grows(struct lay *L)
 		if (lay_build_phdrs(L))
 			return -1;
 	}
-	/* Nothing in the way but bytes that are not zeros: unknown data, which stays. */
+	/* Nothing in the way but bytes no section or segment describes (patchelf leaves the old
+	 * bytes of the sections it moved there): the table may take them. */
 	r = lay_front_room(L, L->ef->phoff, L->phsz);
-	return r == 2 ? 0 : r;
+	return r == 2 ? 1 : r;
 }
 
 int lay_plan_linked(struct lay *L)
