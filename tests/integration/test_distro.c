@@ -296,3 +296,155 @@ Test(distro, make_install_puts_the_helpers_where_rpm_and_debhelper_look)
 	cr_expect_str_eq(got, "       dh_dlnote - dependencies from the dlopen notes of the ELF files of each");
 	free(got);
 }
+
+/* ---- the debug pipelines: notes injected at install time, into unstripped files ---- */
+
+/* A program built with -g, its notes added where the packaging docs say (%install,
+ * override_dh_auto_install), then taken apart by the distribution: rpm's find-debuginfo
+ * (debugedit, objcopy --merge-notes, eu-strip -f, dwz) or dh_dwz and dh_strip.  Each case is
+ * built twice, without and with the notes (the twin), and must give the same result. */
+static const char hello_c[] =
+	"#include <stdio.h>\n#include <dlfcn.h>\n"
+	"int main(void) { void *h = dlopen(\"libz.so.1\", RTLD_NOW); printf(\"zlib %s\\n\", h ? \"loaded\" : \"missing\"); "
+	"return 0; }\n";
+#define N_HELLO "[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"description\":\"compression\",\"priority\":\"recommended\"}]"
+
+/* The lines a build printed that name a tool of the pipelines, with the build's directory
+ * replaced, so that the twin's and the injected build's can be compared. */
+static char *pipeline_lines(const char *dir, const char *log)
+{
+	return sh("grep -E '(objcopy|strip|eu-strip|dwz|debugedit|find-debuginfo|warning|error)[:]' %s/%s | "
+		  "grep -v '^+ ' | sed 's|%s|DIR|g; s|/tmp/[^ ]*|TMP|g' || true",
+		  dir, log, dir);
+}
+
+/* The program a package ships runs, its notes are read by the tool and the PT_NOTE walker, and
+ * the debug file of the debug package has the program's build-id. */
+static void expect_shipped(const char *root, const char *prog, const char *debugdir, int notes)
+{
+	char path[512], *v, *id;
+
+	snprintf(path, sizeof path, "%s/%s", root, prog);
+	v = sh("%s", path);
+	cr_expect_str_eq(v, "zlib loaded", "%s prints %s", path, v);
+	free(v);
+	v = entries_by("tool", path);
+	cr_expect_str_eq(v, notes ? N_HELLO : "[]", "%s: the tool reads %s", path, v);
+	free(v);
+	v = entries_by("segments", path);
+	cr_expect_str_eq(v, notes ? N_HELLO : "[]", "%s: the PT_NOTE walker reads %s", path, v);
+	free(v);
+	id = sh("readelf -n %s | awk '/Build ID/ { print $3 }'", path);
+	cr_assert(strlen(id) > 2, "%s has no build-id", path);
+	v = sh("readelf -n %s/%s/.build-id/%.2s/%s.debug | awk '/Build ID/ { print $3 }'", root, debugdir, id, id + 2);
+	cr_expect_str_eq(v, id, "the debug file of %s has build-id %s", id, v);
+	free(v);
+	/* gdb finds main's source line through it */
+	v = sh("gdb -batch -nx -iex 'set debug-file-directory %s/%s' -ex 'info line main' %s 2>&1 | grep -c 'hello.c' || true",
+	       root, debugdir, path);
+	cr_expect_str_eq(v, "1", "gdb does not find main's line through the debug file of %s", path);
+	free(v);
+	free(id);
+}
+
+static void rpm_hello(const char *dir, int inject)
+{
+	struct cmd c;
+
+	free(sh("mkdir -p %s/src && cp hello.c hello.json %s/src/", dir, dir));
+	c = run("cd %s && rpmbuild -bb --define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" "
+		"--define \"_builddir $PWD/build\" %s%s%s ../hello.spec > out.txt 2> err.txt",
+		dir, inject ? "--define 'inject " : "", inject ? tool() : "", inject ? "'" : "");
+	cr_assert_eq(c.status, 0, "%s: rpmbuild failed:\n%s", dir, get_file("err.txt", NULL));
+	cmd_free(&c);
+	free(sh("cd %s && mkdir root && cd root && for p in ../top/RPMS/*/*.rpm; do rpm2cpio $p | cpio -idm --quiet; done",
+		dir));
+}
+
+/* rpmbuild -bb with debuginfo packages, as Fedora builds: find-debuginfo runs on the file
+ * the %install section injected. */
+Test(distro, rpmbuild_with_debuginfo_keeps_an_injected_program, .timeout = 240)
+{
+	char *twin, *inj;
+
+	need("rpmbuild");
+	need("find-debuginfo");
+	need("gdb");
+	put_file("hello.c", hello_c);
+	put_file("hello.json", N_HELLO);
+	put_file("hello.spec", "Name: hello\nVersion: 1\nRelease: 1\nSummary: t\nLicense: MIT\n%description\nt\n"
+		 "%debug_package\n%build\ngcc -g -O1 -o hello %{_sourcedir}/hello.c\n"
+		 "%install\nmkdir -p %{buildroot}/usr/bin\ncp hello %{buildroot}/usr/bin/\n"
+		 "%{?inject:%{inject} -m %{_sourcedir}/hello.json %{buildroot}/usr/bin/hello}\n"
+		 "%files\n/usr/bin/hello\n");
+	rpm_hello("twin", 0);
+	rpm_hello("inj", 1);
+	twin = pipeline_lines("twin", "err.txt");
+	inj = pipeline_lines("inj", "err.txt");
+	cr_expect_str_eq(inj, twin, "the injected build printed\n%s\ninstead of\n%s", inj, twin);
+	free(twin);
+	free(inj);
+	expect_shipped("twin/root", "usr/bin/hello", "usr/lib/debug", 0);
+	expect_shipped("inj/root", "usr/bin/hello", "usr/lib/debug", 1);
+}
+
+static void deb_hello(const char *dir, int inject)
+{
+	struct cmd c;
+
+	free(sh("mkdir -p %s/src/debian/source && cp hello.c hello.json %s/src/", dir, dir));
+	put_file("control", "Source: hello\nSection: misc\nPriority: optional\nMaintainer: Test <test@example.org>\n"
+		 "Build-Depends: debhelper-compat (= 13)\nStandards-Version: 4.6.2\n\n"
+		 "Package: hello\nArchitecture: any\nDepends: ${shlibs:Depends}, ${misc:Depends}\n"
+		 "Recommends: ${dlopen:Recommends}\nDescription: a program with dlopen notes\n test\n");
+	/* No override of dh_dwz or dh_strip: they run as on any package. */
+	put_file("rules", "#!/usr/bin/make -f\n%:\n\tdh $@ --with dlnote\n\n"
+		 "override_dh_auto_build:\n\tgcc -g -O1 -o hello hello.c\n\n"
+		 "override_dh_auto_install:\n\tinstall -D -m 755 hello debian/hello/usr/bin/hello\n"
+		 "\t$(if $(INJECT),$(INJECT) -m hello.json debian/hello/usr/bin/hello)\n");
+	free(sh("cp control rules %s/src/debian/ && chmod +x %s/src/debian/rules && echo '3.0 (native)' > %s/src/debian/source/format",
+		dir, dir, dir));
+	put_file("changelog", "hello (1) unstable; urgency=medium\n\n  * Test.\n\n"
+		 " -- Test <test@example.org>  Thu, 03 Dec 2026 12:00:00 +0000\n");
+	free(sh("cp changelog %s/src/debian/", dir));
+	c = run("cd %s/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../../stage/usr/bin:$PATH\" "
+		"PERL5LIB=\"$PWD/../../stage/usr/share/perl5\" INJECT=%s dpkg-buildpackage -b -us -uc > ../out.txt 2> ../err.txt",
+		dir, inject ? tool() : "");
+	cr_assert_eq(c.status, 0, "%s: dpkg-buildpackage failed:\n%s", dir, get_file("err.txt", NULL));
+	cmd_free(&c);
+	free(sh("cd %s && mkdir root && for p in *.deb; do dpkg-deb -x $p root; done", dir));
+}
+
+/* dpkg-buildpackage with dh_dwz and dh_strip as they are: the build succeeds, the .deb's
+ * program runs, the -dbgsym package holds its debug file, and Recommends comes from the notes. */
+Test(distro, dh_dwz_and_dh_strip_keep_an_injected_program, .timeout = 240)
+{
+	char *twin, *inj, *v;
+
+	need("dpkg-buildpackage");
+	need("dwz");
+	need("gdb");
+	stage_install();
+	put_file("hello.c", hello_c);
+	put_file("hello.json", N_HELLO);
+	deb_hello("twin", 0);
+	deb_hello("inj", 1);
+	twin = pipeline_lines("twin", "out.txt");
+	inj = pipeline_lines("inj", "out.txt");
+	cr_expect_str_eq(inj, twin, "the injected build printed\n%s\ninstead of\n%s", inj, twin);
+	free(twin);
+	free(inj);
+	twin = pipeline_lines("twin", "err.txt");
+	inj = pipeline_lines("inj", "err.txt");
+	cr_expect_str_eq(inj, twin, "the injected build printed\n%s\ninstead of\n%s", inj, twin);
+	free(twin);
+	free(inj);
+	v = sh("ls inj/*.deb | sed 's|.*/||; s|_.*||' | sort | tr '\\n' ' '");
+	cr_expect_str_eq(v, "hello hello-dbgsym ", "packages built: %s", v);
+	free(v);
+	expect_shipped("twin/root", "usr/bin/hello", "usr/lib/debug", 0);
+	expect_shipped("inj/root", "usr/bin/hello", "usr/lib/debug", 1);
+	v = sh("dpkg-deb -f inj/hello_1_*.deb Recommends");
+	cr_expect_str_eq(v, "zlib1g", "Recommends: %s", v);
+	free(v);
+}
