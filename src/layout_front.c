@@ -219,6 +219,15 @@ static int find_block(struct lay *L, uint64_t from, uint64_t to)
 	c->align = 1;
 	while (grown) {
 		grown = 0;
+		/* a note segment covering several notes moves whole: the block takes them all */
+		for (i = 0; i < ef->phnum; i++) {
+			const struct elf_phdr *p = &ef->ph[i];
+			if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ || L->isown[i] ||
+			    elf_stale_property(ef, i) || !lay_overlaps(p->offset, p->filesz, from, c->end - from))
+				continue;
+			if (p->offset + p->filesz > c->end)
+				c->end = p->offset + p->filesz, grown = 1;
+		}
 		for (i = 1; i < ef->shnum; i++) {
 			const struct elf_shdr *s = &ef->sh[i];
 			if (s->type == SHT_NOBITS_ || !s->size || c->in[i] || !lay_overlaps(s->offset, s->size, from, c->end - from))

@@ -33,11 +33,11 @@ static struct rcase rcases[] = {
 	{ "gcc bfd pie", "gcc -O1 -o in prog.c", "gcc", "", 0, "after a read-only segment" },
 	{ "gcc bfd no-pie", "gcc -O1 -no-pie -o in prog.c", "gcc", "", 0, "after a read-only segment" },
 	{ "gcc static", "gcc -O1 -static -o in prog.c", "gcc", "", 0, "PHT moved" },
-	{ "bfd shared library", "gcc -O1 -shared -fPIC -o in lib.c && gcc -o dl dl.c", "gcc", "", 1, "PHT moved" },
+	{ "bfd shared library", "gcc -O1 -shared -fPIC -o in lib.c && gcc -o dl dl.c", "gcc", "", 1, "PHT grown, sections carried" },
 	{ "clang lld pie", "clang -O1 -fuse-ld=lld -o in prog.c", "ld.lld", "", 0, "after the end of the file" },
 	{ "mold pie", "gcc -O1 -fuse-ld=mold -o in prog.c", "mold", "", 0, "after the end of the file" },
 	{ "aarch64 dynamic", "aarch64-linux-gnu-gcc -O1 -o in prog.c", "aarch64-linux-gnu-gcc", "qemu-aarch64 -L /usr/aarch64-linux-gnu", 0,
-	  "after an R+X segment" },
+	  "after the end of the file" },
 	{ "free program header slots", "musl-gcc -O1 -static -o in prog.c && /usr/bin/python3 $DLNOTE_SRC/tests/tools/phdr_room.py in 4",
 	  "musl-gcc", "", 0, "new PT_LOAD with the PHT in a free slot" },
 };
