@@ -115,8 +115,9 @@ static void shift_headers(struct lay *L, uint64_t (*order)[2], size_t n)
 	}
 }
 
-/* The tail sections from `pos` on, in their file order, each at its alignment (the name table
- * with the names appended or dropped).  Returns where they end. */
+/* The tail sections from `pos` on, in the table's order (linkers write them so; an older
+ * version of the tool moved the name table last, and this puts it back), each at its
+ * alignment (the name table with the names appended or dropped).  Returns where they end. */
 uint64_t lay_tail_layout(struct lay *L, uint64_t pos)
 {
 	const struct elf *ef = L->ef;
@@ -127,8 +128,7 @@ uint64_t lay_tail_layout(struct lay *L, uint64_t pos)
 		return UINT64_MAX;
 	for (i = 1; i < ef->shnum; i++)
 		if (tail_section(L, i, L->tail_from))
-			order[n][0] = ef->sh[i].offset, order[n++][1] = i;
-	qsort(order, n, sizeof *order, span_cmp);
+			order[n][0] = i, order[n++][1] = i;
 	for (i = 0; i < n; i++) {
 		size_t k = (size_t)order[i][1];
 		uint64_t size = ef->sh[k].size, a = ef->sh[k].addralign > 1 ? ef->sh[k].addralign : 1;
