@@ -153,11 +153,28 @@ void lay_finish_sections(struct lay *L)
 
 /* ---- the order of the table ---- */
 
+/* .dynsym and its string table keep their place in the table when carried: bfd reads a string
+ * table by first loading the sections that link to it, and a relocation section by first
+ * loading its symbol table, then writes sections in the order it loaded them.  A .dynsym
+ * after .dynstr or .rela.dyn would come out in another place in GNU strip's output, and
+ * .dynsym's st_shndx (which bfd copies as they are) would name the wrong sections. */
+static int dynamic_symbols(const struct elf *ef, size_t i)
+{
+	size_t k;
+
+	if (ef->sh[i].type == SHT_DYNSYM_)
+		return 1;
+	for (k = 1; ef->sh[i].type == SHT_STRTAB_ && k < ef->shnum; k++)
+		if (ef->sh[k].type == SHT_DYNSYM_ && ef->sh[k].link == i)
+			return 1;
+	return 0;
+}
+
 /* Sections this run moved or made: carried after the table, and ours. */
 static int moving(const struct lay *L, size_t i)
 {
-	return i >= L->ef->shnum || (L->carry.in && L->carry.in[i]) || (i == L->target && L->notesz) ||
-	       (i == L->phsec && L->pht_in_seg);
+	return i >= L->ef->shnum || (L->carry.in && L->carry.in[i] && !dynamic_symbols(L->ef, i)) ||
+	       (i == L->target && L->notesz) || (i == L->phsec && L->pht_in_seg);
 }
 
 /* The table in the order linkers write it: allocated sections by address, then the others, as
@@ -195,7 +212,9 @@ int lay_order_sections(struct lay *L)
 			int alloc = (L->sh[i].flags & SHF_ALLOC_) != 0;
 			if ((L->drop && L->drop[i]) || alloc != !k || (alloc && moving(L, i)))
 				continue;
-			while (m < nm && (!alloc || mov[m].key < L->sh[i].addr))
+			/* a carried .dynsym keeps its place: addresses say nothing there */
+			int kept = L->carry.in && i < ef->shnum && L->carry.in[i];
+			while (m < nm && (!alloc || (!kept && mov[m].key < L->sh[i].addr)))
 				L->newidx[mov[m++].val] = (uint32_t)out++;
 			L->newidx[i] = (uint32_t)out++;
 		}
