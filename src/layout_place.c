@@ -134,11 +134,14 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 	const struct elf *ef = L->ef;
 	unsigned char buf[4096];
 	struct err ignore;
+	/* What follows the allocated part moves away when our segment lands there (layout_tail.c):
+	 * from there on, nothing is in the way, and the file may end before the segment does. */
+	uint64_t from = L->tail_moves ? L->tail_from : UINT64_MAX, inside = off + size > from ? (from > off ? from - off : 0) : size;
 	uint64_t pos, n, k;
 	size_t i;
 	int j;
 
-	if (!range_ok(off, size, ef->size))
+	if (!range_ok(off, inside, ef->size))
 		return 0;
 	/* The table rewritten where it is may have grown into free slots after it, or shrunk,
 	 * and then its old extent is zeroed. */
@@ -159,14 +162,16 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 		const struct elf_shdr *s = &ef->sh[i];
 		if (lay_in_own(L, s->offset) && (L->isd[i] || i == L->phsec || (L->carry.in && L->carry.in[i])))
 			continue;          /* ours, rebuilt; a NOBITS section there is not */
+		if (!(s->flags & SHF_ALLOC_) && s->offset >= from)
+			continue;          /* moves with the tail */
 		if ((s->type != SHT_NOBITS_ && lay_overlaps(s->offset, s->size, off, size)) ||
 		    ((s->flags & SHF_ALLOC_) && lay_overlaps(s->addr, s->size, vaddr, size)))
 			return 0;
 	}
-	if (ef->shnum && lay_overlaps(ef->shoff, ef->shnum * elf_shent_size(ef), off, size))
+	if (ef->shnum && ef->shoff < from && lay_overlaps(ef->shoff, ef->shnum * elf_shent_size(ef), off, size))
 		return 0;
-	for (pos = off; pos < off + size; pos += n) {
-		n = off + size - pos < sizeof buf ? off + size - pos : sizeof buf;
+	for (pos = off; pos < off + inside; pos += n) {
+		n = off + inside - pos < sizeof buf ? off + inside - pos : sizeof buf;
 		if (elf_read(ef, pos, n, buf, &ignore))
 			return 0;
 		for (k = 0; k < n; k++)

@@ -318,6 +318,16 @@ static char *pipeline_lines(const char *dir, const char *log)
 		  dir, log, dir);
 }
 
+/* The twin's build and the injected one printed the same lines of the pipelines' tools. */
+static void expect_same_lines(const char *log)
+{
+	char *twin = pipeline_lines("twin", log), *inj = pipeline_lines("inj", log);
+
+	cr_expect_str_eq(inj, twin, "the injected build printed\n%s\ninstead of\n%s", inj, twin);
+	free(twin);
+	free(inj);
+}
+
 /* The program a package ships runs, its notes are read by the tool and the PT_NOTE walker, and
  * the debug file of the debug package has the program's build-id. */
 static void expect_shipped(const char *root, const char *prog, const char *debugdir, int notes)
@@ -365,8 +375,6 @@ static void rpm_hello(const char *dir, int inject)
  * the %install section injected. */
 Test(distro, rpmbuild_with_debuginfo_keeps_an_injected_program, .timeout = 240)
 {
-	char *twin, *inj;
-
 	need("rpmbuild");
 	need("find-debuginfo");
 	need("gdb");
@@ -379,11 +387,7 @@ Test(distro, rpmbuild_with_debuginfo_keeps_an_injected_program, .timeout = 240)
 		 "%files\n/usr/bin/hello\n");
 	rpm_hello("twin", 0);
 	rpm_hello("inj", 1);
-	twin = pipeline_lines("twin", "err.txt");
-	inj = pipeline_lines("inj", "err.txt");
-	cr_expect_str_eq(inj, twin, "the injected build printed\n%s\ninstead of\n%s", inj, twin);
-	free(twin);
-	free(inj);
+	expect_same_lines("err.txt");
 	expect_shipped("twin/root", "usr/bin/hello", "usr/lib/debug", 0);
 	expect_shipped("inj/root", "usr/bin/hello", "usr/lib/debug", 1);
 }
@@ -419,7 +423,7 @@ static void deb_hello(const char *dir, int inject)
  * program runs, the -dbgsym package holds its debug file, and Recommends comes from the notes. */
 Test(distro, dh_dwz_and_dh_strip_keep_an_injected_program, .timeout = 240)
 {
-	char *twin, *inj, *v;
+	char *v;
 
 	need("dpkg-buildpackage");
 	need("dwz");
@@ -429,16 +433,8 @@ Test(distro, dh_dwz_and_dh_strip_keep_an_injected_program, .timeout = 240)
 	put_file("hello.json", N_HELLO);
 	deb_hello("twin", 0);
 	deb_hello("inj", 1);
-	twin = pipeline_lines("twin", "out.txt");
-	inj = pipeline_lines("inj", "out.txt");
-	cr_expect_str_eq(inj, twin, "the injected build printed\n%s\ninstead of\n%s", inj, twin);
-	free(twin);
-	free(inj);
-	twin = pipeline_lines("twin", "err.txt");
-	inj = pipeline_lines("inj", "err.txt");
-	cr_expect_str_eq(inj, twin, "the injected build printed\n%s\ninstead of\n%s", inj, twin);
-	free(twin);
-	free(inj);
+	expect_same_lines("out.txt");
+	expect_same_lines("err.txt");
 	v = sh("ls inj/*.deb | sed 's|.*/||; s|_.*||' | sort | tr '\\n' ' '");
 	cr_expect_str_eq(v, "hello hello-dbgsym ", "packages built: %s", v);
 	free(v);
