@@ -171,6 +171,8 @@ static uint64_t compute_keep(struct lay *L)
 	}
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
+		if (s->type != SHT_NOBITS_ && s->size == 0 && !L->isd[i] && s->offset > keep && s->offset <= ef->size)
+			keep = s->offset;      /* an empty section's offset stays inside the file */
 		if (s->type == SHT_NOBITS_ || s->size == 0 || lay_in_own(L, s->offset))
 			continue;
 		if (L->isd[i] && !(i == L->target && L->where == NOTE_INPLACE))
@@ -391,7 +393,8 @@ static int layout_tail(struct lay *L)
 	if (L->tail_moves) {
 		end = lay_tail_layout(L, end);
 		if (end == UINT64_MAX)
-			return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+			return err_set(L->e, EXIT_BAD_INPUT, "the non-allocated sections cannot follow the new segment (out of memory, "
+				       "or sizes past the end of the address space)");
 	} else if (L->move_shstr) {
 		uint64_t size = ef->sh[ef->shstrndx].size - L->shstr_cut + L->newnames.len;
 		L->shstr_off = L->notesz ? UINT64_MAX : lay_names_hole(L, size);
@@ -406,6 +409,8 @@ static int layout_tail(struct lay *L)
 		L->shoff = align_up(end, ef->is64 ? 8 : 4);
 		end = L->shoff + L->shout * elf_shent_size(ef);
 	}
+	if (!ef->is64 && end > UINT32_MAX)
+		return err_set(L->e, EXIT_BAD_INPUT, "the file would grow past 4 GiB, which a 32-bit ELF file cannot describe");
 	L->pl->keep = L->keep;
 	L->pl->out_size = end;
 	return 0;

@@ -63,6 +63,8 @@ int lay_carriable(const struct lay *L, size_t i)
 
 	if (!(s->flags & SHF_ALLOC_) || (s->flags & (SHF_WRITE_ | SHF_EXECINSTR_ | SHF_TLS_)) || s->type == SHT_NOBITS_ || !s->size)
 		return 0;
+	if (s->addralign > 64 || (s->addralign & (s->addralign - 1)))
+		return 0;              /* linkers align these to 8 at most: a damaged header */
 	switch (s->type) {
 	case SHT_NOTE_:
 	case SHT_HASH_:
@@ -239,7 +241,7 @@ static int find_block(struct lay *L, uint64_t from, uint64_t to)
 				c->off = s->offset;
 			if (s->offset + s->size > c->end)
 				c->end = s->offset + s->size, grown = 1;
-			if (s->addralign > c->align)
+			if (!L->isd[i] && s->addralign > c->align)
 				c->align = s->addralign;
 		}
 	}
@@ -258,6 +260,9 @@ int lay_front_room(struct lay *L, uint64_t at, uint64_t size)
 	struct carry *c = &L->carry;
 	int r;
 
+	free(c->in);                       /* a block found in our segment is replaced */
+	free(c->dyn);
+	memset(c, 0, sizeof *c);
 	if (!ef->shnum)
 		return refuse(L, "no section headers tell what follows them");
 	if (!ld || ld->offset > at || at + size > ld->offset + ld->filesz || at + size < at)

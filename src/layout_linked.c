@@ -321,7 +321,8 @@ static int table_home(struct lay *L)
 	for (i = 0; i < ef->phnum && !ld; i++)
 		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i])
 			ld = &ef->ph[i];
-	if (!ld || ld->offset != 0)
+	/* Our segment holding both the table and carried sections is no layout of ours: it stays. */
+	if (!ld || ld->offset != 0 || L->carry.present)
 		return 0;
 	L->pht_in_seg = 0;
 	L->nseg = L->where == NOTE_SEGMENT;
@@ -332,9 +333,6 @@ static int table_home(struct lay *L)
 		L->nseg = 1;             /* the carried block needs our segment */
 		if (lay_build_phdrs(L))
 			return -1;
-		free(L->carry.in);
-		free(L->carry.dyn);
-		memset(&L->carry, 0, sizeof L->carry);
 		r = lay_front_room(L, home, L->phsz);
 	}
 	if (r <= 0)
@@ -423,6 +421,13 @@ int lay_plan_linked(struct lay *L)
 				return -1;
 		}
 	}
+	if (L->pht_in_seg && L->carry.present)
+		return err_set(L->e, EXIT_BAD_INPUT, "a segment of ours holds both the program headers and carried sections: "
+			       "no layout this tool writes (damaged file)");
+	/* An old note among the carried sections moves with them: into our segment, not in place. */
+	if (L->where == NOTE_INPLACE && (L->carry.present || L->pht_home) &&
+	    ((L->note_off >= L->carry.off && L->note_off < L->carry.end) || L->note_off < elf_ehdr_size(ef) + L->phsz))
+		L->where = NOTE_SEGMENT;
 	L->pl->strategy = L->where == NOTE_NONE ? "removed" :
 			  L->where == NOTE_INPLACE ? (L->nown ? "in place, own segment rebuilt" : L->pht_in_seg ? "in place, PHT moved" : "in place") :
 			  L->nown ? "own segment grown" :

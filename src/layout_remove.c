@@ -349,7 +349,8 @@ size_t lay_plan_drops(struct lay *L)
 	if (out == L->shnum)
 		return no_drops(L);
 	L->shstrndx_out = L->newidx[ef->shstrndx];
-	trim_names(L);
+	if (!L->notesz)
+		trim_names(L);      /* on an add, names may still be taken (lay_setup_sections) */
 	return out;
 }
 

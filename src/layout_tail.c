@@ -10,6 +10,10 @@
 
 #include "layout_int.h"
 
+/* Linkers align non-allocated sections to 8 at most; a larger one (damaged files) keeps the
+ * tail where it is. */
+#define TAIL_MAX_ALIGN 4096u
+
 static int span_cmp(const void *x, const void *y)
 {
 	const uint64_t *a = x, *b = y;
@@ -17,13 +21,14 @@ static int span_cmp(const void *x, const void *y)
 	return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
-/* A non-allocated section after the allocated part: it moves with the tail. */
+/* A non-allocated section after the allocated part, empty ones included (their offset must
+ * stay inside the file): it moves with the tail. */
 static int tail_section(const struct lay *L, size_t i, uint64_t from)
 {
 	const struct elf_shdr *s = &L->ef->sh[i];
 
-	return !(s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && s->size && s->offset >= from && !L->isd[i] &&
-	       !lay_in_own(L, s->offset);
+	return !(s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && s->offset >= from && !L->isd[i] &&
+	       (!s->size || !lay_in_own(L, s->offset));
 }
 
 /* The end of the allocated part: the ELF header, the program header table, every PT_LOAD and
@@ -43,6 +48,7 @@ static uint64_t alloc_end(const struct lay *L)
 	}
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
+		/* an empty one too: its offset must stay inside the file */
 		if ((s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && !L->isd[i] && !lay_in_own(L, s->offset) &&
 		    s->offset + s->size > end)
 			end = s->offset + s->size;
@@ -66,10 +72,12 @@ uint64_t lay_tail_start(const struct lay *L)
 		return UINT64_MAX;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (s->type == SHT_NOBITS_ || !s->size || s->offset + s->size <= from)
+		if (s->type == SHT_NOBITS_ || (s->size && s->offset + s->size <= from) || (!s->size && s->offset < from))
 			continue;
 		if (!tail_section(L, i, from) && !L->isd[i] && !lay_in_own(L, s->offset))
 			goto no;               /* something allocated, or straddling the start */
+		if (tail_section(L, i, from) && (s->addralign > TAIL_MAX_ALIGN || (s->addralign & (s->addralign - 1))))
+			goto no;               /* an alignment no layout can honour: it stays */
 		ntail += tail_section(L, i, from);
 		sp[n][0] = s->offset, sp[n++][1] = s->offset + s->size;
 	}
@@ -140,6 +148,10 @@ uint64_t lay_tail_layout(struct lay *L, uint64_t pos)
 		L->sh[k].offset = pos;
 		if (k == ef->shstrndx)
 			L->shstr_off = pos;
+		if (pos + size < pos) {
+			free(order);
+			return UINT64_MAX;
+		}
 		pos += size;
 	}
 	shift_headers(L, order, n);
