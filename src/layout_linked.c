@@ -90,15 +90,26 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	if (ef->phoff == b || (phsec && ef->sh[phsec].offset == b))
 		pos = b;                                      /* copy A, zeroed by eu-strip */
 	do {
+		uint64_t next = end;
 		progress = advance(&pos, p->offset, ef->phoff, old);
 		if (phsec)
 			progress |= advance(&pos, p->offset, ef->sh[phsec].offset, ef->sh[phsec].size);
 		for (i = 1; i < ef->shnum; i++)
-			if (carried[i])
+			if (carried[i]) {
 				progress |= advance(&pos, p->offset, ef->sh[i].offset, ef->sh[i].size);
+				if (ef->sh[i].offset > pos && ef->sh[i].offset < next)
+					next = ef->sh[i].offset;
+			}
 		for (i = 0; i < L->sc->nitems; i++)
-			if (L->sc->items[i].dlopen)
-				progress |= advance(&pos, p->offset, L->sc->items[i].off, L->sc->items[i].size);
+			if (L->sc->items[i].dlopen) {
+				const struct scan_item *it = &L->sc->items[i];
+				progress |= advance(&pos, p->offset, it->off, it->size);
+				if (it->off > pos && it->off < next)
+					next = it->off;
+			}
+		/* zeros in or right after the carried block: the old dlopen notes it held, emptied */
+		if (!progress && clo < chi && pos >= clo && pos <= chi && next < end && elf_range_is_zero(ef, pos, next - pos))
+			pos = next, progress = 1;
 		found |= progress;
 	} while (progress && pos + 8 <= end);
 	if (!found || pos + 8 <= end)

@@ -212,8 +212,9 @@ int lay_order_sections(struct lay *L)
 			int alloc = (L->sh[i].flags & SHF_ALLOC_) != 0;
 			if ((L->drop && L->drop[i]) || alloc != !k || (alloc && moving(L, i)))
 				continue;
-			/* a carried .dynsym keeps its place: addresses say nothing there */
-			int kept = L->carry.in && i < ef->shnum && L->carry.in[i];
+			/* a .dynsym carried away keeps its place: addresses say nothing there (going
+			 * back, they do again) */
+			int kept = L->carry.in && i < ef->shnum && L->carry.in[i] && L->carry.new_vaddr > L->carry.vaddr;
 			while (m < nm && (!alloc || (!kept && mov[m].key < L->sh[i].addr)))
 				L->newidx[mov[m++].val] = (uint32_t)out++;
 			L->newidx[i] = (uint32_t)out++;

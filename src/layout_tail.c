@@ -72,8 +72,9 @@ uint64_t lay_tail_start(const struct lay *L)
 		return UINT64_MAX;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (s->type == SHT_NOBITS_ || (s->size && s->offset + s->size <= from) || (!s->size && s->offset < from))
-			continue;
+		if (s->type == SHT_NOBITS_ || (s->size && s->offset + s->size <= from) ||
+		    (!s->size && (s->offset < from || (s->flags & SHF_ALLOC_))))
+			continue;      /* an empty allocated one ends the allocated part at most */
 		if (!tail_section(L, i, from) && !L->isd[i] && !lay_in_own(L, s->offset))
 			goto no;               /* something allocated, or straddling the start */
 		if (tail_section(L, i, from) && (s->addralign > TAIL_MAX_ALIGN || (s->addralign & (s->addralign - 1))))
