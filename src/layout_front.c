@@ -12,7 +12,8 @@
  * Only a table that precedes every section survives both, in either order.  A table that
  * grows there takes the bytes of the sections after it.  Those that only headers point to
  * move into our segment, as one block that keeps its inner layout and alignment (the carried
- * block): .interp (PT_INTERP), notes (PT_NOTE, PT_GNU_PROPERTY), MIPS ABI flags, and the
+ * block): .interp (PT_INTERP), notes (PT_NOTE, PT_GNU_PROPERTY), MIPS ABI flags and register
+ * information (PT_MIPS_ABIFLAGS, PT_MIPS_REGINFO), and the
  * dynamic linker's tables (.hash, .gnu.hash, .dynsym, .dynstr, the version tables), which
  * .dynamic entries point to.  Their section headers, the program headers inside the block,
  * those .dynamic entries and the .symtab symbols defined in them follow.  Code and data never
@@ -26,7 +27,7 @@
 enum {
 	SHT_PROGBITS_ = 1, SHT_HASH_ = 5, SHT_GNU_HASH_ = 0x6ffffff6, SHT_GNU_VERDEF_ = 0x6ffffffd,
 	SHT_GNU_VERNEED_ = 0x6ffffffe, SHT_GNU_VERSYM_ = 0x6fffffff, SHT_MIPS_ABIFLAGS_ = 0x7000002a,
-	PT_MIPS_ABIFLAGS_ = 0x70000003,
+	SHT_MIPS_REGINFO_ = 0x70000006, PT_MIPS_REGINFO_ = 0x70000000, PT_MIPS_ABIFLAGS_ = 0x70000003,
 };
 
 /* .dynamic tags whose value is an address (gABI: the d_ptr ones) that a carried section may
@@ -83,6 +84,8 @@ int lay_carriable(const struct lay *L, size_t i)
 		return covered_by(L, i, PT_INTERP_);
 	case SHT_MIPS_ABIFLAGS_:
 		return covered_by(L, i, PT_MIPS_ABIFLAGS_);
+	case SHT_MIPS_REGINFO_:
+		return covered_by(L, i, PT_MIPS_REGINFO_);
 	}
 	return 0;
 }

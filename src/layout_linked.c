@@ -218,7 +218,8 @@ static const struct scan_area *segment_area(const struct lay *L, size_t index)
 	return NULL;
 }
 
-/* The input's entries minus free slots, our old segments and dlopen PT_NOTEs, plus our
+/* The input's entries minus our old segments and dlopen PT_NOTEs (and PT_NULL entries when the
+ * table moves into our segment, as older versions did), plus our
  * PT_LOADs (nseg of them; placed and sorted later) and our PT_NOTE. */
 int lay_build_phdrs(struct lay *L)
 {
@@ -237,7 +238,9 @@ int lay_build_phdrs(struct lay *L)
 		const struct elf_phdr *ph = &ef->ph[i];
 		const struct scan_area *a = ph->type == PT_NOTE_ ? segment_area(L, i) : NULL;
 		size_t prop = elf_stale_property(ef, i);
-		if (ph->type == PT_NULL_ || L->isown[i])
+		/* The linker's PT_NULL entries stay (mips binutils ends its table with one), so that
+		 * --remove gives the table back as it was. */
+		if (L->isown[i] || (ph->type == PT_NULL_ && L->pht_in_seg))
 			continue;
 		if (prop) {
 			/* patchelf's stale PT_GNU_PROPERTY: it describes the property note again */

@@ -260,7 +260,7 @@ def validate(inp, outp):
     # Carried sections (tool's layout_front.c): read-only tables that only headers point to may
     # move, all by the same amount, with their bytes (.dynsym: but for st_shndx).
     def carriable(elf, s):
-        if s["type"] in (SHT_NOTE, 5, 11, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF, 0x7000002A):
+        if s["type"] in (SHT_NOTE, 5, 11, 0x6FFFFFF6, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF, 0x7000002A, 0x70000006):
             return True
         if s["type"] == 3:
             return any(x["type"] == 11 and elf.sections[x["link"]] is s for x in elf.sections)
