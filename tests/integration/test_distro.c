@@ -357,6 +357,19 @@ static void expect_shipped(const char *root, const char *prog, const char *debug
 	free(id);
 }
 
+/* check-all's sanitized pass: the package builds are the plain pass's; here the sanitized
+ * tool must write the same bytes into the same -g program (harness.h, tool_edit). */
+static int sanitized_pass_only_compares(void)
+{
+	if (!plain_tool())
+		return 0;
+	put_file("hello.c", hello_c);
+	put_file("hello.json", N_HELLO);
+	free(sh("gcc -g -O1 -o hello hello.c"));
+	free(tool_edit("hello", "-m hello.json"));
+	return 1;
+}
+
 static void rpm_hello(const char *dir, int inject)
 {
 	struct cmd c;
@@ -375,6 +388,8 @@ static void rpm_hello(const char *dir, int inject)
  * the %install section injected. */
 Test(distro, rpmbuild_with_debuginfo_keeps_an_injected_program, .timeout = 240)
 {
+	if (sanitized_pass_only_compares())
+		return;
 	need("rpmbuild");
 	need("find-debuginfo");
 	need("gdb");
@@ -425,6 +440,8 @@ Test(distro, dh_dwz_and_dh_strip_keep_an_injected_program, .timeout = 240)
 {
 	char *v;
 
+	if (sanitized_pass_only_compares())
+		return;
 	need("dpkg-buildpackage");
 	need("dwz");
 	need("gdb");
