@@ -90,16 +90,6 @@ int lay_carriable(const struct lay *L, size_t i)
 	return 0;
 }
 
-static const struct elf_phdr *first_load(const struct lay *L)
-{
-	size_t i;
-
-	for (i = 0; i < L->ef->phnum; i++)
-		if (L->ef->ph[i].type == PT_LOAD_ && !(L->isown && L->isown[i]))
-			return &L->ef->ph[i];
-	return NULL;
-}
-
 static int refuse(struct lay *L, const char *why)
 {
 	plan_log(L->pl, "program headers: no room where they are (%s)\n", why);
@@ -259,7 +249,7 @@ static int find_block(struct lay *L, uint64_t from, uint64_t to)
 int lay_front_room(struct lay *L, uint64_t at, uint64_t size)
 {
 	const struct elf *ef = L->ef;
-	const struct elf_phdr *ld = first_load(L);
+	const struct elf_phdr *ld = lay_first_load(L);
 	struct carry *c = &L->carry;
 	int r;
 
@@ -341,7 +331,7 @@ int lay_carry_from_own(struct lay *L)
 int lay_carry_home(struct lay *L)
 {
 	const struct elf *ef = L->ef;
-	const struct elf_phdr *ld = first_load(L);
+	const struct elf_phdr *ld = lay_first_load(L);
 	struct carry *c = &L->carry;
 	uint64_t tend = ef->phoff + L->phsz, old = ef->phoff + lay_phdr_bytes(ef, ef->phnum), len = c->end - c->off, b, z;
 	size_t i;

@@ -81,6 +81,8 @@ int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint6
 int lay_zero(struct lay *L, uint64_t off, uint64_t len);
 int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
 int lay_in_own(const struct lay *L, uint64_t off);
+/* The first PT_LOAD that is not ours, or NULL. */
+const struct elf_phdr *lay_first_load(const struct lay *L);
 int lay_place_in_place(struct lay *L);
 
 static inline uint64_t lay_phdr_bytes(const struct elf *ef, size_t n)

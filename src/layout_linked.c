@@ -327,14 +327,10 @@ static size_t pht_capacity(struct lay *L)
 static int table_home(struct lay *L)
 {
 	const struct elf *ef = L->ef;
-	const struct elf_phdr *ld = NULL;
+	const struct elf_phdr *ld = lay_first_load(L);
 	uint64_t home = elf_ehdr_size(ef);
-	size_t i;
 	int r;
 
-	for (i = 0; i < ef->phnum && !ld; i++)
-		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i])
-			ld = &ef->ph[i];
 	/* Our segment holding both the table and carried sections is no layout of ours: it stays. */
 	if (!ld || ld->offset != 0 || L->carry.present)
 		return 0;

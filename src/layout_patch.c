@@ -125,3 +125,13 @@ int lay_in_own(const struct lay *L, uint64_t off)
 	return 0;
 }
 
+
+const struct elf_phdr *lay_first_load(const struct lay *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->ef->phnum; i++)
+		if (L->ef->ph[i].type == PT_LOAD_ && !(L->isown && L->isown[i]))
+			return &L->ef->ph[i];
+	return NULL;
+}

@@ -56,17 +56,6 @@ out:
 	return ok;
 }
 
-/* The first PT_LOAD that is not ours. */
-static const struct elf_phdr *first_load(const struct lay *L)
-{
-	size_t i;
-
-	for (i = 0; i < L->ef->phnum; i++)
-		if (L->ef->ph[i].type == PT_LOAD_ && !L->isown[i])
-			return &L->ef->ph[i];
-	return NULL;
-}
-
 /* Nothing but our segments is loaded at [vaddr, vaddr+len). */
 static int memory_free(const struct lay *L, uint64_t vaddr, uint64_t len)
 {
@@ -89,7 +78,7 @@ static int memory_free(const struct lay *L, uint64_t vaddr, uint64_t len)
 static int home_is_free(const struct lay *L, uint64_t home, uint64_t len)
 {
 	const struct elf *ef = L->ef;
-	const struct elf_phdr *ld = elf_load_covering(ef, home, len), *first = first_load(L);
+	const struct elf_phdr *ld = elf_load_covering(ef, home, len), *first = lay_first_load(L);
 	size_t i;
 	int grow = (!ld || L->isown[ld - ef->ph]) && first && first->offset == 0 && first->filesz == home &&
 		   first->memsz == home && !(first->flags & PF_W_) && memory_free(L, first->vaddr + home, len);
@@ -162,7 +151,7 @@ int lay_pht_home(struct lay *L)
 	ok = home_is_free(L, home, L->phsz) && home_bytes_ok(L, home, pht);
 	free(pht);
 	if (ok) {
-		const struct elf_phdr *ld = first_load(L);
+		const struct elf_phdr *ld = lay_first_load(L);
 		L->pht_home = 1;
 		L->home_off = home;
 		L->home_vaddr = ld->vaddr + (home - ld->offset);
