@@ -373,7 +373,7 @@ static int place_segments(struct lay *L, const struct space *s)
 
 	L->seg[0].pht = L->pht_in_seg;
 	L->seg[0].note = note;
-	L->seg[0].carry = L->carry.present && L->carry.new_off == 0;
+	L->seg[0].carry = L->carry.present;     /* a block going back home needs no segment */
 	if (place_in_gap(L, s, 0))
 		return 0;
 	if (L->pht_in_seg && note) {

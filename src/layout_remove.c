@@ -300,9 +300,9 @@ static size_t no_drops(struct lay *L)
 	return L->shnum;
 }
 
-/* The section count to write, with L->drop and L->newidx set when any header goes: on --remove,
- * ours; on an add, the PHT section of an older layout whose table went back home
- * goes (newidx maps every kept index to its new one). */
+/* The section count to write, with L->drop and L->newidx set when any header goes (newidx maps
+ * every kept index to its new one): on --remove, ours; on an add, the PHT section of an older
+ * layout whose table went back home. */
 size_t lay_plan_drops(struct lay *L)
 {
 	const struct elf *ef = L->ef;

@@ -423,14 +423,19 @@ static void find_debuginfo_steps(const struct input *in)
 	free(x.entries);
 }
 
+/* check-all's sanitized pass compares the sanitized tool's bytes with the plain build's once
+ * per input, in find_debuginfo_steps: the same input and command again would add nothing. */
+static int compared_in_find_debuginfo_steps(void)
+{
+	return plain_tool() != NULL;
+}
+
 static void dh_dwz_dh_strip(const struct input *in)
 {
 	struct sides sd;
 	struct ctx x;
 
-	/* check-all's sanitized pass compares the sanitized tool's bytes with the plain build's once
-	 * per input, in find_debuginfo_steps: the same input and command again would add nothing. */
-	if (plain_tool())
+	if (compared_in_find_debuginfo_steps())
 		return;
 	need("dwz");
 	if (!prepare(&x, in))
@@ -452,9 +457,7 @@ static void gdb_finds_source_line(const struct input *in)
 	struct cmd c[2];
 	struct ctx x;
 
-	/* check-all's sanitized pass compares the sanitized tool's bytes with the plain build's once
-	 * per input, in find_debuginfo_steps: the same input and command again would add nothing. */
-	if (plain_tool())
+	if (compared_in_find_debuginfo_steps())
 		return;
 	need("dwz");
 	need("gdb");
@@ -498,9 +501,7 @@ static void rewriter_pairs(const struct input *in, const int (*pairs)[2], size_t
 	struct ctx x;
 	char **seg;
 
-	/* check-all's sanitized pass compares the sanitized tool's bytes with the plain build's once
-	 * per input, in find_debuginfo_steps: the same input and command again would add nothing. */
-	if (plain_tool())
+	if (compared_in_find_debuginfo_steps())
 		return;
 	need("dwz");
 	need("eu-strip");
