@@ -83,6 +83,8 @@ int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
 int lay_in_own(const struct lay *L, uint64_t off);
 /* The first PT_LOAD that is not ours, or NULL. */
 const struct elf_phdr *lay_first_load(const struct lay *L);
+/* qsort order of uint64_t[2] pairs by their first value (file ranges). */
+int lay_pair_cmp(const void *x, const void *y);
 int lay_place_in_place(struct lay *L);
 
 static inline uint64_t lay_phdr_bytes(const struct elf *ef, size_t n)

@@ -135,3 +135,10 @@ const struct elf_phdr *lay_first_load(const struct lay *L)
 			return &L->ef->ph[i];
 	return NULL;
 }
+
+int lay_pair_cmp(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}

@@ -440,13 +440,6 @@ void lay_compact_sections(struct lay *L)
 
 /* ---- the section-name table back in its hole ---- */
 
-static int span_cmp(const void *x, const void *y)
-{
-	const uint64_t *a = x, *b = y;
-
-	return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
 /* An earlier add moved the name table to the end (appending a name) and zeroed its old place.
  * The first zeroed gap after the loaded bytes and before `keep` that no section or header
  * table uses and that holds `size` bytes takes it back: that is its old place (the gaps
@@ -470,7 +463,7 @@ uint64_t lay_names_hole(const struct lay *L, uint64_t size)
 		sp[n][0] = s->offset, sp[n++][1] = s->offset + s->size;
 	}
 	sp[n][0] = ef->shoff, sp[n++][1] = ef->shoff + ef->shnum * elf_shent_size(ef);
-	qsort(sp, n, sizeof *sp, span_cmp);
+	qsort(sp, n, sizeof *sp, lay_pair_cmp);
 	for (i = 0; i <= n && pos + size <= L->keep; i++) {
 		uint64_t next = i < n && sp[i][0] < L->keep ? sp[i][0] : L->keep;
 		if (next >= pos + size && elf_range_is_zero(ef, pos, size)) {

@@ -14,13 +14,6 @@
  * tail where it is. */
 #define TAIL_MAX_ALIGN 4096u
 
-static int span_cmp(const void *x, const void *y)
-{
-	const uint64_t *a = x, *b = y;
-
-	return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
 /* A non-allocated section after the allocated part, empty ones included (their offset must
  * stay inside the file): it moves with the tail. */
 static int tail_section(const struct lay *L, size_t i, uint64_t from)
@@ -86,7 +79,7 @@ uint64_t lay_tail_start(const struct lay *L)
 		if (L->isown[i])
 			sp[n][0] = ef->ph[i].offset, sp[n++][1] = ef->ph[i].offset + ef->ph[i].filesz;
 	sp[n][0] = ef->shoff, sp[n++][1] = ef->shoff + ef->shnum * elf_shent_size(ef);
-	qsort(sp, n, sizeof *sp, span_cmp);
+	qsort(sp, n, sizeof *sp, lay_pair_cmp);
 	for (i = 0; i < n; i++) {
 		if (sp[i][1] <= pos)
 			continue;
