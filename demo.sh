@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A tour of dlnote-inject: declare optional dlopen() dependencies of an object and of an
 # already-linked program, list them as packagers see them, and run the programs.
 set -eu

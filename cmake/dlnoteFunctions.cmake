@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # dlnoteFunctions.cmake - target_dlopen_notes(): give a CMake target FDO .note.dlopen entries.
 #
 #   target_dlopen_notes(<target>

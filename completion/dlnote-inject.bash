@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for dlnote-inject(1).  Installed by `make install` as
 # $(DATADIR)/bash-completion/completions/dlnote-inject; needs nothing from bash-completion.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """dlnote-note.py - make a dlopen note object for a Meson target (docs/build-systems.md).
 
     dlnote-note.py OUTPUT [--pull NAME] [--tool PATH] [--depfile PATH] [DLNOTE-INJECT ARGS...]

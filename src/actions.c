@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* actions.c - one mode (list, check, discover, edit) on one ELF object: a file or an archive
  * member, already opened and scanned. */
 #include <errno.h>

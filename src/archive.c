@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* archive.c - reading ar archives member by member, and writing an edited copy by streaming. */
 #include "archive.h"
 #include "archive_int.h"

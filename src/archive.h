@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* archive.h - static archives (ar): the members as windows onto one file, and an edited copy
  * written by streaming.
  *

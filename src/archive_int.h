@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* archive_int.h - what archive.c (reading) and archive_write.c (writing) share. */
 #ifndef DLNOTE_ARCHIVE_INT_H
 #define DLNOTE_ARCHIVE_INT_H

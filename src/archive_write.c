@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* archive_write.c - writing an edited archive by streaming: the write buffer, the edited
  * members, the index moved to the new offsets. */
 #include "archive.h"

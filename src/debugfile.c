@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* debugfile.c - recognising a detached debug file from its headers (see debugfile.h). */
 #include "debugfile.h"
 

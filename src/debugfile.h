@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* debugfile.h - detached debug files (eu-strip -f, objcopy --only-keep-debug): they keep the
  * program headers of the stripped file, whose contents are not in them.  elf_open recognises
  * them here from the headers it has read, and then drops their program headers. */

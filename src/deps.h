@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* deps.h - entries seen as dependencies: the spec's priorities as ranks, feature names given on
  * the command line, the entries gathered from files, and a set of rendered dependencies that
  * keeps each distinct one once, at its strongest rank.  Shared by the listings (report.c) and

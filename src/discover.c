@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* discover.c - soname-shaped strings in read-only data, minus DT_NEEDED, DT_SONAME and the
  * notes' sonames (see discover.h). */
 #include "discover.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* discover.h - a heuristic for finding undeclared dlopen() dependencies: strings shaped like
  * sonames (lib*.so.N) in a file's read-only data that are neither in its DT_NEEDED list nor in
  * its dlopen notes.  A program that calls dlopen("libz.so.1") carries that string in .rodata.

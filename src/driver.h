@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* driver.h - what the command line asks for (struct opts, filled by cli.c), and the stages that
  * carry it out: files.c reads the inputs and dispatches each FILE, members.c each member of an
  * archive, actions.c runs a mode on one ELF object.  Calls go one way: cli -> files -> members

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf.c - opening an ELF file or member: its headers and tables read and checked, names,
  * ranges and layout facts (the records' byte formats are in elf_codec.c). */
 #include "elf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf.h - the ELF model: headers of any class and byte order, read once into native structs.
  *
  * Nothing is trusted: every offset and count is checked against the file size with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf_codec.c - ELF records (file, program and section headers, symbols) decoded from and
  * encoded into their bytes, in the file's class and byte order. */
 #include "elf.h"

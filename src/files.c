@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* files.c - the inputs: manifests and maps read whole (bounded), the trace, each FILE opened
  * and dispatched (archive, ELF, or skipped), --files-from lists read one name at a time, and
  * what is printed once after the last FILE. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.c - strict JSON lexing, compaction and key-uniqueness checks. */
 #include "json.h"
 

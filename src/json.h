@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json.h - a strict JSON lexer for manifests and note payloads.
  *
  * Strict in the ways the dlopen-note spec asks (shared/REFERENCE.md §1): valid UTF-8 with no

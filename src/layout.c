@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout.c - plan where the note goes, for relocatable objects and for linked files.
  *
  * Order of decisions (shared/REFERENCE.md §4):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout.h - the layout planner: decides where the new note goes and which header bytes change,
  * as a plan that can be printed (-v) before anything is written.
  *

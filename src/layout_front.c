@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_front.c - room for the program header table where the linker put it: right after
  * the ELF header, before every section, in the first PT_LOAD (docs/layout.md, "The program
  * header table").  Two rewriters that distributions chain need it there:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_int.h - state shared by the two halves of the planner: layout.c (sections, tail,
  * patches; relocatable objects) and layout_linked.c (segments and program headers). */
 #ifndef DLNOTE_LAYOUT_INT_H

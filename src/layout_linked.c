@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_linked.c - segments and program headers of linked files (ET_EXEC, ET_DYN).
  *
  * The note needs its own PT_NOTE inside a non-writable PT_LOAD, so a file without a free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_patch.c - the plan's byte patches, and the facts about the input that every planner
  * asks (overlaps, our own segment). */
 #include <stdlib.h>

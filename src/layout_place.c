@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_place.c - where our segments go in a linked file (ET_EXEC, ET_DYN): the page padding
  * after a non-writable PT_LOAD, or after the end of the file (docs/layout.md).  The consumers
  * that constrain it are listed in layout_linked.c; placement adds three more rules:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_rel.c - plan the edit of a relocatable object: which dlopen sections stay, which go,
  * which COMDAT groups are added (docs/layout.md, "Relocatable objects").
  *

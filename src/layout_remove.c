@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_remove.c - what --remove on a linked file takes away besides the notes, so that
  * nothing of ours that can go stays (docs/layout.md, "Remove"):
  *

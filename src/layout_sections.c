@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_sections.c - the section headers of a linked file after the edit: the .note.dlopen
  * name, the sections of our segment, emptied dlopen sections, and symbols that pointed into
  * them. */

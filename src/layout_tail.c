@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout_tail.c - what follows the allocated part of a linked file: the non-allocated
  * sections (.comment, .debug_*, .symtab, .strtab, the section names), then the section
  * headers.  Linkers write them after every allocated byte, and tools rely on it: dwz refuses a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* magic.h - what a file or archive member is, from its first bytes. */
 #ifndef DLNOTE_MAGIC_H
 #define DLNOTE_MAGIC_H

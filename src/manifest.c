@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* manifest.c - entries: the spec's rules (shared/REFERENCE.md §1), parsing, building, writing. */
 #include "manifest.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* manifest.h - dlopen entries: parsing and validating a manifest, building entries from flags,
  * and writing them back as compact JSON.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* members.c - archives: every ELF member read in place as a window of the file; edits written
  * by streaming the archive (archive_write.c), members selected with --member. */
 #include <errno.h>

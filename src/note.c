@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* note.c - note bytes <-> entries. */
 #include "note.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* note.h - the FDO dlopen note: encoding entries into note bytes, walking note lists, and
  * decoding a note's payload back into entries. */
 #ifndef DLNOTE_NOTE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* objedit.c - remove sections from a relocatable object, add COMDAT groups, renumber.
  *
  * Section indexes are renumbered in order (the gABI wants a group before its members, and

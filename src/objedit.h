@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* objedit.h - rewriting a relocatable object with sections removed and COMDAT groups added.
  *
  * The caller (layout_rel.c) says which sections go and which groups come; objedit.c closes the

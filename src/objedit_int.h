@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* objedit_int.h - state shared by the two halves of the object rewriter: objedit.c (sections,
  * groups, layout, patches) and objedit_sym.c (symbols, relocations, address-significance). */
 #ifndef DLNOTE_OBJEDIT_INT_H

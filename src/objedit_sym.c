@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* objedit_sym.c - symbols of an object being rewritten: which go, where the others move, the
  * new symbol table, and the relocations and address-significance table that name them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output.c - temporary file, kernel copies, patches, metadata, atomic rename. */
 #include "output.h"
 

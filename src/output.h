@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output.h - writing a plan's result safely.
  *
  * The result is built in a temporary file in the destination's directory (unnamed with

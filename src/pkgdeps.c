@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pkgdeps.c - dependencies for packages: rpm tags and Debian substvars from the entries, and
  * the soname -> Debian package map they need. */
 #include "pkgdeps.h"

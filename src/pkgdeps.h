@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pkgdeps.h - dependencies for packages: rpm's Requires/Recommends/Suggests and Debian's
  * dlopen:Depends/Recommends/Suggests substvars from the entries of the packaged files.
  *

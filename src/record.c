@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* record.c - the --record driver: find the audit module, look at COMMAND, set LD_AUDIT and
  * DLNOTE_RECORD_TRACE, and exec COMMAND.  Exec (no fork) leaves COMMAND's standard streams,
  * process id, signals and exit status exactly its own. */

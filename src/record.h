@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* record.h - `--record=TRACE -- COMMAND [ARG]...`: run COMMAND with the rtld-audit module
  * (src/audit/dlnote-audit.c) so that every dlopen() after start-up is appended to TRACE, in
  * COMMAND and in every child it starts.  See docs/recording.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c - listing formats, the lint against a declared manifest, and the discovery draft. */
 #include "report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h - printing entries for people and for tools (--list), comparing them with a
  * declared manifest (--check --expect), and printing a discovered draft (--discover).  The
  * packaging formats (rpm, deb) are in pkgdeps.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan.c - find note areas (sections, PT_NOTE segments) and the dlopen notes in them. */
 #include "scan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan.h - where the notes of a file are: every note section and every PT_NOTE segment, the
  * notes inside each, and which of them are dlopen notes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace.c - the trace written by --record, read back for --discover/--check --recorded. */
 #include "trace.h"
 

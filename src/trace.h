@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace.h - reading a trace written by --record (the "asked" and "loaded" lines of the audit
  * module, see docs/recording.md), for `--discover --recorded` and `--check --recorded`. */
 #ifndef DLNOTE_TRACE_H

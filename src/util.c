@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* util.c - errors, growable buffers, allocation helpers. */
 #include "util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* util.h - errors, growable buffers and overflow-safe arithmetic shared by every stage. */
 #ifndef DLNOTE_UTIL_H
 #define DLNOTE_UTIL_H

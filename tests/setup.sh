@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install everything the test suite needs on Debian 12 (run as root, or with sudo available).
 # The suite fails, never skips, when one of these is missing.
 set -eu

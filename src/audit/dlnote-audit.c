@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dlnote-audit.c - the glibc rtld-audit module behind `dlnote-inject --record` (rtld-audit(7)).
  *
  * Loaded through LD_AUDIT into every dynamically linked glibc process started under the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """make bench: dlnote-inject against cp and objcopy on the same files, alternating, medians of
 RUNS runs, peak RSS from wait4().  Timings are noisy: this is not part of the test suite.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross toolchain for the sample projects: Debian's gcc-aarch64-linux-gnu; results run under
 # qemu-aarch64 -L /usr/aarch64-linux-gnu.
 set(CMAKE_SYSTEM_NAME Linux)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/buildsys/cmake.sh - the CMake half of tests/buildsys/run.sh, which sources it (its
 # helpers, $T, $SRC, $PREFIX and check are run.sh's): the template's premise on plain objects,
 # then every CMake configuration.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/buildsys/meson.sh - the Meson half of tests/buildsys/run.sh, which sources it (its
 # helpers, $T, $SRC, $PREFIX and check are run.sh's): every Meson configuration, the installed
 # tool, and the ways to lose entries that must be refused.

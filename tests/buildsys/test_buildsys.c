@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_buildsys.c - the build-system helpers' suite (tests/buildsys/run.sh) as two Criterion
  * tests, its CMake part and its Meson part, which Criterion runs at once: run.sh builds sample
  * projects and prints one PASS/FAIL line per check.  The tool comes from $DLNOTE, the source

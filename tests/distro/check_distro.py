@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """make check-distro: dlnote-inject on every ELF file of real Debian packages.
 
 Downloads the packages listed in packages.txt (`apt-get download PKG:ARCH`, after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz archives: walk every member of the input (index checked, ELF members scanned), then
  * write the edited archive.  When writing succeeds, the result must walk again with the same
  * members, a valid index, and every ELF member holding exactly the requested entries. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the whole read-plan-write path on an ELF image in memory.  The input's first byte picks
  * the mode; the rest is the file.  When planning succeeds, the written result must open and
  * hold exactly the requested entries, and writing it again must change nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the manifest parser and validator: any input either fails with a positioned message
  * or parses into entries whose serialization parses back to the same entries. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the note walker and decoder on arbitrary note areas, both byte orders and alignments. */
 #include <stdint.h>
 #include <stdlib.h>

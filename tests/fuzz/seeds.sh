@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Seed corpora for the fuzzers: small valid manifests, and small ELF files of every class, byte
 # order and type (objects, programs, shared libraries; with and without notes; our own output).
 # Archives for the archive fuzzer: GNU (with and without a long-name table, deterministic, a

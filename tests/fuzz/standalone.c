@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays fuzz inputs without libFuzzer: `make check` runs every file of
  * tests/fuzz/regressions/<target>/ through the target (under ASan with SANITIZE=1). */
 #include <dirent.h>

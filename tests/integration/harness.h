@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness.h - what the integration tests share: running commands, scratch directories,
  * building real inputs, and asking independent readers (tests/tools/readers.py). */
 #ifndef DLNOTE_HARNESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* linked_inputs.h - inputs the linked-file tests share (test_linked.c, test_linked_real.c):
  * the C macro of shared/seeds, and the manifests of the matrix's steps. */
 #ifndef DLNOTE_LINKED_INPUTS_H

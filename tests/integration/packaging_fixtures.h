@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* packaging_fixtures.h - what the packaging suites share (test_packaging.c,
  * test_packaging_tree.c, test_packaging_lint.c, test_packaging_docs.c): the notes the
  * programs `app` and `simple` are linked with, the objects carrying them, and the tool run with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_archives.c - static archives as inputs (issue 11, requirement 2): archives built here
  * with ar and llvm-ar in every format are listed, edited in place and with -o, and linked; the
  * index and the member table stay what they were but for sizes and notes; damaged archives are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_classes.c - kinds of ELF files that distributions ship besides programs and libraries
  * (issue "Real distribution files", item 6): kernel modules, objects with compressed debug
  * sections, and separate debug files.  Files without section headers (sstrip) are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cli.c - what a user of the command sees: modes, exit statuses, one-line errors, manifest
  * positions, and the in-place guarantees (atomic, metadata kept, symlinks followed, failures
  * leave the file untouched and no temporary behind). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_distro.c - the packaging helpers as a packager gets them from `make install`: rpm's file
  * attribute (dlnote.attr, with `rpmbuild -bb` of sample specs) and the debhelper addon
  * (`dh $@ --with dlnote`, with `dpkg-buildpackage -b` of a sample source package).  The

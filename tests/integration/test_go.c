@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_go.c - Go programs (issue "Real distribution files", item 1).
  *
  * A stripped Go program ends its file data where its NOBITS sections (.bss, .noptrbss, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_groups.c - notes in payload-keyed COMDAT groups (issue 11, requirement 1).
  *
  * Objects are written the way systemd v261's sd-dlopen.h lays its notes out: each note in its

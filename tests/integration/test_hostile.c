@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hostile.c - hostile input gets a clear error and changes nothing (issue "Hardening"):
  * exit 1, one message naming the file and the reason, the input untouched, no output file, no
  * temporary file, no signal.  Also crash safety (SIGKILL at random points), a full disk, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_linked.c - every mode on already-linked files (issue "Linked executables and shared
  * libraries"): each input is built here, then added to, grown, re-run unchanged, shrunk,
  * removed from and added to again.  After every step: all readers decode the same entries,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_linked_real.c - linked files beyond the matrix of test_linked.c: a program whose
  * .note.dlopen the C macro put in the linker's shared PT_NOTE (replaced, merged, removed), and
  * real files of this machine (python3.11, ls, libz, libsystemd, libLLVM, ld.so) given the note

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_objects.c - relocatable objects of every class and byte order (issue "core"): the note
  * is written as a .note.dlopen section, every reader decodes it, and linking the object with
  * each linker, with and without --gc-sections, gives a program that carries the entries and

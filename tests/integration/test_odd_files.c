@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_odd_files.c - odd output targets, detached debug files and --discover on broken files
  * (issue 13 §3, §5, §6); a section named past the section-name table. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_packaging.c - the packaging side (issue "Packaging side"): every --list format on files
  * built here, compared exactly with what the spec and the reference tools (package-notes'
  * dlopen-notes.py, dh_dlopenlibdeps, dlopen_notes.attr) define; several notes and several

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_packaging_docs.c - the packaging options' usage errors and their documentation: every
  * long option in --help, the man page and the bash completion; the man page rendering without
  * warnings; the completion of options and values; make install putting the man page and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_packaging_lint.c - the packaging side's checks for a package's author: the lint of the
  * files against a declared manifest (--check --expect: new, missing and changed dependencies),
  * and discovery (--discover: a draft manifest of the sonames a file's read-only data names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_packaging_tree.c - the packaging side on a package tree: non-ELF files skipped quietly
  * with --skip-non-elf and reported without it, a broken ELF file never skipped; --files-from,
  * newline- or NUL-separated, from a file or standard input (as rpm's generator reads the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pipelines.c - injected files go through the distributions' debug pipelines exactly like
  * their uninjected twins: rpm's find-debuginfo (its steps one by one, and the real script on a
  * buildroot), Debian's dh_dwz and dh_strip (then gdb through the separate debug file), and

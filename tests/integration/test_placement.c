@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_placement.c - where our segment may go, as real consumers see it (issue "Real
  * distribution files", items 2 and 4).  Libraries loaded under qemu-user for every
  * architecture are in test_linked.c's matrix; these cases need inputs the matrix does not

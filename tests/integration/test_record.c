@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_record.c - `--record` and `--discover/--check --recorded` (issue "Record what programs
  * really dlopen()"): real programs, libraries and plugins built here, run under the recording,
  * and every trace line compared with what the program did (it prints each dlopen() result and

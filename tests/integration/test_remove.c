@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_remove.c - `--remove` on linked files leaves nothing of ours that can go (issue 12,
  * item 5): for an input without a dlopen note, adding entries and removing them gives the
  * input back byte for byte, whatever placement the add used; where that cannot be, the test

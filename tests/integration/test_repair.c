@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_repair.c - files written by the versions before 2026-12-05, which moved the program
  * header table into a segment of theirs, covered by a .dlnote.phdrs section
  * (tests/fixtures/v1-NAME, written by that version from v1-NAME.in beside it, a program built

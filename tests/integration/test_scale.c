@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scale.c - large inputs cost O(n log n), not n^2 (issue 13 §1, §2).
  *
  * A note of 100,000 distinct entries and one at the payload size limit, in a real object,

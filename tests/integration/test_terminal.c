@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_terminal.c - what comes from files reaches the terminal escaped (issue 13 §4): names
  * with a newline, ESC and invalid UTF-8 in errors, table headers, --check lines, -v logs, lint
  * lines, warnings and the draft's comments; JSON output stays valid JSON. */

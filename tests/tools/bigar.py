@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """bigar.py SRC.a MEMBER OFFSET OUT.a - a GNU archive over 4 GiB that costs no disk space.
 bigar.py same A B - exit 0 when A and B hold the same bytes (their data extents compared:
 holes read as zeros, so that 4 GiB of hole is not read).

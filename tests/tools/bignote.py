@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Large inputs for the scale tests (tests/integration/test_scale.c) and `make bench`.
 
   bignote.py entries N DIR   DIR/m.json: N distinct entries (features shared by four entries,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Damage a valid ELF file in one precise way, for the hostile-input tests.
 
   damage.py KIND IN OUT        (KIND=list prints the kinds)

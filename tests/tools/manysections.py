@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Many note sections under one PT_NOTE, for the scale tests (ELFCLASS64, little-endian input).
 
   manysections.py IN N OUT [reverse]

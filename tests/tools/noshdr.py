@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Remove the section headers of an ELF file the way sstrip does: e_shoff, e_shnum and
 e_shstrndx become 0 and the table itself is cut when it ends the file.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Give an ELF file free program header slots, as some linkers and tools leave them: the
 PT_LOAD that holds the program header table is extended over the zero padding after it (no
 section lives there), so a rewriter can grow the table in place."""

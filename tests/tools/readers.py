@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Independent readers and checkers for dlopen notes, used by the integration tests.
 
 None of this shares code with dlnote-inject: every reader decodes the ELF by itself, the way

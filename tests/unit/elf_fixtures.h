@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf_fixtures.h - what the ELF model's suites share (test_elf.c, test_elf_damaged.c,
  * test_elf_codec.c): a small shared object of each class and byte order written by helpers.h,
  * a field patcher, and elf_open expected to succeed or to fail with a given message.

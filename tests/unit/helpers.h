@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helpers.h - shared by the unit suites: an ELF image writer that is independent of src/elf.c
  * (field offsets written out from the gABI tables), temporary files, and byte comparisons.
  *

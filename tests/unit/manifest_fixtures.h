@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* manifest_fixtures.h - what the manifest suites share (test_manifest.c, test_manifest_build.c,
  * test_manifest_merge.c): manifest_parse expected to accept a text or to refuse it with a given
  * message, a member of an entry compared with its key and canonical value, serialization into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_archive.c - ar archives member by member, and the rewritten index (src/archive.c).
  *
  * The archives are written here byte by byte from the formats' descriptions (GNU/SysV ar(5),

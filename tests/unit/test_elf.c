@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_elf.c - the ELF model (src/elf.c): headers of every class and byte order, read from real
  * files; section names; extended numbering, and the counts it may claim refused; bounds-checked
  * reads, from the file or from a head in memory; the machine's page size.  Damaged

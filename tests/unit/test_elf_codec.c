@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_elf_codec.c - the ELF records' codec (src/elf_codec.c and elf.h's field accessors):
  * fields read and written in either byte order, the structure sizes of each class, and the
  * file, program and section headers and symbols encoded into the gABI's layouts (written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_elf_damaged.c - the ELF model (src/elf.c) refusing damaged files: a missing magic, a
  * bad class, byte order or version, a truncated header, wrong entry sizes, and program headers,
  * section headers, sections and segments that run past the end of the file or overflow.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_json.c - the strict JSON lexer (src/json.c).
  *
  * Every expectation comes from RFC 8259 and the dlopen-note spec (shared/REFERENCE.md §1):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_layout_remove.c - the section-index renumbering that --remove streams symbol tables
  * through (src/layout_remove.c): st_shndx is rewritten in place, in both byte orders and
  * both classes, whatever the chunking; special indexes stay. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_manifest.c - parsing manifests (src/manifest.c): the spec's rules, strings, the document
  * around the entries, and the values kept.  Entries built from command-line values and
  * serialization are in test_manifest_build.c, equality and merging in test_manifest_merge.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_manifest_build.c - entries built and written (src/manifest.c): entries from
  * command-line values (--soname, --feature, --description, --priority), validated like manifest
  * strings and equal to the same entry read from a manifest; serialization as compact canonical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_manifest_merge.c - entries compared and merged (src/manifest.c): equality by members and
  * values whatever their order, --merge adding only the entries not already present, merging
  * everything, and copies independent of their source. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_note.c - the FDO dlopen note: encoding, walking note areas, decoding (src/note.c).
  *
  * The expected bytes are built here from the spec (shared/REFERENCE.md §1, gABI "Note

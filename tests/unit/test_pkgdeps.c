@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pkgdeps.c - the packaging outputs against exact expected text: the rpm generator in
  * both of rpm's protocols and the %dlopen_notes_features overrides.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_report.c - listing formats against exact expected text. */
 #include <criterion/criterion.h>
 #include <stdio.h>

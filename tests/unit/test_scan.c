@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scan.c - finding notes in an ELF file (src/scan.c).
  *
  * Readers differ (shared/REFERENCE.md §2): some find the note through the section named

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_trace.c - reading a --record trace: which lines count, pairing "loaded" with "asked",
  * errors with their line, alternatives folded for --discover, and the --check lines. */
 #include "helpers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_util.c - the helpers every stage shares (src/util.c): terminal-safe text, geometric
  * growth, grouping equal strings. */
 #include <criterion/criterion.h>

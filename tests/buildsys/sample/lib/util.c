@@ -1,2 +1,3 @@
+/* SPDX-License-Identifier: MIT */
 int util_value(void);
 int util_value(void) { return 42; }

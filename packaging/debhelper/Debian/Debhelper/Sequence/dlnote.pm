@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: MIT
 # dh $@ --with dlnote: run dh_dlnote (dependencies from the dlopen notes) after dh_shlibdeps.
 use strict;
 use warnings;
