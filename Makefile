@@ -1,9 +1,13 @@
+# SPDX-License-Identifier: MIT
 # dlnote-inject - build, install, test.
 #   make                      build/dlnote-inject (gcc; CC=clang works too)
 #   make check                unit + integration tests (Criterion)
 #   make check SANITIZE=1     the same with ASan + UBSan
 #   make install PREFIX=/usr/local DESTDIR=
-VERSION   := 0.1.0
+#   make uninstall            the same PREFIX/DESTDIR: removes what install wrote
+#   make dist                 dlnote-VERSION.tar.gz, reproducible (docs/release.md)
+# The version's one home is the file VERSION (CMakeLists.txt and meson.build read it too).
+VERSION   := $(strip $(file < VERSION))
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
@@ -38,7 +42,7 @@ CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/elf_c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install check check-all check-distro unit integration regress demo fuzz bench
+.PHONY: all clean install uninstall dist check check-all check-distro unit integration regress demo fuzz bench
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
@@ -161,6 +165,16 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds/.done
 			$(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t tests/fuzz/regressions/$$t || exit 1; \
 	done
 
+# Every file install writes, by the variable naming its directory; uninstall removes exactly
+# these (and the directories that are dlnote's own), for the same PREFIX and DESTDIR.
+INSTALLED = $(BINDIR)/dlnote-inject $(BINDIR)/dh_dlnote \
+	$(MANDIR)/man1/dlnote-inject.1 $(MANDIR)/man1/dh_dlnote.1 \
+	$(BASHCOMPDIR)/dlnote-inject $(RPMFILEATTRSDIR)/dlnote.attr \
+	$(PERL_VENDORLIB)/Debian/Debhelper/Sequence/dlnote.pm \
+	$(CMAKEDIR)/dlnoteConfig.cmake $(CMAKEDIR)/dlnoteConfigVersion.cmake $(CMAKEDIR)/dlnoteFunctions.cmake \
+	$(PKGCONFIGDIR)/dlnote.pc $(DATADIR)/dlnote/dlnote-template.c $(DATADIR)/dlnote/dlnote-note.py
+SET_VERSION = sed 's|@VERSION@|$(VERSION)|g'
+
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/dlnote-inject
@@ -168,17 +182,30 @@ install: $(BIN)
 		d=$(DESTDIR)$(LIBDIR)/dlnote/$$(basename $$(dirname $$m)); \
 		install -d $$d && install -m 644 $$m $$d/dlnote-audit.so || exit 1; \
 	done
-	install -m 644 docs/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
+	$(SET_VERSION) docs/dlnote-inject.1 > $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
 	install -d $(DESTDIR)$(BASHCOMPDIR)
 	install -m 644 completion/dlnote-inject.bash $(DESTDIR)$(BASHCOMPDIR)/dlnote-inject
 	install -d $(DESTDIR)$(RPMFILEATTRSDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' packaging/rpm/dlnote.attr.in > $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
-	chmod 644 $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
-	install -m 755 packaging/debhelper/dh_dlnote $(DESTDIR)$(BINDIR)/dh_dlnote
+	$(SET_VERSION) packaging/debhelper/dh_dlnote > $(DESTDIR)$(BINDIR)/dh_dlnote
+	chmod 755 $(DESTDIR)$(BINDIR)/dh_dlnote
 	pod2man --section=1 --center=Debhelper --release='dlnote-inject $(VERSION)' --name=DH_DLNOTE \
+		--date='$(shell sed -n 's/^.TH [^"]*"\([^"]*\)".*/\1/p' docs/dlnote-inject.1)' \
 		packaging/debhelper/dh_dlnote > $(DESTDIR)$(MANDIR)/man1/dh_dlnote.1
 	install -d $(DESTDIR)$(PERL_VENDORLIB)/Debian/Debhelper/Sequence
 	install -m 644 packaging/debhelper/Debian/Debhelper/Sequence/dlnote.pm $(DESTDIR)$(PERL_VENDORLIB)/Debian/Debhelper/Sequence/dlnote.pm
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dh_dlnote.1 $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED)) $(DESTDIR)$(LIBDIR)/dlnote/*/dlnote-audit.so
+	for d in $(DESTDIR)$(LIBDIR)/dlnote/* $(DESTDIR)$(LIBDIR)/dlnote $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(DATADIR)/dlnote; do \
+		if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d" || exit 1; fi; \
+	done
+
+# ---- release: dlnote-VERSION.tar.gz, the same bytes on every run (docs/release.md) ----
+DIST      := dlnote-$(VERSION)
+dist:
+	packaging/make-dist.sh $(VERSION) $(DIST).tar.gz
 
 clean:
 	rm -rf build build-san build-clang build-fuzz

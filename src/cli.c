@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.c - the command line: options, usage errors, --help, and main(), which hands the
  * files to files.c. */
 #include <errno.h>
@@ -12,7 +13,7 @@
 #include "record.h"
 
 #ifndef VERSION
-#define VERSION "0.1.0"
+#error "VERSION is defined by the build, from the file VERSION"
 #endif
 
 static const char usage_text[] =
