@@ -315,4 +315,4 @@ if [ "$failed" -ne 0 ]; then
 	echo "buildsys: work directory kept: $T"
 	exit 1
 fi
-[ "${KEEP:-0}" = 1 ] && echo "buildsys: work directory kept: $T" || rm -rf "$T"
+[ "${KEEP:-${DLNOTE_KEEP_TEST_DIRS:-0}}" = 1 ] && echo "buildsys: work directory kept: $T" || rm -rf "$T"

@@ -3,6 +3,9 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
+#include <criterion/hooks.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,15 +71,101 @@ char *tool_edit(const char *file, const char *fmt, ...)
 	return c.out;
 }
 
+/* Work directories: one per test process, named after the test, under $DLNOTE_TEST_TMP,
+ * $TMPDIR or /tmp.  A test that passes removes its directory when its process exits; one that
+ * fails keeps it and says where it is; DLNOTE_KEEP_TEST_DIRS=1 keeps them all.  A failed
+ * assertion goes through criterion_abort_test() (cr_assert) or criterion_continue_test()
+ * (cr_expect): the harness defines both, notes the failure and calls Criterion's own. */
+static int test_failed;
+static pid_t wdir_owner;
+
+static void *criterion_own(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	if (!f) {
+		fprintf(stderr, "harness: no %s in Criterion\n", name);
+		abort();
+	}
+	return f;
+}
+
+void criterion_abort_test(void)
+{
+	test_failed = 1;
+	((void (*)(void))criterion_own("criterion_abort_test"))();
+	abort(); /* not reached: Criterion's own does not return */
+}
+
+void criterion_continue_test(void)
+{
+	test_failed = 1;
+	((void (*)(void))criterion_own("criterion_continue_test"))();
+}
+
+static const char *tmp_base(void)
+{
+	const char *b = getenv("DLNOTE_TEST_TMP");
+
+	if (!b || !*b)
+		b = getenv("TMPDIR");
+	return b && *b ? b : "/tmp";
+}
+
+static int keep_dirs(void)
+{
+	const char *k = getenv("DLNOTE_KEEP_TEST_DIRS");
+
+	return k && *k && strcmp(k, "0") != 0;
+}
+
+static void workdir_done(void)
+{
+	char line[8400];
+
+	if (!wdir[0] || getpid() != wdir_owner)
+		return;
+	if (test_failed) {
+		fprintf(stderr, "[----] %s::%s: its work directory is kept: %s\n", criterion_current_test->category,
+			criterion_current_test->name, wdir);
+		return;
+	}
+	if (keep_dirs())
+		return;
+	/* Tests make read-only files and directories too. */
+	snprintf(line, sizeof line, "chmod -R u+rwX '%s' 2>/dev/null; rm -rf '%s'", wdir, wdir);
+	if (system(line) != 0)
+		fprintf(stderr, "harness: could not remove %s\n", wdir);
+}
+
 const char *workdir(void)
 {
-	const char *base = getenv("DLNOTE_TEST_TMP");
-
 	if (!wdir[0]) {
-		snprintf(wdir, sizeof wdir, "%s/dlnote-test.XXXXXX", base && *base ? base : "/tmp");
-		cr_assert(mkdtemp(wdir), "mkdtemp failed");
+		snprintf(wdir, sizeof wdir, "%s/dlnote-test.%s.%s.XXXXXX", tmp_base(), criterion_current_test->category,
+			 criterion_current_test->name);
+		cr_assert(mkdtemp(wdir), "mkdtemp %s: %s", wdir, strerror(errno));
+		wdir_owner = getpid();
+		atexit(workdir_done);
 	}
 	return wdir;
+}
+
+/* A test process that crashed or timed out never ran workdir_done(): say where its directory is. */
+static void say_kept(struct criterion_test_stats *stats)
+{
+	fprintf(stderr, "[----] %s::%s: its work directory is kept: %s/dlnote-test.%s.%s.*\n", stats->test->category,
+			stats->test->name, tmp_base(), stats->test->category, stats->test->name);
+}
+
+ReportHook(TEST_CRASH)(struct criterion_test_stats *stats)
+{
+	say_kept(stats);
+}
+
+ReportHook(POST_TEST)(struct criterion_test_stats *stats)
+{
+	if (stats->timed_out)
+		say_kept(stats);
 }
 
 static char *slurp_fd(FILE *f)

@@ -32,7 +32,8 @@ char *tool_edit(const char *file, const char *fmt, ...) __attribute__((format(pr
  * tests.  The other suites, which run the same code paths, keep it. */
 void sanitized_skip_leak_scan(void);
 
-/* A fresh directory for one test; it is the working directory of run(). */
+/* A fresh directory for one test; it is the working directory of run().  Removed when the test
+ * passes, kept (and named on stderr) when it fails, kept always with DLNOTE_KEEP_TEST_DIRS=1. */
 const char *workdir(void);
 
 /* Run a shell command line (printf-style) in the work directory and capture its output. */
