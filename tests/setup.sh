@@ -23,4 +23,5 @@ $SUDO apt-get install -y --no-install-recommends \
 	groff-base man-db util-linux coreutils time \
 	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross \
 	debugedit dwz patchelf gdb cpio xz-utils rpm2cpio \
-	libzstd1 liblz4-1 libcrypt1
+	libzstd1 liblz4-1 libcrypt1 \
+	git
