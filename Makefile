@@ -42,7 +42,7 @@ CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/elf_c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install uninstall dist check check-all check-distro unit integration regress demo fuzz bench
+.PHONY: all clean install uninstall dist release check-packaging check check-all check-distro unit integration regress demo fuzz bench
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
@@ -117,7 +117,28 @@ $(BUILD)/regress-%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c $(BUILD)/libdlno
 regress: $(REGRESS_BIN)
 	for t in $(FUZZ_TARGETS); do $(BUILD)/regress-$$t tests/fuzz/regressions/$$t || exit 1; done
 
-check: unit regress integration buildsys
+# The release: make install/uninstall, make dist, the version in every place (tests/release).
+RELEASE_BIN := $(BUILD)/release-tests
+$(RELEASE_BIN): tests/release/test_release.c tests/integration/harness.c tests/integration/harness.h | $(BUILD)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Itests/integration -o $@ tests/release/test_release.c \
+		tests/integration/harness.c -lcriterion
+
+release: $(BIN) $(RELEASE_BIN)
+	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(RELEASE_BIN) --jobs $(JOBS) $(CRITERION_ARGS)
+
+check: unit regress integration buildsys release
+
+# The project's own packages, built as a distribution builds them: dpkg-buildpackage of debian/,
+# rpmbuild -ta of the release tarball, and make check in the unpacked tarball.  Not part of
+# check-all (about N minutes).
+PACKAGE_SRC := $(wildcard tests/release/test_package_*.c)
+PACKAGE_BIN := $(BUILD)/package-tests
+$(PACKAGE_BIN): $(PACKAGE_SRC) tests/integration/harness.c tests/integration/harness.h | $(BUILD)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Itests/integration -o $@ $(PACKAGE_SRC) \
+		tests/integration/harness.c -lcriterion
+
+check-packaging: $(BIN) $(PACKAGE_BIN)
+	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(PACKAGE_BIN) --jobs 1 $(CRITERION_ARGS)
 
 # Every ELF file of real Debian packages (tests/distro/packages.txt, several architectures),
 # downloaded with apt-get into $(BUILD)/distro-cache: the matrix's steps and checks.  Not part
@@ -205,7 +226,7 @@ uninstall:
 # ---- release: dlnote-VERSION.tar.gz, the same bytes on every run (docs/release.md) ----
 DIST      := dlnote-$(VERSION)
 dist:
-	packaging/make-dist.sh $(VERSION) $(DIST).tar.gz
+	packaging/make-dist.sh $(VERSION) $(or $(DIST_OUT),$(DIST).tar.gz)
 
 clean:
 	rm -rf build build-san build-clang build-fuzz

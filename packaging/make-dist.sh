@@ -12,7 +12,7 @@ top=dlnote-$version
 fail() { echo "make-dist.sh: $*" >&2; exit 1; }
 
 [ "$(cat VERSION)" = "$version" ] || fail "VERSION says $(cat VERSION), not $version"
-deb=$(sed -n '1s/^[^ ]* (\([^)-]*\)-[^)]*).*/\1/p' debian/changelog 2>/dev/null || true)
+deb=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null | sed 's/-[^-]*$//' || true)
 [ -z "$deb" ] || [ "$deb" = "$version" ] ||
 	fail "debian/changelog's newest entry is $deb, not $version (dch -v $version-1)"
 rpmv=$(sed -n 's/^Version:[[:space:]]*//p' packaging/rpm/dlnote.spec 2>/dev/null || true)

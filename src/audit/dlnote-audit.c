@@ -388,10 +388,12 @@ unsigned la_objclose(uintptr_t *cookie)
 
 #if defined(__x86_64__)
 /* The dlopen() the program's PLT calls were bound to (one definition: an interposer's is left
- * alone), and the wrapper they are bound to instead. */
-__attribute__((visibility("hidden"))) void *dlnote_real_dlopen;
+ * alone), and the wrapper they are bound to instead.  The wrapper's asm is all that uses
+ * dlnote_real_dlopen and dlnote_before_dlopen: `used` keeps them under LTO, which does not
+ * read top-level asm (rpm distributions build with -flto). */
+__attribute__((visibility("hidden"), used)) void *dlnote_real_dlopen;
 __attribute__((visibility("hidden"))) void dlnote_dlopen_wrapper(void);
-__attribute__((visibility("hidden"))) void dlnote_before_dlopen(void *ret, const char *name);
+__attribute__((visibility("hidden"), used)) void dlnote_before_dlopen(void *ret, const char *name);
 
 /* Keep dlopen()'s arguments, call dlnote_before_dlopen(return address, name) with the stack
  * 16-byte aligned (three pushes after the call's return address), restore, and jump: the real

@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct note_iter it;
-	struct note n;
+	struct note n = {0}; /* GCC's LTO sees a read before the iterator's first write */
 	struct err e;
 	int big, align, r;
 

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* test_release.c - what a release and a packager rely on: make install and make uninstall, the
+ * reproducible make dist and the tarball it writes, and the one version shown everywhere
+ * (docs/release.md).  The source tree is copied first (its tracked files, with their
+ * uncommitted changes, and its git directory), so that nothing is written into it. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* A copy of the source tree at DIR in the work directory: a clone, then the working tree's
+ * tracked files over it. */
+static void copy_tree(const char *dir)
+{
+	need("git");
+	free(sh("git clone -q --no-hardlinks '%s' %s && git -C '%s' ls-files -z | tar -C '%s' --null -T - -cf - | tar -C %s -xf -",
+		srcdir(), dir, srcdir(), srcdir(), dir));
+}
+
+static char *version(void)
+{
+	return sh("cat '%s/VERSION'", srcdir());
+}
+
+/* What `make install` writes with PREFIX=/usr (rpm's and Perl's system directories) and
+ * with another prefix (everything under it); the audit modules are this machine's. */
+static const char *const installed_usr[] = {
+	"usr/bin/dh_dlnote",
+	"usr/bin/dlnote-inject",
+	"usr/lib/cmake/dlnote/dlnoteConfig.cmake",
+	"usr/lib/cmake/dlnote/dlnoteConfigVersion.cmake",
+	"usr/lib/cmake/dlnote/dlnoteFunctions.cmake",
+	"usr/lib/dlnote/i686/dlnote-audit.so",
+	"usr/lib/dlnote/x86_64/dlnote-audit.so",
+	"usr/lib/pkgconfig/dlnote.pc",
+	"usr/lib/rpm/fileattrs/dlnote.attr",
+	"usr/share/bash-completion/completions/dlnote-inject",
+	"usr/share/dlnote/dlnote-note.py",
+	"usr/share/dlnote/dlnote-template.c",
+	"usr/share/man/man1/dh_dlnote.1",
+	"usr/share/man/man1/dlnote-inject.1",
+	"usr/share/perl5/Debian/Debhelper/Sequence/dlnote.pm",
+	NULL,
+};
+
+static char *joined(const char *const *list, const char *from, const char *to)
+{
+	size_t cap = 8192, len = 0;
+	char *out = malloc(cap);
+
+	out[0] = '\0';
+	for (; *list; list++) {
+		char line[512];
+
+		/* usr/X -> to/X for another prefix; PREFIX=/usr keeps the system directories. */
+		if (from && strncmp(*list, from, strlen(from)) == 0)
+			snprintf(line, sizeof line, "%s%s\n", to, *list + strlen(from));
+		else
+			snprintf(line, sizeof line, "%s\n", *list);
+		len += strlen(line);
+		cr_assert_lt(len, cap);
+		strcat(out, line);
+	}
+	if (len)
+		out[len - 1] = '\0';
+	return out;
+}
+
+static void install_uninstall(const char *prefix, const char *want)
+{
+	char *got;
+
+	need("make");
+	need("i686-linux-gnu-gcc");
+	free(sh("mkdir -p root/%s/bin && echo keep > root/%s/bin/someone-elses", prefix, prefix));
+	free(sh("make -s -C tree install BUILD=\"$PWD/build\" PREFIX=/%s DESTDIR=\"$PWD/root\" >/dev/null", prefix));
+	got = sh("cd root && find . ! -type d | sed 's|^\\./||' | grep -v /someone-elses | LC_ALL=C sort");
+	cr_expect_str_eq(got, want, "make install PREFIX=/%s wrote\n%s\ninstead of\n%s", prefix, got, want);
+	free(got);
+	/* The same PREFIX and DESTDIR: every file goes, the directories that are dlnote's own too,
+	 * and what was there before stays. */
+	free(sh("make -s -C tree uninstall BUILD=\"$PWD/build\" PREFIX=/%s DESTDIR=\"$PWD/root\"", prefix));
+	got = sh("cd root && find . ! -type d | sed 's|^\\./||' | grep -v /someone-elses | LC_ALL=C sort");
+	cr_expect_str_eq(got, "", "make uninstall PREFIX=/%s left\n%s", prefix, got);
+	free(got);
+	got = sh("cd root && find . -type d -name '*dlnote*' | LC_ALL=C sort");
+	cr_expect_str_eq(got, "", "make uninstall PREFIX=/%s left dlnote's directories\n%s", prefix, got);
+	free(got);
+	got = sh("cat root/%s/bin/someone-elses 2>&1", prefix);
+	cr_expect_str_eq(got, "keep");
+	free(got);
+	free(sh("rm -rf root"));
+}
+
+Test(release, make_uninstall_removes_what_make_install_wrote)
+{
+	char *local;
+
+	copy_tree("tree");
+	install_uninstall("usr", joined(installed_usr, NULL, NULL));
+	/* Another prefix keeps rpm's and Perl's directories in it. */
+	local = joined(installed_usr, "usr/", "usr/local/");
+	install_uninstall("usr/local", local);
+	free(local);
+}
+
+/* The tarball's names, sorted, one per line. */
+static char *tarball_names(const char *tarball)
+{
+	return sh("tar -tzf %s | LC_ALL=C sort", tarball);
+}
+
+Test(release, make_dist_is_reproducible_and_holds_the_tracked_files)
+{
+	char *v = version(), *names, *want, *meta;
+
+	copy_tree("a");
+	copy_tree("b");
+	/* Another checkout time, other modes from another umask: the same bytes. */
+	free(sh("find b -path b/.git -prune -o -type f -exec touch -d '2001-01-01 00:00' {} + && chmod -R g+w,o-r b"));
+	free(sh("make -s -C a dist DIST_OUT=\"$PWD/a.tar.gz\" >/dev/null && "
+		"make -s -C b dist DIST_OUT=\"$PWD/b.tar.gz\" >/dev/null && sleep 1 && "
+		"make -s -C a dist DIST_OUT=\"$PWD/a2.tar.gz\" >/dev/null"));
+	cr_expect(same_files("a.tar.gz", "b.tar.gz"), "make dist in two checkouts wrote other bytes");
+	cr_expect(same_files("a.tar.gz", "a2.tar.gz"), "make dist twice wrote other bytes");
+	names = tarball_names("a.tar.gz");
+	want = sh("git -C a ls-files | sed 's|^|dlnote-%s/|' | LC_ALL=C sort", v);
+	cr_expect_str_eq(names, want, "the tarball holds\n%s\ninstead of the tracked files\n%s", names, want);
+	/* Files only, 0644 or 0755, owned by 0:0, dated as the last commit. */
+	meta = sh("tar -tvzf a.tar.gz | awk '{print $1}' | sort -u | tr '\\n' ' '");
+	cr_expect_str_eq(meta, "-rw-r--r-- -rwxr-xr-x ", "modes in the tarball: %s", meta);
+	free(meta);
+	meta = sh("tar -tvzf a.tar.gz --full-time | awk '{print $2, $4 \"T\" $5}' | sort -u");
+	free(want);
+	want = sh("echo \"0/0 $(TZ=UTC0 git -C a log -1 --date=format-local:%%Y-%%m-%%dT%%H:%%M:%%S --format=%%cd)\"");
+	cr_expect_str_eq(meta, want, "owners and dates in the tarball: %s, not %s", meta, want);
+	free(meta);
+	free(names);
+	free(want);
+	free(v);
+}
+
+/* The tarball unpacked, outside git: it builds, its unit and fuzz-replay tests pass (make
+ * check-packaging runs the whole make check there), and make dist in it gives the same bytes. */
+Test(release, the_tarball_builds_tests_and_makes_itself_again)
+{
+	char *v = version(), *got, *want;
+
+	copy_tree("a");
+	free(sh("make -s -C a dist DIST_OUT=\"$PWD/dlnote-%s.tar.gz\" >/dev/null && tar -xzf dlnote-%s.tar.gz", v, v));
+	free(sh("cd dlnote-%s && make -s -j2 >/dev/null 2>&1 && make -s unit regress >../build.log 2>&1 || { tail -40 ../build.log; exit 1; }", v));
+	got = sh("dlnote-%s/build/dlnote-inject --version", v);
+	want = sh("echo 'dlnote-inject %s'", v);
+	cr_expect_str_eq(got, want);
+	free(got);
+	free(want);
+	free(sh("make -s -C dlnote-%s dist DIST_OUT=\"$PWD/again.tar.gz\" >/dev/null && mv dlnote-%s.tar.gz first.tar.gz", v, v));
+	cr_expect(same_files("again.tar.gz", "first.tar.gz"), "make dist in the unpacked tarball wrote other bytes than the tarball");
+	free(v);
+}
+
+/* Every place that shows the version shows the file VERSION's. */
+Test(release, one_version_everywhere)
+{
+	char *v = version(), *got;
+	struct {
+		const char *where, *cmd;
+	} places[] = {
+		{"dlnote-inject --version", "build/usr/bin/dlnote-inject --version | sed 's/^dlnote-inject //'"},
+		{"the man page", "sed -n 's/^\\.TH .*\"dlnote-inject \\([^\"]*\\)\".*/\\1/p' root/usr/share/man/man1/dlnote-inject.1"},
+		{"dh_dlnote's man page", "sed -n 's/^\\.TH .*\"dlnote-inject \\([^\"]*\\)\".*/\\1/p' root/usr/share/man/man1/dh_dlnote.1"},
+		{"dh_dlnote", "sed -n \"s/^our \\$VERSION = '\\([^']*\\)'.*/\\1/p\" root/usr/bin/dh_dlnote"},
+		{"dlnote.pc", "PKG_CONFIG_PATH=root/usr/lib/pkgconfig pkg-config --modversion dlnote"},
+		{"the CMake package",
+		 "mkdir -p find && printf 'cmake_minimum_required(VERSION 3.25)\\nproject(f NONE)\\nfind_package(dlnote REQUIRED)\\n"
+		 "message(STATUS \"v=${dlnote_VERSION}\")\\n' > find/CMakeLists.txt && "
+		 "cmake -S find -B find/b -DCMAKE_PREFIX_PATH=\"$PWD/root/usr\" -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF | sed -n 's/^-- v=//p'"},
+		{"CMakeLists.txt's project()",
+		 "cmake -S tree -B cm >/dev/null && sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' cm/CMakeCache.txt"},
+		{"meson.build's project()", "meson setup tree ms >/dev/null && meson introspect --projectinfo ms | "
+		 "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"version\"])'"},
+		{"debian/changelog", "cd tree && dpkg-parsechangelog -S Version | sed 's/-[^-]*$//'"},
+		{"the rpm spec", "rpmspec -q --srpm --qf '%{version}\\n' tree/packaging/rpm/dlnote.spec 2>/dev/null"},
+		{"NEWS", "sed -n '1s/^dlnote \\([^ ]*\\) .*/\\1/p' tree/NEWS"},
+	};
+
+	need("cmake");
+	need("meson");
+	need("pkg-config");
+	need("dpkg-parsechangelog");
+	need("rpmspec");
+	copy_tree("tree");
+	free(sh("make -s -C tree install BUILD=\"$PWD/build\" PREFIX=/usr DESTDIR=\"$PWD/root\" >/dev/null && "
+		"mkdir -p build/usr/bin && cp root/usr/bin/dlnote-inject build/usr/bin/"));
+	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+		got = sh("%s", places[i].cmd);
+		cr_expect_str_eq(got, v, "%s shows version '%s', not VERSION's '%s'", places[i].where, got, v);
+		free(got);
+	}
+	free(v);
+}
+
+/* make dist refuses a tree whose packaging names another version than VERSION. */
+Test(release, make_dist_refuses_a_version_mismatch)
+{
+	struct cmd c;
+	char *ls;
+
+	copy_tree("tree");
+	free(sh("echo 9.9.9 > tree/VERSION"));
+	c = run("make -s -C tree dist DIST_OUT=\"$PWD/x.tar.gz\"");
+	cr_expect_neq(c.status, 0, "make dist accepted VERSION 9.9.9 with the old debian/changelog");
+	cr_expect(strstr(c.err, "debian/changelog's newest entry is"), "make dist says: %s", c.err);
+	ls = sh("ls");
+	cr_expect(!strstr(ls, "x.tar.gz"), "make dist left a tarball behind: %s", ls);
+	free(ls);
+	cmd_free(&c);
+}
