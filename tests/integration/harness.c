@@ -275,6 +275,33 @@ void need(const char *program)
 	cmd_free(&c);
 }
 
+void stage_install(void)
+{
+	need("make");
+	free(sh("make -s -C '%s' install BIN='%s' PREFIX=\"$PWD/stage/usr\" >/dev/null", srcdir(), tool()));
+}
+
+const char *rpm_isolated(int system_too, const char *extra)
+{
+	static char opts[4500];
+	char *dir;
+
+	need("rpm");
+	free(sh("rm -rf rpm-attrs && mkdir rpm-attrs"));
+	if (system_too)
+		free(sh("d=$(rpm --eval '%%{_fileattrsdir}') && for a in \"$d\"/*.attr; do "
+			"[ \"${a##*/}\" = dlnote.attr ] || ln -s \"$a\" rpm-attrs/; done"));
+	if (extra)
+		free(sh("ln -s \"$(realpath '%s')\" rpm-attrs/", extra));
+	dir = sh("realpath rpm-attrs");
+	/* The macro path with the fileattrs directory's entry replaced by rpm-attrs/. */
+	snprintf(opts, sizeof opts,
+		 "--macros \"$(rpm --showrc | sed -n 's/^Macro path: //p' | tr : '\\n' | "
+		 "sed 's|^.*/fileattrs/\\*\\.attr$|%s/*.attr|' | paste -sd:)\" --define '_fileattrsdir %s'", dir, dir);
+	free(dir);
+	return opts;
+}
+
 void put_file(const char *name, const char *text)
 {
 	char path[4200];

@@ -42,6 +42,17 @@ struct cmd run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_free(struct cmd *c);
 
+/* `make install` of the source tree into stage/usr in the work directory (PREFIX, so rpm's and
+ * Perl's directories are there too), with the tool under test as its program. */
+void stage_install(void);
+
+/* rpm options (shell words) under which no attribute file of the system's fileattrs directory
+ * but the given ones is active, so that a dlnote.attr installed there by any version of the
+ * tool plays no part: rpm's macro path and _fileattrsdir name rpm-attrs/ in the work directory,
+ * which holds the system's attributes but dlnote.attr (when `system_too`) and the file `extra`
+ * (when not NULL). */
+const char *rpm_isolated(int system_too, const char *extra);
+
 /* Fail the test (never skip) when a required program is missing. */
 void need(const char *program);
 

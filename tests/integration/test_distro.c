@@ -10,8 +10,8 @@
  * attribute with _fileattrsdir (where rpm lists attributes) and --load (the macro path rpm reads
  * /usr/lib/rpm/fileattrs/\*.attr from); no other attribute is active, so every dependency in
  * the packages comes from the notes.  The system's fileattrs directory is taken out of rpm's
- * macro path (RPM_MACROS), so that an attribute installed there by any version of dlnote-inject
- * plays no part.  debhelper finds the staged dh_dlnote through PATH and the
+ * macro path (rpm_isolated in harness.h), so that an attribute installed there by any version
+ * of dlnote-inject plays no part.  debhelper finds the staged dh_dlnote through PATH and the
  * sequence module through PERL5LIB. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -27,12 +27,6 @@
 	"{\"soname\":[\"libnofeature.so.2\"]}]"
 #define N_LIBS "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"recommended\"}," \
 	"{\"soname\":[\"liblz4.so.1\"],\"feature\":\"lz4\",\"priority\":\"recommended\"}]"
-
-static void stage_install(void)
-{
-	need("make");
-	free(sh("make -s -C '%s' install BIN='%s' PREFIX=\"$PWD/stage/usr\" >/dev/null", srcdir(), tool()));
-}
 
 /* A shared library with notes, built by the compiler and given its notes by the tool. */
 static void noted_library(const char *cc, const char *out, const char *json)
@@ -54,9 +48,6 @@ static const char spec_tail[] =
 	"cp %{_sourcedir}/libx.so.1 %{buildroot}/usr/lib/\n"
 	"%files\n/usr/lib64/libtool.so.1\n/usr/lib64/start.o\n%files libs\n/usr/lib/libx.so.1\n";
 
-/* rpm's macro path without the system's attribute files (a shell word). */
-#define RPM_MACROS "--macros \"$(rpm --showrc | sed -n 's/^Macro path: //p' | tr : '\\n' | grep -v /fileattrs/ | paste -sd:)\""
-
 /* Build the spec (its middle part given) with the staged attribute only, loaded `loads` times
  * (an installed copy and a vendored one are both loaded). */
 static void rpmbuild_loads(const char *middle, int loads)
@@ -67,9 +58,9 @@ static void rpmbuild_loads(const char *middle, int loads)
 	need("rpmbuild");
 	snprintf(spec, sizeof spec, "%s%s%s", spec_head, middle, spec_tail);
 	put_file("t.spec", spec);
-	c = run("rm -rf top && rpmbuild -bb --quiet " RPM_MACROS " --define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" "
-		"--define \"_fileattrsdir $PWD/stage/usr/lib/rpm/fileattrs\" $(yes -- '--load stage/usr/lib/rpm/fileattrs/dlnote.attr' | head -n %d) "
-		"--define 'debug_package %%{nil}' t.spec", loads);
+	c = run("rm -rf top && rpmbuild -bb --quiet %s --define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" "
+		"$(yes -- '--load stage/usr/lib/rpm/fileattrs/dlnote.attr' | head -n %d) "
+		"--define 'debug_package %%{nil}' t.spec", rpm_isolated(0, "stage/usr/lib/rpm/fileattrs/dlnote.attr"), loads - 1);
 	cr_assert_eq(c.status, 0, "rpmbuild failed:\n%s\n%s", c.out, c.err);
 	cmd_free(&c);
 }
@@ -175,13 +166,13 @@ Test(distro, rpm_attribute_uses_the_multifile_protocol_from_rpm_4_20)
 	char *got;
 
 	rpm_sources();
-	got = sh("for v in '' 4.19.1 4.20.0 6.0.0; do rpm " RPM_MACROS " --load stage/usr/lib/rpm/fileattrs/dlnote.attr "
-		 "${v:+--define \"rpmversion $v\"} --eval '%%{__dlnote_protocol}'; done | tr '\\n' ' '");
+	got = sh("for v in '' 4.19.1 4.20.0 6.0.0; do rpm %s --load stage/usr/lib/rpm/fileattrs/dlnote.attr "
+		 "${v:+--define \"rpmversion $v\"} --eval '%%{__dlnote_protocol}'; done | tr '\\n' ' '", rpm_isolated(0, NULL));
 	cr_expect_str_eq(got, "singlefile singlefile multifile multifile ");
 	free(got);
-	got = sh("cmd=$(rpm " RPM_MACROS " --load stage/usr/lib/rpm/fileattrs/dlnote.attr --define 'rpmversion 4.20.0' --define 'name tool' "
+	got = sh("cmd=$(rpm %s --load stage/usr/lib/rpm/fileattrs/dlnote.attr --define 'rpmversion 4.20.0' --define 'name tool' "
 		 "--eval '%%{__dlnote_recommends}') && printf '%%s\\n' \"$PWD/src/libtool.so.1\" \"$PWD/src/libx.so.1\" | "
-		 "eval \"$cmd\" | sed \"s|$PWD|W|\"");
+		 "eval \"$cmd\" | sed \"s|$PWD|W|\"", rpm_isolated(0, NULL));
 	cr_expect_str_eq(got, ";W/src/libtool.so.1\n(liblz4.so.1()(64bit) or liblz4.so.0()(64bit))\nlibnofeature.so.2()(64bit)\n"
 			 ";W/src/libx.so.1\nlibzstd.so.1\nliblz4.so.1");
 	free(got);
@@ -404,9 +395,10 @@ static void rpm_hello(const char *dir, int inject)
 	struct cmd c;
 
 	free(sh("mkdir -p %s/src && cp hello.c hello.json %s/src/", dir, dir));
-	c = run("cd %s && rpmbuild -bb --define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" "
+	/* The system's attributes (debuginfo, ELF dependencies) but an installed dlnote.attr. */
+	c = run("cd %s && rpmbuild -bb %s --define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" "
 		"--define \"_builddir $PWD/build\" %s%s%s ../hello.spec > out.txt 2> err.txt",
-		dir, inject ? "--define 'inject " : "", inject ? tool() : "", inject ? "'" : "");
+		dir, rpm_isolated(1, NULL), inject ? "--define 'inject " : "", inject ? tool() : "", inject ? "'" : "");
 	cr_assert_eq(c.status, 0, "%s: rpmbuild failed:\n%s", dir, get_file("err.txt", NULL));
 	cmd_free(&c);
 	free(sh("cd %s && mkdir root && cd root && for p in ../top/RPMS/*/*.rpm; do rpm2cpio $p | cpio -idm --quiet; done",
