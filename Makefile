@@ -62,7 +62,9 @@ $(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a
 # One module per $PLATFORM (AT_PLATFORM), which the loader expands in LD_AUDIT: this machine's,
 # and on x86_64 also i686 for 32-bit programs when an i686 cross compiler is there.  The tool
 # looks for audit/PLATFORM/ next to itself, then at $(LIBDIR)/dlnote relative to $(BINDIR).
-AUDIT_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -shared -Wl,-z,defs
+AUDIT_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) -fPIC -shared -Wl,-z,defs
+# The packager's link flags (hardening: -z now, relro), never a sanitizer's.
+AUDIT_LDFLAGS = $(filter-out -fsanitize=%,$(LDFLAGS))
 AUDIT_PLATFORM := $(or $(shell LD_SHOW_AUXV=1 /bin/true 2>/dev/null | sed -n 's/^AT_PLATFORM: *//p'),$(shell uname -m))
 I686_CC   ?= i686-linux-gnu-gcc
 AUDIT_MODULES := $(BUILD)/audit/$(AUDIT_PLATFORM)/dlnote-audit.so
@@ -77,11 +79,11 @@ $(BUILD)/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BIN
 
 $(BUILD)/audit/$(AUDIT_PLATFORM)/dlnote-audit.so: src/audit/dlnote-audit.c
 	mkdir -p $(@D)
-	$(CC) $(AUDIT_CFLAGS) -o $@ $<
+	$(CC) $(AUDIT_CFLAGS) $(AUDIT_LDFLAGS) -o $@ $<
 
 $(BUILD)/audit/i686/dlnote-audit.so: src/audit/dlnote-audit.c
 	mkdir -p $(@D)
-	$(I686_CC) $(AUDIT_CFLAGS) -o $@ $<
+	$(I686_CC) $(AUDIT_CFLAGS) $(AUDIT_LDFLAGS) -o $@ $<
 
 # ---- tests ----
 FUZZ_TARGETS := manifest note elf archive
@@ -129,8 +131,8 @@ release: $(BIN) $(RELEASE_BIN)
 check: unit regress integration buildsys release
 
 # The project's own packages, built as a distribution builds them: dpkg-buildpackage of debian/,
-# rpmbuild -ta of the release tarball, and make check in the unpacked tarball.  Not part of
-# check-all (about N minutes).
+# rpmbuild -ta of the release tarball (each about a minute; docs/release.md).  Not part of
+# check-all.
 PACKAGE_SRC := $(wildcard tests/release/test_package_*.c)
 PACKAGE_BIN := $(BUILD)/package-tests
 $(PACKAGE_BIN): $(PACKAGE_SRC) tests/integration/harness.c tests/integration/harness.h | $(BUILD)

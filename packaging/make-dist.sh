@@ -23,8 +23,13 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	list() { git ls-files; }
 	: "${SOURCE_DATE_EPOCH:=$(git log -1 --format=%ct)}"
 else
+	# What the builds write (make, dpkg-buildpackage) is not the source.
 	list() { find . -path ./build -prune -o -path './build-*' -prune -o -name '*.tar.gz' -prune -o \
-		-path ./.git -prune -o ! -type d -print | sed 's|^\./||'; }
+		-path ./.git -prune -o -path ./debian/tmp -prune -o -path ./debian/.debhelper -prune -o \
+		-path ./debian/dlnote-inject -prune -o -path ./debian/dh-dlnote -prune -o \
+		-path './debian/*-dbgsym' -prune -o -path ./debian/files -prune -o \
+		-path './debian/*.substvars' -prune -o -path './debian/*debhelper*' -prune -o \
+		! -type d -print | sed 's|^\./||'; }
 	: "${SOURCE_DATE_EPOCH:=$(stat -c %Y NEWS)}"
 fi
 
