@@ -42,7 +42,7 @@ CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/elf_c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install uninstall dist release check-packaging check check-all check-distro unit integration regress demo fuzz bench
+.PHONY: all clean install uninstall dist release check-packaging check-installed check check-all check-distro unit integration regress demo fuzz bench
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
@@ -130,6 +130,11 @@ release: $(BIN) $(RELEASE_BIN)
 
 check: unit regress integration buildsys release
 
+# make check with version 0.0.0-installed of this tree installed under /usr and /usr/local,
+# each dlnote-inject a tripwire: fails if a test runs an installed tool (docs/release.md).
+check-installed:
+	tests/release/check-installed.sh check
+
 # The project's own packages, built as a distribution builds them: dpkg-buildpackage of debian/,
 # rpmbuild -ta of the release tarball (each about a minute; docs/release.md).  Not part of
 # check-all.
@@ -149,14 +154,15 @@ check-distro: $(BIN)
 	/usr/bin/python3 tests/distro/check_distro.py --tool $(abspath $(BIN)) --cache $(abspath $(BUILD))/distro-cache \
 		--report $(abspath $(BUILD))/distro-report.txt
 
-# What CI runs: the suite, then the unit, fuzz replay and integration tests again with ASan +
-# UBSan.  In that second pass the integration tests are told where the first pass's binary is
+# What CI runs: the suite, with another build of the tool installed under /usr and /usr/local
+# (check-installed: needs root or sudo; make check runs the same without it), then the unit,
+# fuzz replay and integration tests again with ASan + UBSan.  In that second pass the integration tests are told where the first pass's binary is
 # (DLNOTE_PLAIN): where a test checks a file the tool wrote with the independent readers,
 # strip, the loader and qemu-user, the sanitized pass checks instead that the sanitized tool
 # wrote the very same bytes (so the first pass's checks hold for them) and reads them back with
 # the tool.  The build-system suite runs once: it tests the CMake and Meson helpers.
 check-all:
-	$(MAKE) check
+	tests/release/check-installed.sh check
 	$(MAKE) unit regress integration SANITIZE=1 DLNOTE_PLAIN=$(abspath build/dlnote-inject)
 
 demo: $(BIN)
