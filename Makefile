@@ -135,9 +135,9 @@ check: unit regress integration buildsys release
 check-installed:
 	tests/release/check-installed.sh check
 
-# The project's own packages, built as a distribution builds them: dpkg-buildpackage of debian/,
-# rpmbuild -ta of the release tarball (each about a minute; docs/release.md).  Not part of
-# check-all.
+# The release tarball and the project's own packages, built as a distribution builds them:
+# make check in the unpacked tarball (about ten minutes), dpkg-buildpackage of debian/ and
+# rpmbuild -ta of the tarball (about a minute each; docs/release.md).  Not part of check-all.
 PACKAGE_SRC := $(wildcard tests/release/test_package_*.c)
 PACKAGE_BIN := $(BUILD)/package-tests
 $(PACKAGE_BIN): $(PACKAGE_SRC) tests/integration/harness.c tests/integration/harness.h | $(BUILD)
