@@ -9,7 +9,8 @@ meson_sample() {  # meson_sample NAME MESON_SETUP_ARGS...: sample + subprojects/
 	shift
 	mkdir -p "$d/src/subprojects/dlnote"
 	cp -r "$SAMPLE"/. "$d/src"
-	cp -r "$SRC/meson.build" "$SRC/meson_options.txt" "$SRC/Makefile" "$SRC/meson" "$SRC/src" "$d/src/subprojects/dlnote/"
+	cp -r "$SRC/meson.build" "$SRC/meson_options.txt" "$SRC/Makefile" "$SRC/VERSION" "$SRC/meson" "$SRC/src" \
+		"$d/src/subprojects/dlnote/"
 	cp "$SRC/meson/dlnote.wrap" "$d/src/subprojects/dlnote.wrap"
 	(cd "$d/src" && meson setup "$d/b" -Dpkgconfig.relocatable=true "$@") | tee "$d/setup.log"
 	ninja -C "$d/b"
@@ -129,8 +130,9 @@ meson_install() {  # meson_install NAME LABEL [RUNNER...]
 	check "$label: its program runs" prints "consumer ok 7" "$d/consumer/consumer" "$@"
 }
 
-# The wrap's [provide] is what finds the subproject, unless a dlnote-inject is installed.
-if command -v dlnote-inject >/dev/null; then PROVIDED="Program dlnote-inject found: YES"; else PROVIDED="Fallback to subproject dlnote which provides program dlnote-inject"; fi
+# The wrap's [provide] is what finds the subproject.  --wrap-mode=forcefallback: also where a
+# dlnote-inject is installed, which the tests must never run (tests/release/check-installed.sh).
+PROVIDED="Fallback to subproject dlnote which provides program dlnote-inject"
 
 # 1. gcc, LTO, --gc-sections, the project's ABI flag in c_args.
 PLUG_PROPERTY=$NATIVE_PROPERTY
@@ -139,7 +141,7 @@ C=me-gcc
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson gcc-lto wrap"
 CONSUMER_ARGS=(-Db_lto=true)
-check "$L: setup + build" meson_sample $C -Db_lto=true ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
+check "$L: setup + build" meson_sample $C --wrap-mode=forcefallback -Db_lto=true ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: find_program('dlnote-inject') is provided by the wrap" grep -qF "$PROVIDED" "$T/$C/setup.log"
 check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/app.p/app.c.o"
@@ -172,7 +174,7 @@ BROKEN=
 C=me-clang
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson clang-lto-lld"
-check "$L: setup + build" with_env CC=clang CC_LD=lld meson_sample $C -Db_lto=true \
+check "$L: setup + build" with_env CC=clang CC_LD=lld meson_sample $C --wrap-mode=forcefallback -Db_lto=true \
 	${NATIVE_HARDENING:+-Dproject_args=$NATIVE_HARDENING -Ddlnote:template_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: app's own objects are LLVM bitcode, linked by lld" bitcode_and_lld "$T/$C/b/app.p/app.c.o" "$T/$C/b/app"
@@ -187,7 +189,7 @@ L="meson aarch64"
 # The sample's cross file with a pkg-config for the consumer (Meson 1.0 reads the key pkgconfig).
 sed "s/^pkg-config = 'false'/pkgconfig = 'pkg-config'/" "$SRC/tests/buildsys/aarch64-cross.ini" >"$T/cross-pc.ini"
 CONSUMER_ARGS=(--cross-file "$T/cross-pc.ini")
-check "$L: setup + build" meson_sample $C --cross-file "$SRC/tests/buildsys/aarch64-cross.ini"
+check "$L: setup + build" meson_sample $C --wrap-mode=forcefallback --cross-file "$SRC/tests/buildsys/aarch64-cross.ini"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: the tool was built for the build machine" same_id "$T/$C/b/subprojects/dlnote/dlnote-inject" "$DLNOTE"
 check "$L: app is aarch64" is_aarch64 "$T/$C/b/app"
