@@ -164,15 +164,15 @@ Test(release, make_dist_is_reproducible_and_holds_the_tracked_files)
 	free(v);
 }
 
-/* The tarball unpacked, outside git: it builds, its unit and fuzz-replay tests pass (make
- * check-packaging runs the whole make check there), and make dist in it gives the same bytes. */
-Test(release, the_tarball_builds_tests_and_makes_itself_again)
+/* The tarball unpacked, outside git: it builds, the tool it builds has the version, and make
+ * dist in it gives the same bytes (make check-packaging runs the whole make check there). */
+Test(release, the_tarball_builds_and_makes_itself_again)
 {
 	char *v = version(), *got, *want;
 
 	copy_tree("a");
 	free(sh("make -s -C a dist DIST_OUT=\"$PWD/dlnote-%s.tar.gz\" >/dev/null && tar -xzf dlnote-%s.tar.gz", v, v));
-	free(sh("cd dlnote-%s && make -s -j2 >/dev/null 2>&1 && make -s unit regress >../build.log 2>&1 || { tail -40 ../build.log; exit 1; }", v));
+	free(sh("cd dlnote-%s && make -s -j2 >../build.log 2>&1 || { tail -40 ../build.log; exit 1; }", v));
 	got = sh("dlnote-%s/build/dlnote-inject --version", v);
 	want = sh("echo 'dlnote-inject %s'", v);
 	cr_expect_str_eq(got, want);
