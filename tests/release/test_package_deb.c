@@ -259,7 +259,8 @@ Test(package_deb, dpkg_buildpackage_of_the_release_tarball, .timeout = 1800)
 
 	/* dh-dlnote: dh --with dlnote runs dh_dlnote right after dh_shlibdeps, and dh_dlnote turns
 	 * a note of the staged dlnote-inject into its dlopen:Depends (with the packaged tool). */
-#define ADDON_ENV "PATH=\"$PWD/root/usr/bin:$PATH\" PERL5LIB=\"$PWD/root/usr/share/perl5\" "
+/* (export: an assignment before `cd` would not reach the commands after it.) */
+#define ADDON_ENV "export PATH=\"$PWD/root/usr/bin:$PATH\" PERL5LIB=\"$PWD/root/usr/share/perl5\"; "
 	got = sh(ADDON_ENV "cd '%s' && dh binary --with dlnote --no-act | grep -A1 'dh_shlibdeps' | sed 's/^ *//'", tree);
 	cr_expect_str_eq(got, "debian/rules override_dh_shlibdeps\ndh_dlnote", "dh binary --with dlnote runs\n%s", got);
 	free(got);
