@@ -29,6 +29,7 @@ uninstall() {
 	done
 }
 trap 'uninstall; rm -f "$log"' EXIT
+trap 'exit 130' INT TERM   # so that the EXIT trap uninstalls
 for p in /usr /usr/local; do
 	$SUDO make -s BUILD=$build VERSION=0.0.0-installed PREFIX=$p install >/dev/null
 	$SUDO mv "$p/bin/dlnote-inject" "$p/bin/dlnote-inject.real"
