@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_recipes.c - the packaging recipes of docs/packaging.md ("Recipes"), taken from the page
  * byte for byte, build real packages: a Debian package with dpkg-buildpackage and an rpm with
- * rpmbuild, of a program that dlopen()s libz.so.1.  Checked: the dependency the package gets,
- * the note in the shipped file, the shipped program, and that the lint fails the build when
- * the tests dlopen() a library the manifest does not declare (liblzma.so.5).
+ * rpmbuild, of a program that dlopen()s libz.so.1.  The distributions' steps run after the
+ * injection as they do there: dh_dwz and dh_strip, and find-debuginfo (with Fedora's automatic
+ * debuginfo package).  Checked: the dependency the package gets, the note in the shipped file,
+ * the shipped program, the debug file, and that the lint fails the build when the tests
+ * dlopen() a library the manifest does not declare (liblzma.so.5).
  *
  * The tool and the helpers come from `make install` into stage/usr (harness.h): dlnote-inject
  * and dh_dlnote through PATH, the debhelper sequence through PERL5LIB, rpm's attribute through
@@ -165,7 +167,11 @@ static struct cmd rpm_build(const char *also)
 	free(sh("mkdir -p sources && tar -czf sources/app-1.0.tar.gz app-1.0"));
 	recipe("app.spec", "app.spec");
 	recipe("debian/app.dlopen.json", "sources/app.dlopen.json");
-	return run("PATH=\"$PWD/stage/usr/bin:$PATH\" rpmbuild -bb --nodeps %s --define \"_topdir $PWD/top\" "
+	/* As Fedora's redhat-rpm-config does (Debian's rpm does not): a debuginfo package for
+	 * every spec, so that find-debuginfo runs on the shipped, injected program. */
+	put_file("fedora.macros", "%_enable_debug_packages 1\n"
+		 "%install %{?_enable_debug_packages:%{?buildsubdir:%{debug_package}}}\\\n%%install\\\n%{nil}\n");
+	return run("PATH=\"$PWD/stage/usr/bin:$PATH\" rpmbuild -bb --nodeps %s --load fedora.macros --define \"_topdir $PWD/top\" "
 		   "--define \"_sourcedir $PWD/sources\" app.spec 2>&1",
 		   rpm_isolated(1, "stage/usr/lib/rpm/fileattrs/dlnote.attr"));
 }
@@ -184,7 +190,12 @@ Test(recipes, rpm_recipe_builds_the_package_with_its_dependency, .timeout = 300)
 	c = rpm_build("");
 	cr_assert_eq(c.status, 0, "rpmbuild of the rpm recipe failed:\n%s", c.out);
 	cr_expect(strstr(c.out, "app: ok (1 dlopen entry)\n"), "no lint in the build log:\n%s", c.out);
+	cr_expect(strstr(c.out, "/usr/bin/find-debuginfo "), "find-debuginfo did not run:\n%s", c.out);
 	cmd_free(&c);
+	/* find-debuginfo split the injected program's debug information off. */
+	got = sh("rpm -qlp top/RPMS/*/app-debuginfo-1.0-1.*.rpm | grep -c '^/usr/lib/debug/usr/bin/app-.*\\.debug$'");
+	cr_expect_str_eq(got, "1", "the debuginfo package has no debug file for app");
+	free(got);
 	got = sh("rpm -qp --requires top/RPMS/*/app-1.0-1.*.rpm | grep -v '^rpmlib(' | grep libz || true");
 	cr_expect_str_eq(got, "libz.so.1()(64bit)", "the package's Requires on libz: '%s'", got);
 	free(got);
