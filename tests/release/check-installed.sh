@@ -33,7 +33,8 @@ trap 'exit 130' INT TERM   # so that the EXIT trap uninstalls
 for p in /usr /usr/local; do
 	$SUDO make -s BUILD=$build VERSION=0.0.0-installed PREFIX=$p install >/dev/null
 	$SUDO mv "$p/bin/dlnote-inject" "$p/bin/dlnote-inject.real"
-	printf '#!/bin/sh\necho "$0 $*" >> %s\nexec %s "$@"\n' "$log" "$p/bin/dlnote-inject.real" > $build/tripwire
+	printf '#!/bin/sh\necho "$0 $* (in $PWD, from: $(tr "\\\\0" " " < /proc/$PPID/cmdline))" >> %s\nexec %s "$@"\n' \
+		"$log" "$p/bin/dlnote-inject.real" > $build/tripwire
 	$SUDO install -m 755 $build/tripwire "$p/bin/dlnote-inject"
 done
 echo "check-installed: dlnote-inject 0.0.0-installed is installed under /usr and /usr/local"
