@@ -138,9 +138,9 @@ check-installed:
 # The release tarball and the project's own packages, built as a distribution builds them:
 # make check in the unpacked tarball (about ten minutes), dpkg-buildpackage of debian/ and
 # rpmbuild -ta of the tarball (about a minute each; docs/release.md).  Not part of check-all.
-PACKAGE_SRC := $(wildcard tests/release/test_package_*.c)
+PACKAGE_SRC := $(wildcard tests/release/test_package_*.c) tests/release/packaged_tool.c
 PACKAGE_BIN := $(BUILD)/package-tests
-$(PACKAGE_BIN): $(PACKAGE_SRC) tests/integration/harness.c tests/integration/harness.h | $(BUILD)
+$(PACKAGE_BIN): $(PACKAGE_SRC) tests/release/packaged_tool.h tests/integration/harness.c tests/integration/harness.h | $(BUILD)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Itests/integration -o $@ $(PACKAGE_SRC) \
 		tests/integration/harness.c -lcriterion
 

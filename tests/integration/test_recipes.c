@@ -77,6 +77,27 @@ static void expect_shipped(const char *root)
 	free(got);
 }
 
+/* A recipe's build C passed, and its log shows the lint passing on the file the tests ran. */
+static void expect_built(struct cmd *c, const char *what)
+{
+	cr_assert_eq(c->status, 0, "%s of the recipe failed:\n%s", what, c->out);
+	cr_expect(strstr(c->out, "app: ok (1 dlopen entry)\n"), "no lint in the build log:\n%s", c->out);
+}
+
+/* The recipe built by BUILD, whose tests also dlopen() liblzma.so.5, which the manifest does not
+ * declare: the lint names it and the build fails. */
+static void expect_lint_fails(struct cmd (*build)(const char *also))
+{
+	struct cmd c;
+
+	stage_install();
+	c = build("liblzma.so.5");
+	cr_expect_neq(c.status, 0, "the build passed although the tests dlopen() liblzma.so.5:\n%s", c.out);
+	cr_expect(strstr(c.out, "app: undeclared: liblzma.so.5: dlopen()ed during the recording\n"),
+		  "the lint does not name liblzma.so.5:\n%s", c.out);
+	cmd_free(&c);
+}
+
 /* check-all's sanitized pass: the package builds are the plain pass's.  Here the sanitized
  * tool does what the recipes make it do, on the same program: inject the manifest (the same
  * bytes as the plain build, harness.h), record the tests, lint; and the lint names an
@@ -123,18 +144,16 @@ static struct cmd deb_build(const char *also)
 
 Test(recipes, debian_recipe_builds_the_package_with_its_dependency, .timeout = 300)
 {
-	if (sanitized_pass_runs_the_tool_steps())
-		return;
 	struct cmd c;
 	char *got;
 
+	if (sanitized_pass_runs_the_tool_steps())
+		return;
 	need("dpkg-buildpackage");
 	need("dh");
 	stage_install();
 	c = deb_build("");
-	cr_assert_eq(c.status, 0, "dpkg-buildpackage of the Debian recipe failed:\n%s", c.out);
-	/* The lint ran, on the file the tests ran. */
-	cr_expect(strstr(c.out, "app: ok (1 dlopen entry)\n"), "no lint in the build log:\n%s", c.out);
+	expect_built(&c, "dpkg-buildpackage");
 	cr_expect(strstr(c.out, "dh_dlnote"), "dh_dlnote did not run:\n%s", c.out);
 	cmd_free(&c);
 	got = sh("dpkg-deb -f app_1.0_*.deb Depends | tr ',' '\\n' | sed 's/^ *//; s/ .*//' | LC_ALL=C sort | tr '\\n' ' '");
@@ -148,15 +167,8 @@ Test(recipes, debian_recipe_fails_on_an_undeclared_dlopen, .timeout = 300)
 {
 	if (sanitized_pass_runs_the_tool_steps())
 		return;
-	struct cmd c;
-
 	need("dpkg-buildpackage");
-	stage_install();
-	c = deb_build("liblzma.so.5");
-	cr_expect_neq(c.status, 0, "the build passed although the tests dlopen() liblzma.so.5:\n%s", c.out);
-	cr_expect(strstr(c.out, "app: undeclared: liblzma.so.5: dlopen()ed during the recording\n"),
-		  "the lint does not name liblzma.so.5:\n%s", c.out);
-	cmd_free(&c);
+	expect_lint_fails(deb_build);
 }
 
 /* ---- rpm ---- */
@@ -178,18 +190,17 @@ static struct cmd rpm_build(const char *also)
 
 Test(recipes, rpm_recipe_builds_the_package_with_its_dependency, .timeout = 300)
 {
-	if (sanitized_pass_runs_the_tool_steps())
-		return;
 	struct cmd c;
 	char *got;
 
+	if (sanitized_pass_runs_the_tool_steps())
+		return;
 	need("rpmbuild");
 	need("rpm2cpio");
 	need("cpio");
 	stage_install();
 	c = rpm_build("");
-	cr_assert_eq(c.status, 0, "rpmbuild of the rpm recipe failed:\n%s", c.out);
-	cr_expect(strstr(c.out, "app: ok (1 dlopen entry)\n"), "no lint in the build log:\n%s", c.out);
+	expect_built(&c, "rpmbuild");
 	cr_expect(strstr(c.out, "/usr/bin/find-debuginfo "), "find-debuginfo did not run:\n%s", c.out);
 	cmd_free(&c);
 	/* find-debuginfo split the injected program's debug information off. */
@@ -207,13 +218,6 @@ Test(recipes, rpm_recipe_fails_on_an_undeclared_dlopen, .timeout = 300)
 {
 	if (sanitized_pass_runs_the_tool_steps())
 		return;
-	struct cmd c;
-
 	need("rpmbuild");
-	stage_install();
-	c = rpm_build("liblzma.so.5");
-	cr_expect_neq(c.status, 0, "the build passed although the tests dlopen() liblzma.so.5:\n%s", c.out);
-	cr_expect(strstr(c.out, "app: undeclared: liblzma.so.5: dlopen()ed during the recording\n"),
-		  "the lint does not name liblzma.so.5:\n%s", c.out);
-	cmd_free(&c);
+	expect_lint_fails(rpm_build);
 }

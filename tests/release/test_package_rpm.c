@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "packaged_tool.h"
 
 /* Every file of each package, as `rpm -qp` gives mode and name, in any order: @V@ is the
  * version, @P@ the machine's $PLATFORM (the audit module's directory), @ID@ the build ID of the
@@ -257,35 +258,7 @@ Test(package_rpm, rpmbuild_ta_of_the_release_tarball)
 	cr_expect_str_eq(got, "../../../../usr/bin/dlnote-inject", "the build-id link points to %s", got);
 	free(got);
 
-	/* The packaged tool: its version, then a real program: inject, list back, still runs. */
-	got = sh("x/usr/bin/dlnote-inject --version");
-	want = sh("echo 'dlnote-inject %s'", v);
-	cr_expect_str_eq(got, want, "the packaged tool says '%s'", got);
-	free(got);
-	free(want);
-	put_file("hello.c", "#include <dlfcn.h>\n#include <stdio.h>\n"
-			    "int main(void) { puts(dlopen(\"libz.so.1\", RTLD_NOW) ? \"loaded\" : \"missing\"); return 0; }\n");
-	put_file("deps.json",
-		 "[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"description\":\"Compression\",\"priority\":\"required\"}]\n");
-	free(sh("gcc -o hello hello.c && x/usr/bin/dlnote-inject --manifest deps.json hello"));
-	got = sh("x/usr/bin/dlnote-inject --list --json hello");
-	cr_expect_str_eq(got, "[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"description\":\"Compression\",\"priority\":\"required\"}]",
-			 "the packaged tool lists %s", got);
-	free(got);
-	got = sh("./hello");
-	cr_expect_str_eq(got, "loaded", "the edited program prints '%s'", got);
-	free(got);
-
-	/* --record finds the packaged audit module through the LIBDIR compiled in (../lib/dlnote
-	 * from the tool's directory), and fails once that module is gone. */
-	got = sh("env -u DLNOTE_AUDIT_MODULE x/usr/bin/dlnote-inject --record=t.trace -- ./hello >/dev/null && "
-		 "x/usr/bin/dlnote-inject --check --recorded=t.trace hello 2>&1");
-	cr_expect(strstr(got, "hello: ok"), "--check --recorded with the packaged audit module says: %s", got);
-	free(got);
-	c = run("mv x/usr/lib/dlnote x/usr/lib/dlnote.gone && env -u DLNOTE_AUDIT_MODULE x/usr/bin/dlnote-inject "
-		"--record=t2.trace -- ./hello; s=$?; mv x/usr/lib/dlnote.gone x/usr/lib/dlnote; exit $s");
-	cr_expect_neq(c.status, 0, "--record worked without the packaged audit module: it used another one");
-	cmd_free(&c);
+	expect_packaged_tool_works("x", v);
 
 	/* The packaged file attribute names the packaged tool, and its generator, run with the
 	 * extracted tool in its place, gives the program's Requires. */
