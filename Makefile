@@ -38,7 +38,7 @@ BUILD      := build-san
 endif
 
 # One line: CMakeLists.txt and meson.build read the sources from it.
-CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/elf.c src/elf_codec.c src/magic.c src/debugfile.c src/archive.c src/archive_write.c src/scan.c src/layout.c src/layout_patch.c src/layout_sections.c src/layout_linked.c src/layout_place.c src/layout_remove.c src/layout_front.c src/layout_tail.c src/layout_rel.c src/objedit.c src/objedit_sym.c src/output.c src/files.c src/members.c src/actions.c src/deps.c src/report.c src/pkgdeps.c src/discover.c src/trace.c src/record.c
+CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/header.c src/elf.c src/elf_codec.c src/magic.c src/debugfile.c src/archive.c src/archive_write.c src/scan.c src/layout.c src/layout_patch.c src/layout_sections.c src/layout_linked.c src/layout_place.c src/layout_remove.c src/layout_front.c src/layout_tail.c src/layout_rel.c src/objedit.c src/objedit_sym.c src/output.c src/files.c src/members.c src/actions.c src/travel.c src/deps.c src/report.c src/pkgdeps.c src/discover.c src/trace.c src/record.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 

@@ -12,6 +12,7 @@
 
 #include "driver.h"
 #include "note.h"
+#include "travel.h"
 
 void action_file_kind(const struct elf *ef, struct file_kind *k)
 {
@@ -50,24 +51,45 @@ int action_list(struct opts *o, const char *path, struct entries *es, const stru
 	return r;
 }
 
-int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
+/* The lines of a check report, each after "PATH: " (with -q, the errors only); the first
+ * error's text is kept for the one-line summary on stderr. */
+static void print_report(const struct opts *o, const char *path, const struct buf *report, char *first, size_t firstsz)
+{
+	for (size_t i = 0, start = 0; i < report->len; i++) {
+		const char *line = report->p + start;
+		int error;
+
+		if (report->p[i] != '\n')
+			continue;
+		error = strncmp(line, "error: ", 7) == 0;
+		if (!o->quiet || error)
+			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), line);
+		if (error && !first[0])
+			snprintf(first, firstsz, "%.*s", (int)(i - start - 7), line + 7);
+		start = i + 1;
+	}
+}
+
+int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int in_archive,
+		 struct err *e)
 {
 	struct buf report = { 0 };
 	struct entries es = { 0 };
-	size_t errors = scan_check(ef, sc, &report), i, start;
+	size_t errors = scan_check(ef, sc, &report);
 	long undeclared = 0;
+	char first[400] = "";
 
-	for (i = start = 0; i < report.len; i++) {
-		if (report.p[i] != '\n')
-			continue;
-		if (!o->quiet || strncmp(report.p + start, "error", 5) == 0)
-			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), report.p + start);
-		start = i + 1;
-	}
+	print_report(o, path, &report, first, sizeof first);
 	if (!errors) {
 		struct err ignore;
+		struct buf repeats = { 0 };
 		scan_entries(ef, sc, &es, &ignore);
-		if (!o->quiet)
+		errors = travel_repeats(&es, &repeats);
+		print_report(o, path, &repeats, first, sizeof first);
+		buf_free(&repeats);
+	}
+	if (!errors) {
+		if (!o->quiet && !in_archive)
 			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
 		/* The lint first: the listing takes the entries over. */
 		if (o->recorded_path)
@@ -83,7 +105,9 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 	if (undeclared)
 		return undeclared < 0 ? -1 : err_set(e, EXIT_BAD_INPUT, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
 						     undeclared == 1 ? "y" : "ies", o->recorded_path);
-	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes", errors, errors == 1 ? "" : "s") : 0;
+	/* One line on stderr that names the cause (a build log may show nothing else). */
+	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes%s%s", errors, errors == 1 ? "" : "s",
+				first[0] ? (errors == 1 ? ": " : ", the first: ") : "", first) : 0;
 }
 
 int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
@@ -122,6 +146,12 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		want = &o->add;
 	else if (o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) {
 		err_set(e, EXIT_BAD_INPUT, "out of memory");
+		goto out;
+	}
+	if (ef->type == ET_REL_ && want->n && elf_is_gcc_lto(ef)) {
+		err_set(e, EXIT_BAD_INPUT, "GCC LTO object (-flto): the LTO plugin drops the notes of such objects when "
+			"it links them; build it with -fno-lto, or compile the entries in with --header (see "
+			"dlnote-inject(1))");
 		goto out;
 	}
 	if (memo && memo->whole_ready)

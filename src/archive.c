@@ -405,3 +405,125 @@ int archive_check_index(const struct archive *ar, const struct archive_member *m
 {
 	return archive_index_walk(ar, m, NULL, -1, 0, 0, e);
 }
+
+/* Geometry of an index member: word width, byte order, entry stride, where the offset is in an
+ * entry, the entry count, and where the names start (GNU) or the string table (BSD). */
+struct index_geo {
+	int w, big;
+	uint64_t stride, at_off, count, names;
+};
+
+static int index_geometry(const struct archive *ar, const struct archive_member *m, struct index_geo *g, struct err *e)
+{
+	enum archive_index k = index_kind(m->name);
+	unsigned char word[8];
+
+	if (archive_check_index(ar, m, e))
+		return -1;
+	g->w = k == AR_GNU64 || k == AR_BSD64 ? 8 : 4;
+	g->big = k == AR_GNU32 || k == AR_GNU64;
+	g->stride = g->big ? (uint64_t)g->w : 2u * (uint64_t)g->w;
+	g->at_off = g->big ? 0 : (uint64_t)g->w;
+	if (archive_read_at(ar->fd, m->data, word, (size_t)g->w, e))
+		return -1;
+	g->count = get_word(word, g->w, g->big) / (g->big ? 1 : g->stride);
+	g->names = (uint64_t)g->w + g->count * g->stride + (g->big ? 0 : (uint64_t)g->w);
+	return 0;
+}
+
+static int count_cmp(const void *a, const void *b)
+{
+	const struct archive_index_count *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off ? 1 : x->first < y->first ? -1 : x->first > y->first;
+}
+
+int archive_index_members(const struct archive *ar, const struct archive_member *m, struct archive_index_count **out,
+			  size_t *nout, struct err *e)
+{
+	struct archive_index_count *v = NULL;
+	unsigned char chunk[4096];
+	struct index_geo g;
+	size_t n = 0, cap = 0, k;
+	uint64_t i, j, got;
+
+	*out = NULL, *nout = 0;
+	if (index_geometry(ar, m, &g, e))
+		return -1;
+	for (i = 0; i < g.count; i += got) {
+		got = g.count - i < sizeof chunk / g.stride ? g.count - i : sizeof chunk / g.stride;
+		if (archive_read_at(ar->fd, m->data + (uint64_t)g.w + i * g.stride, chunk, (size_t)(got * g.stride), e))
+			goto fail;
+		for (j = 0; j < got; j++) {
+			uint64_t off = get_word(chunk + j * g.stride + g.at_off, g.w, g.big);
+			if (n && v[n - 1].off == off) {      /* a member's symbols are usually together */
+				v[n - 1].nsyms++;
+				continue;
+			}
+			struct archive_index_count *nv = xgrow(v, &cap, n, sizeof *v);
+			if (!nv) {
+				err_set(e, EXIT_BAD_INPUT, "out of memory");
+				goto fail;
+			}
+			v = nv;
+			v[n++] = (struct archive_index_count){ off, 1, i + j };
+		}
+	}
+	/* By offset, runs of one member merged (its first symbol kept). */
+	if (n > 1)
+		qsort(v, n, sizeof *v, count_cmp);
+	for (i = k = 0; i < n; i++) {
+		if (k && v[k - 1].off == v[i].off) {
+			v[k - 1].nsyms += v[i].nsyms;
+			if (v[i].first < v[k - 1].first)
+				v[k - 1].first = v[i].first;
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	*out = v, *nout = k;
+	return 0;
+fail:
+	free(v);
+	return -1;
+}
+
+int archive_index_name(const struct archive *ar, const struct archive_member *m, uint64_t nth, char *buf, size_t bufsz,
+		       struct err *e)
+{
+	unsigned char chunk[4096];
+	struct index_geo g;
+	uint64_t at, end = m->size, seen = 0;
+	size_t len = 0;
+
+	if (index_geometry(ar, m, &g, e))
+		return -1;
+	if (nth >= g.count || bufsz == 0)
+		return err_set(e, EXIT_BAD_INPUT, "symbol %llu is not in the index", (unsigned long long)nth);
+	if (g.big) {
+		at = g.names;
+	} else {                 /* BSD: the entry's string offset, into the table after its size */
+		if (archive_read_at(ar->fd, m->data + (uint64_t)g.w + nth * g.stride, chunk, (size_t)g.w, e))
+			return -1;
+		at = g.names + get_word(chunk, g.w, 0);
+		seen = nth;
+	}
+	while (at < end) {
+		size_t piece = end - at < sizeof chunk ? (size_t)(end - at) : sizeof chunk;
+		if (archive_read_at(ar->fd, m->data + at, chunk, piece, e))
+			return -1;
+		for (size_t i = 0; i < piece; i++) {
+			if (chunk[i] == '\0') {
+				if (seen++ == nth) {
+					buf[len] = '\0';
+					return 0;
+				}
+				len = 0;
+			} else if (seen == nth && len + 1 < bufsz) {
+				buf[len++] = (char)chunk[i];
+			}
+		}
+		at += piece;
+	}
+	return err_set(e, EXIT_BAD_INPUT, "symbol %llu has no name in the index", (unsigned long long)nth);
+}

@@ -77,6 +77,17 @@ int archive_member_fd(const struct archive *ar, const struct archive_member *m, 
 /* The symbol index is well formed and every entry points inside the archive. */
 int archive_check_index(const struct archive *ar, const struct archive_member *m, struct err *e);
 
+/* The members the index names, by header offset: how many symbols each defines, and the index
+ * position of its first (for archive_index_name).  *out is allocated, sorted by offset. */
+struct archive_index_count {
+	uint64_t off, nsyms, first;
+};
+int archive_index_members(const struct archive *ar, const struct archive_member *m, struct archive_index_count **out,
+			  size_t *nout, struct err *e);
+/* The name of the index's symbol `nth`, truncated to bufsz - 1 bytes. */
+int archive_index_name(const struct archive *ar, const struct archive_member *m, uint64_t nth, char *buf, size_t bufsz,
+		       struct err *e);
+
 /* Writing: for each member, `plan` says whether it changes (1, with *pl filled; the archive
  * frees it), stays (0) or fails (-1). */
 typedef int (*archive_plan_fn)(void *ctx, const struct archive *ar, const struct archive_member *m, struct plan *pl,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "header.h"
 #include "record.h"
 
 #ifndef VERSION
@@ -32,12 +33,15 @@ static const char usage_text[] =
 	"      --merge             keep the file's entries and append new ones\n"
 	"      --remove            remove every dlopen note and all the tool added\n"
 	"      --list              print the entries of each FILE as a table (--json: as JSON)\n"
-	"      --check             validate the notes in each FILE; exit 1 if any is invalid\n"
+	"      --check             validate the notes of each FILE (an entry twice is an error);\n"
+	"                          for an archive, also where each entry travels\n"
 	"      --discover          draft a manifest from soname-like strings in read-only data\n"
 	"                          that are neither DT_NEEDED nor declared (a heuristic)\n"
 	"      --record=TRACE -- COMMAND [ARG]...  run COMMAND with an rtld-audit module\n"
 	"                          that appends each dlopen() and its caller to TRACE\n"
 	"      --recorded=TRACE    for --discover/--check: what each FILE dlopen()ed in TRACE\n"
+	"      --header            write the entries as a C header (-o PATH; FILEs are manifests)\n"
+	"                          that static libraries compile in with -include\n"
 	"Packaging (the entries of all FILEs together):\n"
 	"      --format F          for --list: table, json, jsonl (a line per file), sonames,\n"
 	"                          features, rpm or deb\n"
@@ -129,7 +133,7 @@ enum {
 	OPT_CHECK, OPT_VERSION, OPT_FSYNC, OPT_DISCOVER, OPT_FORMAT, OPT_ONLY_FEATURE, OPT_ONLY_PRIORITY,
 	OPT_RPM_SUGGESTS, OPT_RPM_RECOMMENDS, OPT_RPM_REQUIRES, OPT_DEB_MAP, OPT_EXPECT, OPT_SKIP_NON_ELF,
 	OPT_FILES_FROM, OPT_RECORD, OPT_RECORDED, OPT_MEMBER,
-	OPT_RPM_GENERATE, OPT_RPM_PACKAGE, OPT_RPM_FEATURES, OPT_RPM_PROTOCOL,
+	OPT_RPM_GENERATE, OPT_RPM_PACKAGE, OPT_RPM_FEATURES, OPT_RPM_PROTOCOL, OPT_HEADER,
 };
 
 static const struct option longopts[] = {
@@ -146,6 +150,7 @@ static const struct option longopts[] = {
 	{ "discover", no_argument, NULL, OPT_DISCOVER },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "recorded", required_argument, NULL, OPT_RECORDED },
+	{ "header", no_argument, NULL, OPT_HEADER },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "only-feature", required_argument, NULL, OPT_ONLY_FEATURE },
 	{ "only-priority", required_argument, NULL, OPT_ONLY_PRIORITY },
@@ -173,7 +178,7 @@ static const struct option longopts[] = {
 
 static const char *mode_name(enum mode m)
 {
-	static const char *const names[] = { "replace", "--merge", "--remove", "--list", "--check", "--discover", "--record" };
+	static const char *const names[] = { "replace", "--merge", "--remove", "--list", "--check", "--discover", "--record", "--header" };
 	return names[m];
 }
 
@@ -322,6 +327,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_DISCOVER: bad = set_mode(o, MODE_DISCOVER); break;
 		case OPT_RECORD: o->record_path = optarg; bad = set_mode(o, MODE_RECORD); break;
 		case OPT_RECORDED: o->recorded_path = optarg; break;
+		case OPT_HEADER: bad = set_mode(o, MODE_HEADER); break;
 		case OPT_JSON: bad = set_format(o, FORMAT_JSON, "--json"); break;
 		case OPT_FORMAT:
 			if (report_format_parse(optarg) < 0)
@@ -401,6 +407,12 @@ static int check_usage(struct opts *o, int nfiles)
 
 	if (o->mode == MODE_RECORD)
 		return nfiles ? -1 : usage_error("%s", "--record needs a COMMAND (after '--')");
+	if (o->mode == MODE_HEADER && !o->output)
+		return usage_error("%s", "--header needs -o PATH (the header to write; '-': standard output)");
+	if (o->mode == MODE_HEADER && (o->files_from || o->nmembers || o->recorded_path || o->expect_path || o->list_only))
+		return usage_error("%s", "--header takes manifests, entries and -o only");
+	if (o->mode == MODE_HEADER)
+		return -1;
 	if (o->recorded_path && o->mode != MODE_CHECK && o->mode != MODE_DISCOVER)
 		return usage_error("%s", "--recorded is only for --check and --discover");
 	if (o->gen_opt && !o->generate)
@@ -451,6 +463,9 @@ int main(int argc, char **argv)
 	for (size_t k = 0; r < 0 && k < o.nmanifests; k++)
 		if (files_load_manifest(o.manifests[k], &o.add))
 			r = EXIT_BAD_INPUT;
+	for (i = optind; r < 0 && o.mode == MODE_HEADER && i < argc; i++)   /* its FILEs are manifests */
+		if (files_load_manifest(argv[i], &o.add))
+			r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		if (manifest_merge_all(&o.add, &flagged))
 			r = EXIT_BAD_INPUT;
@@ -463,6 +478,10 @@ int main(int argc, char **argv)
 		r = EXIT_BAD_INPUT;
 	if (r < 0 && o.mode == MODE_RECORD)
 		r = record_run(o.record_path, argv + optind);
+	if (r < 0 && o.mode == MODE_HEADER) {
+		struct err e = { 0 };
+		r = header_write(o.output, &o.add, &e) ? (err_report(o.output, &e), EXIT_BAD_INPUT) : EXIT_OK;
+	}
 	if (r < 0 && o.recorded_path && files_load_trace(&o))
 		r = EXIT_BAD_INPUT;
 	if (r < 0) {

@@ -18,7 +18,7 @@
 #include "trace.h"
 #include "util.h"
 
-enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD };
+enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD, MODE_HEADER };
 
 struct opts {
 	struct layout_memo memo[2];  /* replace: per byte order, kept across objects (layout.h) */
@@ -61,7 +61,9 @@ void action_file_kind(const struct elf *ef, struct file_kind *k);
 /* --list: the table, JSON Lines and the rpm generator print per file; other formats gather. */
 int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k, int many,
 		struct err *e);
-int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e);
+/* in_archive: no "ok" line (the archive's summary says it, travel.h). */
+int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int in_archive,
+		 struct err *e);
 int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e);
 /* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
 int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,

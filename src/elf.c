@@ -535,3 +535,15 @@ out:
 	return r;
 }
 
+int elf_is_gcc_lto(const struct elf *ef)
+{
+	static const char prefix[] = ".gnu.lto_";
+	char name[sizeof prefix];
+
+	for (size_t i = 1; i < ef->shnum; i++) {
+		elf_section_name(ef, i, name, sizeof name);
+		if (strncmp(name, prefix, sizeof prefix - 1) == 0)
+			return 1;
+	}
+	return 0;
+}

@@ -97,6 +97,11 @@ void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufs
  * holds the table). */
 int elf_section_named(const struct elf *ef, size_t index, const char *want);
 
+/* True for GCC LTO bytecode (slim or fat): an object with .gnu.lto_* sections.  The linker
+ * plugin claims such an object, and the link uses what LTO compiles from its bytecode: the
+ * object's own sections (a note added to it) are dropped. */
+int elf_is_gcc_lto(const struct elf *ef);
+
 /* Before names are appended to the section-name table: fails, naming the section, when a
  * section's name points past the table's end, where an appended name would become its name. */
 int elf_names_inside_table(const struct elf *ef, struct err *e);

@@ -162,7 +162,7 @@ int files_process(struct opts *o, const char *path, int many)
 			manifest_free(&es);
 			break;
 		case MODE_CHECK:
-			r = action_check(o, path, &ef, &sc, &e);
+			r = action_check(o, path, &ef, &sc, 0, &e);
 			break;
 		case MODE_DISCOVER:
 			r = action_discover(o, path, &ef, &sc, &e);

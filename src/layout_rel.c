@@ -13,7 +13,6 @@
 #include "note.h"
 #include "objedit.h"
 
-#define SIG_PREFIX "sd_dlopen:"
 
 enum { SHT_GROUP_ = 17, GRP_COMDAT_ = 1 };
 
@@ -128,7 +127,7 @@ static int memo_fill(struct layout_memo *m, const struct elf *ef, const struct e
 	return 0;
 }
 
-/* Entry i's group: the note holds that entry alone, the signature is SIG_PREFIX followed by
+/* Entry i's group: the note holds that entry alone, the signature is NOTE_GROUP_PREFIX followed by
  * the note's payload (what sd-dlopen.h's macro gives, as gas decodes it). */
 static const struct objedit_group *memo_group(struct layout_memo *m, size_t i, struct err *e)
 {
@@ -141,7 +140,7 @@ static const struct objedit_group *memo_group(struct layout_memo *m, size_t i, s
 		buf_free(&g->note);
 		return NULL;
 	}
-	buf_puts(&g->sig, SIG_PREFIX);
+	buf_puts(&g->sig, NOTE_GROUP_PREFIX);
 	manifest_serialize(&one, &g->sig);
 	return g->sig.oom ? (err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL) : g;
 }

@@ -13,6 +13,7 @@
 #include "archive.h"
 #include "driver.h"
 #include "magic.h"
+#include "travel.h"
 
 /* ---- archives: every ELF member, read in place ---- */
 
@@ -23,6 +24,7 @@ struct ar_ctx {
 	struct entries merged;                          /* --list: every member's entries */
 	struct file_kind kind;                          /* of the first ELF member */
 	int have_kind;
+	struct travel travel;                           /* --check: where the entries travel */
 };
 
 /* --member narrows reading and writing to the named members. */
@@ -67,6 +69,16 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 	}
 	if (!magic_is_elf(magic, n)) {
 		kind = magic_foreign_kind(magic, n);
+		if (c->o->mode == MODE_CHECK)
+			travel_foreign(&c->travel, m, kind);
+		/* A program that takes only such members would get no entry: refused, not skipped. */
+		if (kind && (c->o->mode == MODE_MERGE || (c->o->mode == MODE_REPLACE && c->o->add.n))) {
+			if (*close_fd)
+				close(fd);
+			return err_set(e, EXIT_BAD_INPUT, "%s: it cannot carry a note, and a program that takes this member "
+				       "would not get the entries; build it with -fno-lto, or compile the entries in with "
+				       "--header (see dlnote-inject(1))", kind);
+		}
 		if (c->o->verbose)
 			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label, kind ? kind : "not ELF",
 				c->o->mode == MODE_LIST || c->o->mode == MODE_CHECK || c->o->mode == MODE_DISCOVER ? "skipped"
@@ -182,7 +194,12 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 		}
 		manifest_free(&es);
 	} else {
-		r = c->o->mode == MODE_CHECK ? action_check(c->o, c->label, &ef, &sc, e) : action_discover(c->o, c->label, &ef, &sc, e);
+		r = c->o->mode == MODE_CHECK ? action_check(c->o, c->label, &ef, &sc, 1, e) : action_discover(c->o, c->label, &ef, &sc, e);
+		if (c->o->mode == MODE_CHECK) {
+			struct err te = { 0 };
+			if (travel_member(&c->travel, m, &ef, &sc, &te) && r == 0)
+				r = -1, *e = te;
+		}
 	}
 	close_member(&ef, &sc, close_fd);
 	return r;
@@ -207,7 +224,7 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 		/* A damaged member stops the walk; a member whose notes are wrong does not. */
 		while ((r = archive_next(&ar, &m, &e)) != 0) {
 			if (r > 0 && m.kind == AR_INDEX)
-				r = archive_check_index(&ar, &m, &e) ? -1 : 1;
+				r = (o->mode == MODE_CHECK ? travel_index(&c.travel, &ar, &m, &e) : archive_check_index(&ar, &m, &e)) ? -1 : 1;
 			snprintf(c.label, sizeof c.label, "%s[", path);
 			archive_label(&m, c.label + strlen(c.label), sizeof c.label - strlen(c.label) - 1);
 			strcat(c.label, "]");
@@ -223,7 +240,16 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 			c.label[0] = '\0';
 		else if (r == 0)
 			memset(&e, 0, sizeof e);
+		if (r == 0 && o->mode == MODE_CHECK && status == EXIT_OK) {
+			size_t lost = travel_report(&c.travel, path, o->quiet, stdout);
+			if (lost) {
+				c.label[0] = '\0';
+				err_set(&e, EXIT_BAD_INPUT, "%zu dlopen entr%s that no link takes from this archive", lost,
+					lost == 1 ? "y" : "ies");
+			}
+		}
 	}
+	travel_free(&c.travel);
 	manifest_free(&c.merged);
 	if (e.msg[0]) {
 		err_report(c.label[0] ? c.label : path, &e);

@@ -12,6 +12,9 @@
 
 #define NOTE_DLOPEN_TYPE 0x407c0c0au
 #define NOTE_DLOPEN_OWNER "FDO"
+/* A COMDAT group holding one entry's note is named this, followed by the note's payload (as
+ * systemd's sd-dlopen.h names them, decoded by gas): identical entries fold at link time. */
+#define NOTE_GROUP_PREFIX "sd_dlopen:"
 
 /* Encode all entries as one note (n_namesz 4, "FDO\0", payload NUL-terminated and padded to
  * 4 bytes with zeros), header words in the given byte order.  An empty list gives no bytes. */

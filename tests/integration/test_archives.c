@@ -13,6 +13,7 @@
 #include "harness.h"
 
 #define M1 "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\"}]"
+#define M1_LABEL "\"z\" [\"libz.so.1\"]"
 #define M2 "[{\"soname\":[\"liblz4.so.1\"],\"feature\":\"lz4\",\"priority\":\"suggested\"}]"
 #define M12 "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\"},{\"soname\":[\"liblz4.so.1\"],\"feature\":\"lz4\",\"priority\":\"suggested\"}]"
 
@@ -230,20 +231,32 @@ Test(archive, thin_archives_are_read_and_refused_for_writing)
 	cmd_free(&c);
 }
 
-Test(archive, bitcode_and_non_elf_members_are_kept_untouched, .timeout = 60)
+/* A bitcode member cannot carry a note, and a program that takes it would get no entry: an edit
+ * that adds entries is refused (the archive untouched), unless --member leaves the member out.
+ * Members that are not code (text) are kept as they are. */
+Test(archive, bitcode_members_refuse_the_edit_and_non_elf_members_are_kept, .timeout = 60)
 {
 	struct cmd c;
 
 	objects("gcc");
 	need("clang");
-	free(sh("clang -flto -O2 -c my.c -o lto.o && echo 'not an object' > notes.txt && ar rc lib.a x.o lto.o notes.txt"));
+	free(sh("clang -flto -O2 -c my.c -o lto.o && echo 'not an object' > notes.txt && ar rc lib.a x.o lto.o notes.txt && "
+		"cp lib.a lib.orig && ar rc text.a x.o notes.txt"));
 	c = run("'%s' -v -m m1.json lib.a", tool());
-	cr_expect_eq(c.status, 0, "%s", c.err);
-	cr_expect(strstr(c.err, "lib.a[lto.o]: LLVM bitcode (clang -flto), kept untouched\n"), "%s", c.err);
-	cr_expect(strstr(c.err, "lib.a[notes.txt]: not ELF, kept untouched\n"), "%s", c.err);
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: lib.a[lto.o]: LLVM bitcode (clang -flto): it cannot carry a note, and a "
+				"program that takes this member would not get the entries;"), "%s", c.err);
 	cmd_free(&c);
-	free(sh("mkdir x && cd x && ar x ../lib.a"));
-	cr_expect(same_files("x/lto.o", "lto.o"), "the bitcode member changed");
+	cr_expect(same_files("lib.a", "lib.orig"), "a refused edit changed the archive");
+	c = run("'%s' -v -m m1.json --member x.o lib.a", tool());
+	cr_expect_eq(c.status, 0, "--member leaves the bitcode member out: %s", c.err);
+	cmd_free(&c);
+	free(sh("'%s' --remove lib.a", tool()));
+	c = run("'%s' -v -m m1.json text.a", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.err, "text.a[notes.txt]: not ELF, kept untouched\n"), "%s", c.err);
+	cmd_free(&c);
+	free(sh("mkdir x && cd x && ar x ../text.a"));
 	cr_expect(same_files("x/notes.txt", "notes.txt"), "the text member changed");
 	expect_entries("x/x.o", M1, 0);
 	/* A bitcode file given alone says what it is. */
@@ -372,7 +385,9 @@ Test(archive, files_from_check_expect_and_discover_read_archives)
 	cr_expect_str_eq(got, M1);
 	free(got);
 	got = sh("'%s' --check lib.a", tool());
-	cr_expect_str_eq(got, "lib.a[x.o]: ok (1 dlopen entry)\nlib.a[dl.o]: ok (1 dlopen entry)");
+	cr_expect_str_eq(got, "lib.a: " M1_LABEL ": in every ELF member (2); every program that takes a member of this archive "
+			      "carries it\nlib.a: ok (1 dlopen entry in 2 ELF members; 1 of them reach every program that takes a "
+			      "member)");
 	free(got);
 	got = sh("'%s' --check -q --expect m1.json --files-from list", tool());
 	cr_expect_str_eq(got, "");
