@@ -18,17 +18,17 @@
 # .note.gnu.property, .ARM.attributes, ...): linking it changes nothing but the note.
 # Nothing is edited after the link, so install-time relinking and POST_BUILD limits don't apply.
 #
-# Static and object libraries are not linked: their entries must reach every executable and
-# shared library that links them.  Their note object also defines one hidden symbol,
-# dlnote_pull_<target>_<hash>, and the library's INTERFACE_LINK_OPTIONS carry -Wl,-u,<symbol>,
-# so every link that uses the library pulls the note object in exactly once (an archive member
-# is never pulled twice; the symbol is hidden, so a shared library does not satisfy it for the
-# programs that link it).  (--require-defined would also fail when the member is missing, but
-# lld 14 does not know it.)
-# A static library keeps the note object as a member of its own archive: installing the
-# library installs the note, and install(EXPORT) exports the link option.  An object library
-# gets a companion static library <target>-dlnote holding the note object, in its
-# INTERFACE_LINK_LIBRARIES (export it with the object library).
+# Static and object libraries are not linked: their entries must reach every program and shared
+# library that links them, however it links them (CMake, pkg-config, the archive on a command
+# line).  So they get no note object: every C/C++ source of the library is compiled with
+#   -include <target>-dlopen-notes.h      (dlnote-inject --header)
+# whose top-level __asm__ statements put the entries into every object the compiler makes (LTO
+# bytecode included), one COMDAT group per entry keyed on its payload: whichever members a link
+# takes, the program carries the entries once, with no link option.
+#
+# After each build of the target, dlnote-inject --check runs on it (<target>-dlnote-check, in
+# ALL): an entry the program would carry twice (the in-code macro left on while the manifest
+# declares the same entry) or an archive entry no link can take fails the build.
 #
 # Needs the imported or built executable target dlnote::dlnote-inject (find_package(dlnote) or
 # add_subdirectory of the dlnote source tree define it).
@@ -77,10 +77,10 @@ function(target_dlopen_notes target)
   get_property(count TARGET "${target}" PROPERTY DLNOTE_ITEM_COUNT)
   if(NOT count)
     set(count 0)
-    if(type STREQUAL "OBJECT_LIBRARY")
-      # Made now, so install(TARGETS … <target>-dlnote) may name it before the finalizer runs.
-      add_library("${target}-dlnote" STATIC)
-      target_link_libraries("${target}" INTERFACE "${target}-dlnote")
+    if(type STREQUAL "OBJECT_LIBRARY" AND NOT TARGET "${target}-dlnote")
+      # dlnote 0.1 gave object libraries a companion library that projects install with them;
+      # it is empty now (the objects carry the entries), kept so those install() calls work.
+      add_library("${target}-dlnote" INTERFACE)
     endif()
     # One finalizer per target, at the end of the top-level directory: every call, from any
     # directory, has happened by then, and that directory is always still open for DEFER.
@@ -165,34 +165,112 @@ function(_dlnote_finalize target)
   set(work "${tbin}/CMakeFiles/${target}.dlnote")
   file(MAKE_DIRECTORY "${work}")
   get_target_property(type "${target}" TYPE)
+  _dlnote_tool_args("${target}" "${work}" args deps)
   if(type MATCHES "^(STATIC|OBJECT)_LIBRARY$")
-    # The symbol that pulls the note object into every link using the library: named after
-    # the project and the target (stable across build directories, so builds are reproducible).
-    string(SHA1 hash "${CMAKE_PROJECT_NAME}/${target}")
-    string(SUBSTRING "${hash}" 0 8 hash)
-    string(MAKE_C_IDENTIFIER "dlnote_pull_${target}_${hash}" pull)
-    set(template_src "${work}/dlnote-template.${ext}")
-    _dlnote_write_if_changed("${template_src}"
-      "/* dlnote template of ${target}: built with the target's compiler and options, never with
- * LTO.  Its one symbol is what consumers' -u pulls in. */
-#ifdef __cplusplus
-extern \"C\" {
-#endif
-extern const char ${pull};
-__attribute__((visibility(\"hidden\"), used)) const char ${pull} = 0;
-#ifdef __cplusplus
-}
-#endif
-")
+    _dlnote_compile_in("${target}" "${work}" "${lang}" "${tdir}" "${args}" "${deps}")
   else()
-    set(pull "")
-    set(template_src "${CMAKE_BINARY_DIR}/CMakeFiles/dlnote/dlnote-template.${ext}")
-    # It defines nothing: only the compiler's ELF header and ABI marker sections matter.
-    _dlnote_write_if_changed("${template_src}"
-      "/* dlnote template: built with the target's compiler and options, never with LTO. */
+    _dlnote_link_in("${target}" "${work}" "${lang}" "${ext}" "${tdir}" "${args}" "${deps}")
+  endif()
+  _dlnote_check("${target}" "${type}" "${work}")
+endfunction()
+
+# The tool's arguments, in call order; runs of inline entries become one generated manifest.
+function(_dlnote_tool_args target work out_args out_deps)
+  get_property(count TARGET "${target}" PROPERTY DLNOTE_ITEM_COUNT)
+  set(args "")
+  set(deps "")
+  set(run "")
+  set(runs 0)
+  foreach(i RANGE ${count})
+    set(kind "")
+    if(i LESS count)
+      get_property(item TARGET "${target}" PROPERTY DLNOTE_ITEM_${i})
+      string(SUBSTRING "${item}" 0 1 kind)
+      string(SUBSTRING "${item}" 1 -1 value)
+    endif()
+    if(kind STREQUAL "E")
+      if(NOT run STREQUAL "")
+        string(APPEND run ",\n")
+      endif()
+      string(APPEND run "${value}")
+      continue()
+    endif()
+    if(NOT run STREQUAL "")
+      math(EXPR runs "${runs} + 1")
+      set(generated "${work}/entries-${runs}.json")
+      _dlnote_write_if_changed("${generated}" "[${run}]\n")
+      list(APPEND args -m "${generated}")
+      list(APPEND deps "${generated}")
+      set(run "")
+    endif()
+    if(kind STREQUAL "M")
+      list(APPEND args -m "${value}")
+      list(APPEND deps "${value}")
+    endif()
+  endforeach()
+  set(${out_args} "${args}" PARENT_SCOPE)
+  set(${out_deps} "${deps}" PARENT_SCOPE)
+endfunction()
+
+# Static and object libraries: every C/C++/Objective-C source is compiled with -include of the
+# generated header, so every object carries the entries.
+function(_dlnote_compile_in target work lang tdir args deps)
+  if(NOT CMAKE_${lang}_COMPILER_ID MATCHES "GNU|Clang")
+    message(FATAL_ERROR "target_dlopen_notes(${target}): static and object libraries need GCC or "
+                        "Clang (-include); this is ${CMAKE_${lang}_COMPILER_ID}")
+  endif()
+  set(header "${work}/${target}-dlopen-notes.h")
+  add_custom_command(OUTPUT "${header}"
+    COMMAND "$<TARGET_FILE:dlnote::dlnote-inject>" -q --header ${args} -o "${header}"
+    DEPENDS dlnote::dlnote-inject ${deps}
+    COMMENT "Generating dlopen notes header for ${target}"
+    VERBATIM)
+  target_sources("${target}" PRIVATE "${header}")
+  set_source_files_properties("${header}" TARGET_DIRECTORY "${target}"
+    PROPERTIES GENERATED TRUE HEADER_FILE_ONLY TRUE)
+  # One argument (-include<path>: gcc and clang take it joined), so no SHELL: is needed.
+  target_compile_options("${target}" PRIVATE
+    "$<$<COMPILE_LANGUAGE:C,CXX,OBJC,OBJCXX>:-include${header}>")
+  _dlnote_depends("${target}" "${tdir}" "${header}")
+endfunction()
+
+# The target waits for the tool and for `output`, whose rule lives in this directory (the top
+# level, where the finalizer runs): Makefile generators only run it through a target here.
+function(_dlnote_depends target tdir output)
+  add_dependencies("${target}" dlnote::dlnote-inject)
+  if(NOT tdir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    add_custom_target("${target}-dlopen-note" DEPENDS "${output}")
+    add_dependencies("${target}" "${target}-dlopen-note")
+  endif()
+endfunction()
+
+# After every build of the target: no entry twice, none that an archive link cannot take.
+# (Objects that are LLVM bitcode, clang -flto, hold their notes in the bitcode: skipped.)
+function(_dlnote_check target type work)
+  set(stamp "${work}/checked")
+  if(type STREQUAL "OBJECT_LIBRARY")
+    set(files "$<TARGET_OBJECTS:${target}>")
+  else()
+    set(files "$<TARGET_FILE:${target}>")
+  endif()
+  add_custom_command(OUTPUT "${stamp}"
+    COMMAND "$<TARGET_FILE:dlnote::dlnote-inject>" --check -q --skip-non-elf ${files}
+    COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
+    DEPENDS dlnote::dlnote-inject "${target}" ${files}
+    COMMENT "Checking the dlopen notes of ${target}"
+    COMMAND_EXPAND_LISTS
+    VERBATIM)
+  add_custom_target("${target}-dlnote-check" ALL DEPENDS "${stamp}")
+endfunction()
+
+# Executables, shared libraries and modules: a note object linked with the target's objects.
+function(_dlnote_link_in target work lang ext tdir args deps)
+  set(template_src "${CMAKE_BINARY_DIR}/CMakeFiles/dlnote/dlnote-template.${ext}")
+  # It defines nothing: only the compiler's ELF header and ABI marker sections matter.
+  _dlnote_write_if_changed("${template_src}"
+    "/* dlnote template: built with the target's compiler and options, never with LTO. */
 typedef int dlnote_template_unused;
 ")
-  endif()
 
   # The template object: the target's compiler, the target's compile options (this includes
   # its directory's add_compile_options and its dependencies' usage requirements), no LTO.
@@ -229,40 +307,6 @@ typedef int dlnote_template_unused;
     set_property(TARGET "${template}" PROPERTY INTERPROCEDURAL_OPTIMIZATION_${config} OFF)
   endforeach()
 
-  # The tool's arguments, in call order; runs of inline entries become one generated manifest.
-  get_property(count TARGET "${target}" PROPERTY DLNOTE_ITEM_COUNT)
-  set(args "")
-  set(deps "")
-  set(run "")
-  set(runs 0)
-  foreach(i RANGE ${count})
-    set(kind "")
-    if(i LESS count)
-      get_property(item TARGET "${target}" PROPERTY DLNOTE_ITEM_${i})
-      string(SUBSTRING "${item}" 0 1 kind)
-      string(SUBSTRING "${item}" 1 -1 value)
-    endif()
-    if(kind STREQUAL "E")
-      if(NOT run STREQUAL "")
-        string(APPEND run ",\n")
-      endif()
-      string(APPEND run "${value}")
-      continue()
-    endif()
-    if(NOT run STREQUAL "")
-      math(EXPR runs "${runs} + 1")
-      set(generated "${work}/entries-${runs}.json")
-      _dlnote_write_if_changed("${generated}" "[${run}]\n")
-      list(APPEND args -m "${generated}")
-      list(APPEND deps "${generated}")
-      set(run "")
-    endif()
-    if(kind STREQUAL "M")
-      list(APPEND args -m "${value}")
-      list(APPEND deps "${value}")
-    endif()
-  endforeach()
-
   set(note "${work}/${target}-dlopen-note.o")
   add_custom_command(OUTPUT "${note}"
     COMMAND "$<TARGET_FILE:dlnote::dlnote-inject>" -q ${args} -o "${note}"
@@ -270,24 +314,8 @@ typedef int dlnote_template_unused;
     DEPENDS dlnote::dlnote-inject "${template}" "$<TARGET_OBJECTS:${template}>" ${deps}
     COMMENT "Generating dlopen note object for ${target}"
     VERBATIM)
-  # The target that links the note object: the target itself, or for an object library (whose
-  # $<TARGET_OBJECTS> never lists external objects) a companion static library.
-  set(holder "${target}")
-  if(type STREQUAL "OBJECT_LIBRARY")
-    set(holder "${target}-dlnote")
-    set_target_properties("${holder}" PROPERTIES LINKER_LANGUAGE ${lang})
-  endif()
-  target_sources("${holder}" PRIVATE "${note}")
-  set_source_files_properties("${note}" TARGET_DIRECTORY "${holder}"
+  target_sources("${target}" PRIVATE "${note}")
+  set_source_files_properties("${note}" TARGET_DIRECTORY "${target}"
     PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-  if(pull)
-    # Every link that uses the library pulls the note member.
-    target_link_options("${holder}" INTERFACE "LINKER:-u,${pull}")
-  endif()
-  add_dependencies("${holder}" dlnote::dlnote-inject)
-  if(NOT tdir STREQUAL CMAKE_CURRENT_SOURCE_DIR OR NOT holder STREQUAL target)
-    # The rule lives in this directory; Makefile generators only run it through a target here.
-    add_custom_target("${target}-dlopen-note" DEPENDS "${note}")
-    add_dependencies("${holder}" "${target}-dlopen-note")
-  endif()
+  _dlnote_depends("${target}" "${tdir}" "${note}")
 endfunction()

@@ -25,4 +25,5 @@ $SUDO apt-get install -y --no-install-recommends \
 	debugedit dwz patchelf gdb cpio xz-utils rpm2cpio \
 	libzstd1 liblz4-1 libcrypt1 \
 	git \
-	lintian
+	lintian \
+	curl gpgv debian-archive-keyring libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev

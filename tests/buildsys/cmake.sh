@@ -78,6 +78,9 @@ cmake_install() {  # cmake_install NAME LABEL [RUNNER...]
 	check "$label: installed app runs" runs "$d/inst/bin/app" "$@"
 	check "$label: installed tool has codec's and parse's entries once" \
 		entries_once "$d/inst/bin/tool" "[$CODEC,$PARSE]"
+	check "$label: --check on the installed libcodec.a says: $ARCHIVE_SAYS" \
+		archive_says "$d/inst/lib/libcodec.a" "$ARCHIVE_SAYS"
+	[ ${#PLAIN[@]} -eq 0 ] || plain_consumers "$d" "$d/inst/lib" "$label" "[$CODEC,$PARSE]" "${PLAIN[@]}"
 	[ ${#CONSUMER_ARGS[@]} -gt 0 ] || return 0   # (a consumer costs a configure: not everywhere)
 	check "$label: a project without dlnote links the installed static codec (find_package)" \
 		cmake_consumer "$d" "${CONSUMER_ARGS[@]}"
@@ -93,6 +96,8 @@ cmake_consumer() {  # cmake_consumer DIR CMAKE_ARGS...: build sample/consumer ag
 	cmake --build "$d/consumer"
 }
 
+# target_dlopen_notes() checks each target after it is built (<target>-dlnote-check).
+APP_CHECK_STEP=("Checking the dlopen notes of app")
 # 1. Ninja, find_package, gcc with LTO (IPO), --gc-sections.
 PLUG_PROPERTY=$NATIVE_PROPERTY
 BROKEN=
@@ -100,6 +105,8 @@ C=cm-ninja
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja package gcc-lto"
 CONSUMER_ARGS=(-G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON)
+PLAIN=("${PLAIN_GCC_LTO[@]}") PLAIN_RUNNER=()
+ARCHIVE_SAYS="warning: 2 GCC LTO members ("
 check "$L: configure + build" cmake_sample $C "${CONSUMER_ARGS[@]}"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/CMakeFiles/app.dir/app.c.o"
@@ -117,7 +124,8 @@ bad_priority() {
 check "$L: a bad PRIORITY fails the build with the tool's message" bad_priority "$T/$C/b"
 check "$L: back to good: configure + build" reconfigure_build "$T/$C/b" -DBAD_PRIORITY=OFF
 cmake_install $C "$L"
-CODEC_STEPS=("Generating dlopen note object for codec" "Linking C static library lib/libcodec.a"
+CODEC_STEPS=("Generating dlopen notes header for codec" "Building C object lib/CMakeFiles/codec.dir/codec.c.o"
+	"Linking C static library lib/libcodec.a" "Checking the dlopen notes of codec"
 	"Linking C shared library libfront.so" "Linking C executable tool")
 UTIL_LINK="Linking C shared library lib/libutil.so" APP_LINK="Linking C executable app" APP_RELINKED=yes
 UTIL_RELINKS=" and the programs that link it (CMake relinks after any library change)" UTIL_PATH=lib/libutil.so
@@ -130,6 +138,8 @@ C=cm-make
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake make subdirectory relink"
 CONSUMER_ARGS=()
+PLAIN=("${PLAIN_ALL[@]}") PLAIN_RUNNER=()
+ARCHIVE_SAYS=$ARCHIVE_OK
 check "$L: configure + build" cmake_sample $C -G "Unix Makefiles" -DCMAKE_C_COMPILER=gcc \
 	-DDLNOTE_VIA=subdirectory -DDLNOTE_SOURCE_DIR="$SRC" -DCMAKE_NO_BUILTIN_CHRPATH=ON
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -144,6 +154,13 @@ relinks() {      # (no grep -q on the pipe: make would die of SIGPIPE before rel
 	grep -qF "Linking C executable CMakeFiles/CMakeRelink.dir/app" <<<"$out"
 }
 check "$L: install relinks app (make preinstall: CMakeRelink.dir/app)" relinks "$T/$C/b"
+macro_too() {    # codec's code also declares the manifest's xz entry: codec's check fails the build
+	cmake "$1" -DMACRO_TOO=ON
+	fails_with 'entry "xz" ["liblzma.so.5"] is declared 2 times' cmake --build "$1" || return 1
+	cmake "$1" -DMACRO_TOO=OFF && cmake --build "$1"
+}
+check "$L: -DMACRO_TOO=ON (xz also in codec's code, a plain note): codec's check fails the build, naming the entry" \
+	macro_too "$T/$C/b"
 cmake_install $C "$L"
 
 # 3. clang -flto, lld, --gc-sections.
@@ -165,6 +182,9 @@ C=cm-cross-fetch
 APP=$APP_CMAKE APP_EDITED=$APP_CMAKE_EDITED
 L="cmake ninja aarch64 fetchcontent"
 CONSUMER_ARGS=(-G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN")
+PLAIN=("aarch64|pkg-config|aarch64-linux-gnu-gcc -Wl,--gc-sections" "aarch64-archive|archive|aarch64-linux-gnu-gcc")
+PLAIN_RUNNER=("${QEMU[@]}")
+ARCHIVE_SAYS=$ARCHIVE_OK
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
 	-DDLNOTE_VIA=fetchcontent -DFETCHCONTENT_SOURCE_DIR_DLNOTE="$SRC"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -181,3 +201,41 @@ L="cmake ninja aarch64 package"
 check "$L: configure + build" cmake_sample $C -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 cmake_results $C "$L" "${QEMU[@]}"
+
+# 6. A real upstream project: GLFW 3.3 from Debian 12's source package (the upstream tarball:
+# Debian's patch removes Requires.private from glfw3.pc, which breaks static links), a static
+# library by default, with a pkg-config file it writes by hand.  Two lines appended to its
+# src/CMakeLists.txt give it 13 entries; programs linked through glfw3.pc know nothing of dlnote.
+BROKEN=
+C=glfw
+L="cmake upstream GLFW static"
+GLFW_JSON=$SRC/tests/buildsys/glfw/glfw-dlopen.json
+GLFW=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$GLFW_JSON")
+glfw_build() {
+	local d=$T/$C
+	mkdir -p "$d"
+	sh "$SRC/tests/tools/get-source.sh" -u glfw3 "$d/src"
+	printf 'find_package(dlnote 0.1 REQUIRED)\ntarget_dlopen_notes(glfw MANIFEST "%s")\n' "$GLFW_JSON" >>"$d/src/src/CMakeLists.txt"
+	cmake -S "$d/src" -B "$d/b" -G Ninja -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_INSTALL_PREFIX="$d/inst" \
+		-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGLFW_BUILD_EXAMPLES=OFF -DGLFW_BUILD_TESTS=OFF -DGLFW_BUILD_DOCS=OFF
+	cmake --build "$d/b"
+	cmake --install "$d/b"
+}
+glfw_app() {     # glfw_app NAME CC...: tests/buildsys/glfw/app.c through glfw3.pc
+	local d=$T/$C libs
+	libs=$(PKG_CONFIG_PATH=$d/inst/lib/pkgconfig pkg-config --static --cflags --libs glfw3)
+	echo "$* $libs"
+	# shellcheck disable=SC2086
+	"${@:2}" "$SRC/tests/buildsys/glfw/app.c" $libs -o "$d/$1"
+}
+check "$L: download, two lines in src/CMakeLists.txt, configure, build, install" glfw_build
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: --check on the installed libglfw3.a: the 13 entries reach every program that takes a member" \
+	archive_says "$T/$C/inst/lib/libglfw3.a" "ok (13 dlopen entries in 16 ELF members; 13 of them reach every program"
+for cfg in "app-bfd gcc -Wl,--gc-sections" "app-lld clang -fuse-ld=lld -Wl,--gc-sections" "app-lto gcc -flto -O2"; do
+	# shellcheck disable=SC2086
+	check "$L: cc app.c \$(pkg-config --static --libs glfw3): ${cfg#* }" glfw_app $cfg
+	check "$L: ... ${cfg%% *} has the 13 entries once" entries_once "$T/$C/${cfg%% *}" "$GLFW"
+	check "$L: ... ${cfg%% *} runs (no display needed for the version)" \
+		sh -c '"$1" | tee /dev/stderr | grep -q "^3\.3\.[0-9]* X11"' sh "$T/$C/${cfg%% *}"
+done

@@ -33,8 +33,8 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 	check "$label: app runs" runs "$d/b/app" "$@"
 	local t
 	for t in tool tool_whole tool_objects tool_again libfront.so; do
-		check "$label: $t (static codec through $(meson_how $t)) has codec's entry once" \
-			entries_once "$d/b/$t" "[$CODEC]"
+		check "$label: $t (static codec through $(meson_how $t)) has codec's two manifests' entries once" \
+			entries_once "$d/b/$t" "[$CODEC,$PARSE]"
 	done
 	check "$label: tool_both (the static half of both_libraries(), plain link_with:) has bcodec's entry once" \
 		entries_once "$d/b/tool_both" "[$BCODEC]"
@@ -42,6 +42,7 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 	for t in tool tool_whole tool_objects tool_again tool_both; do
 		check "$label: $t runs" prints "tool ok 7 2 70" "$d/b/$t" "$@"
 	done
+	check "$label: --check on libcodec.a says: $ARCHIVE_SAYS" archive_says "$d/b/libcodec.a" "$ARCHIVE_SAYS"
 }
 
 # meson_loses NAME: with -Dlose=true (sample/lost/) the build fails; its output in NAME/lose.log
@@ -60,36 +61,45 @@ refused() {  # refused NAME TEXT: the -Dlose build said TEXT ("dlnote-note.py: N
 	if [ -e "$d/b/$object" ]; then echo "refused note object left behind: $object"; return 1; fi
 }
 
+said() {  # said NAME TEXT: the -Dlose build said TEXT
+	grep -qF -- "$2" "$T/$1/lose.log" || { cat "$T/$1/lose.log"; echo "missing: $2"; return 1; }
+}
+
 MESON_ENV=()   # VAR=VALUE... for meson commands after setup
 meson_loss_checks() {  # meson_loss_checks NAME LABEL: each way to lose entries is refused
 	local name=$1 label=$2
-	check "$label: -Dlose=true (sample/lost/, five ways to lose entries): the build fails" \
+	check "$label: -Dlose=true (sample/lost/, four ways to lose entries): the build fails" \
 		with_env "${MESON_ENV[@]}" meson_loses "$name"
-	check "$label: dlopen_note in a static_library() (subdir) is refused" refused "$name" "$LOST_PLAIN_STATIC"
-	check "$label: dlopen_note in both_libraries() is refused" refused "$name" "$LOST_PLAIN_BOTH"
-	check "$label: dlopen_note in a shared library whose objects make a static library (kmod) is refused" \
-		refused "$name" "$LOST_PLAIN_KMOD"
-	check "$label: dlopen_note_static without the pull dependency, plain link_with:, is refused" \
-		refused "$name" "$LOST_NO_PULL"
-	check "$label: kmod's idiom without the pull dependency on the second library, added after the first build, is refused" \
-		refused "$name" "$LOST_KMOD_NO_PULL"
+	check "$label: dlopen_note in a static_library() (subdir) is refused by the note maker" \
+		refused "$name" "$LOST_PLAIN_STATIC"
+	check "$label: dlopen_note in both_libraries(): the check of the static half fails the build" \
+		said "$name" "$LOST_PLAIN_BOTH"
+	check "$label: dlopen_note in a shared library whose objects make a static library (kmod): its check fails the build" \
+		said "$name" "$LOST_PLAIN_KMOD"
+	check "$label: dlnote 0.1's dlopen_note_static is refused, naming what replaces it" refused "$name" "$LOST_PULL"
 	check "$label: -Dlose=false builds again" with_env "${MESON_ENV[@]}" meson_back "$T/$name/b"
-	check "$label: tool still has codec's entry once" entries_once "$T/$name/b/tool" "[${TOOL_CODEC:-$CODEC}]"
+	check "$label: tool still has codec's entries once" entries_once "$T/$name/b/tool" "[${TOOL_CODEC:-$CODEC},$PARSE]"
+	check "$label: -Dmacro_too=true (xz also in codec's code, a plain note): the check fails the build, naming the entry" \
+		with_env "${MESON_ENV[@]}" macro_too "$T/$name/b"
 	check "$label: then a second build does nothing" with_env "${MESON_ENV[@]}" no_work ninja -C "$T/$name/b"
 }
 meson_back() { meson configure "$1" -Dlose=false && ninja -C "$1"; }
-LOST_PLAIN_STATIC='dlnote-note.py: lost/liblost_static.a.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_static.a would hold this note object, which nothing pulls in: its entries would be lost; make it with dlopen_note_static and give the library its pull dependency (docs/build-systems.md'
-LOST_PLAIN_BOTH='dlnote-note.py: lost/liblost_both.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_both.a would hold this note object'
-LOST_PLAIN_KMOD='dlnote-note.py: lost/liblost_so.so.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_so_int.a would hold this note object'
-LOST_NO_PULL="dlnote-note.py: lost/liblost_nopull.a.p/lost-dlopen-dlopen-note.o: lost/lost_tool links lost/liblost_nopull.a without -Wl,-u,dlnote_pull_lost_dlopen, and would lose these entries; give lost/liblost_nopull.a dependencies: declare_dependency(link_args: '-Wl,-u,dlnote_pull_lost_dlopen') (docs/build-systems.md"
-LOST_KMOD_NO_PULL='dlnote-note.py: lost/libkept.a.p/kept-dlopen-dlopen-note.o: lost/kept_tool links lost/libkept_int.a without -Wl,-u,dlnote_pull_kept_dlopen'
+macro_too() {
+	meson configure "$1" -Dmacro_too=true
+	fails_with 'entry "xz" ["liblzma.so.5"] is declared 2 times' ninja -C "$1" || return 1
+	meson configure "$1" -Dmacro_too=false && ninja -C "$1"
+}
+LOST_PLAIN_STATIC="dlnote-note.py: lost/liblost_static.a.p/lost-dlopen-dlopen-note.o: the static library lost/liblost_static.a would hold this note object, which no link takes out of the archive: its entries would be lost; compile them into the library's objects with the notes header instead (docs/build-systems.md"
+LOST_PLAIN_BOTH='dlnote-inject: lost/liblost_both.a: 1 dlopen entry that no link takes from this archive'
+LOST_PLAIN_KMOD='dlnote-inject: lost/liblost_so_int.a: 1 dlopen entry that no link takes from this archive'
+LOST_PULL='dlnote-note.py: lost/liblost_pull.a.p/lost-dlopen-dlopen-note.o: dlopen_note_static (a note object pulled by -Wl,-u) is gone'
 
 meson_how() {
 	case $1 in
-	tool) echo "plain link_with:, the pull from codec's own dependency, and shared front" ;;
+	tool) echo "plain link_with:, and shared front" ;;
 	tool_whole) echo "link_whole:" ;;
 	tool_objects) echo "objects: extract_all_objects()" ;;
-	tool_again) echo "static_library(objects: extract_all_objects(), the pull dependency), as kmod" ;;
+	tool_again) echo "static_library(objects: extract_all_objects()), as kmod" ;;
 	libfront.so) echo "plain link_with:" ;;
 	esac
 }
@@ -121,14 +131,21 @@ meson_install() {  # meson_install NAME LABEL [RUNNER...]
 	check "$label: meson install" meson install -C "$d/b" --destdir "$d/inst"
 	check "$label: installed app, util and plug have their entries" meson_installed_entries "$d"
 	check "$label: installed app runs" runs "$d/inst/usr/local/bin/app" "$@"
-	check "$label: installed tool has codec's entry once" \
-		entries_once "$d/inst/usr/local/bin/tool" "[$CODEC]"
+	check "$label: installed tool has codec's entries once" \
+		entries_once "$d/inst/usr/local/bin/tool" "[$CODEC,$PARSE]"
+	check "$label: Meson's generated codec-generated.pc does not pass the header's -include on" \
+		no_include "$d/inst/usr/local/$(meson_libdir "$d")/pkgconfig/codec-generated.pc"
+	[ ${#PLAIN[@]} -eq 0 ] || plain_consumers "$d" "$d/inst/usr/local/$(meson_libdir "$d")" "$label" "[$CODEC,$PARSE]" "${PLAIN[@]}"
 	[ ${#CONSUMER_ARGS[@]} -gt 0 ] || return 0   # (a consumer costs a setup: not everywhere)
 	check "$label: a project without dlnote links the installed static codec (pkg-config)" \
 		meson_consumer "$d" "${CONSUMER_ARGS[@]}"
-	check "$label: its program has codec's entry once" entries_once "$d/consumer/consumer" "[$CODEC]"
+	check "$label: its program has codec's entries once" entries_once "$d/consumer/consumer" "[$CODEC,$PARSE]"
 	check "$label: its program runs" prints "consumer ok 7" "$d/consumer/consumer" "$@"
 }
+no_include() { cat "$1"; grep -q '^Libs:' "$1" && ! grep -q -- '-include' "$1"; }
+
+# Every object of codec carries both manifests' entries.
+MESON_ARCHIVE_OK="ok (2 dlopen entries in 2 ELF members; 2 of them reach every program that takes a member)"
 
 # The wrap's [provide] is what finds the subproject.  --wrap-mode=forcefallback: also where a
 # dlnote-inject is installed, which the tests must never run (tests/release/check-installed.sh).
@@ -141,20 +158,24 @@ C=me-gcc
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson gcc-lto wrap"
 CONSUMER_ARGS=(-Db_lto=true)
+PLAIN=("${PLAIN_GCC_LTO[@]}") PLAIN_RUNNER=() ARCHIVE_SAYS="warning: 2 GCC LTO members ("
 check "$L: setup + build" meson_sample $C --wrap-mode=forcefallback -Db_lto=true ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: find_program('dlnote-inject') is provided by the wrap" grep -qF "$PROVIDED" "$T/$C/setup.log"
 check "$L: app's own objects are LTO objects" gcc_lto_object "$T/$C/b/app.p/app.c.o"
 meson_results $C "$L"
 check "$L: a second build does nothing" no_work ninja -C "$T/$C/b"
+APP_CHECK_STEP=()
 manifest_checks "Generating 'app.p/app-dlopen-dlopen-note.o'" "Linking target app" "../src/" ninja -C "$T/$C/b"
 meson_install $C "$L"
-CODEC_STEPS=("Generating 'libcodec.a.p/codec-dlopen-dlopen-note.o'" "Linking static target libcodec.a"
-	"Linking static target libcodec_again.a" "Linking target libfront.so" "Generating symbol file libfront.so.p"
-	"Linking target tool_whole" "Linking target tool_objects" "Linking target tool_again" "Linking target tool")
+CODEC_STEPS=("Generating codec-dlopen-notes with a custom command" "Compiling C object libcodec.a.p/lib_codec.c.o"
+	"Compiling C object libcodec.a.p/lib_parse.c.o" "Linking static target libcodec.a" "Linking static target libcodec_again.a"
+	"Generating codec-dlnote-check with a custom command" "Linking target libfront.so"
+	"Generating symbol file libfront.so.p/libfront.so.symbols" "Linking target tool_whole" "Linking target tool_objects"
+	"Linking target tool_again" "Linking target tool" "Generating tool-dlnote-check with a custom command")
 UTIL_LINK="Linking target libutil.so" APP_LINK="Linking target app" APP_RELINKED=no
 UTIL_RELINKS=" only: Meson relinks programs only when a library's exported symbols change" UTIL_PATH=libutil.so
-TOOL_MORE=
+TOOL_MORE=",$PARSE"
 rebuild_checks meson.build ninja -C "$T/$C/b"
 TOOL_CODEC=${CODEC/.xz files/xz}   # (edited by rebuild_checks)
 meson_loss_checks $C "$L"
@@ -163,8 +184,8 @@ meson_check_idiom() {  # meson test: the --check --expect test passes on tool, f
 	local out
 	out=$(meson test -C "$1" --verbose 2>&1) || { echo "$out"; return 1; }
 	echo "$out"
-	grep -qF "tool: ok (1 dlopen entry)" <<<"$out" &&
-		grep -qF "codec-dlopen.json: missing: liblzma.so.5 (feature xz, recommended): declared, in no FILE" <<<"$out"
+	grep -qF "tool: ok (2 dlopen entries)" <<<"$out" &&
+		grep -qF "tool-expected.json: missing: liblzma.so.5 (feature xz, recommended): declared, in no FILE" <<<"$out"
 }
 check "$L: meson test: the documented --check --expect test passes on tool, fails on app_plain" \
 	meson_check_idiom "$T/$C/b"
@@ -174,6 +195,7 @@ BROKEN=
 C=me-clang
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson clang-lto-lld"
+ARCHIVE_SAYS="warning: 2 LLVM bitcode members ("
 check "$L: setup + build" with_env CC=clang CC_LD=lld meson_sample $C --wrap-mode=forcefallback -Db_lto=true \
 	${NATIVE_HARDENING:+-Dproject_args=$NATIVE_HARDENING -Ddlnote:template_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -189,6 +211,8 @@ L="meson aarch64"
 # The sample's cross file with a pkg-config for the consumer (Meson 1.0 reads the key pkgconfig).
 sed "s/^pkg-config = 'false'/pkgconfig = 'pkg-config'/" "$SRC/tests/buildsys/aarch64-cross.ini" >"$T/cross-pc.ini"
 CONSUMER_ARGS=(--cross-file "$T/cross-pc.ini")
+PLAIN=("aarch64|pkg-config|aarch64-linux-gnu-gcc -Wl,--gc-sections" "aarch64-archive|archive|aarch64-linux-gnu-gcc")
+PLAIN_RUNNER=("${QEMU[@]}") ARCHIVE_SAYS=$MESON_ARCHIVE_OK
 check "$L: setup + build" meson_sample $C --wrap-mode=forcefallback --cross-file "$SRC/tests/buildsys/aarch64-cross.ini"
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
 check "$L: the tool was built for the build machine" same_id "$T/$C/b/subprojects/dlnote/dlnote-inject" "$DLNOTE"
@@ -205,6 +229,7 @@ C=me-system
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson installed tool"
 CONSUMER_ARGS=()
+PLAIN=() PLAIN_RUNNER=() ARCHIVE_SAYS=$MESON_ARCHIVE_OK
 check "$L: setup + build" with_env PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
 	meson_sample $C -Dtool=system ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
 [ "$ok" = 1 ] || BROKEN="$L: build failed"
@@ -218,3 +243,30 @@ meson_install $C "$L"
 MESON_ENV=(PATH="$PREFIX/bin:$PATH" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig")   # as at setup
 meson_loss_checks $C "$L"
 MESON_ENV=()
+
+# 5. Debian 13's Meson 1.7.0, unpacked from its package (not installed) and run with PYTHONPATH:
+# the same sample, idiom and refusals as with Debian 12's 1.0.1.
+PLUG_PROPERTY=$NATIVE_PROPERTY
+BROKEN=
+C=me-17
+APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
+L="meson 1.7 (Debian 13's package)"
+CONSUMER_ARGS=(-Dbuildtype=plain)
+PLAIN=("${PLAIN_ALL[@]}") PLAIN_RUNNER=() ARCHIVE_SAYS=$MESON_ARCHIVE_OK
+M17=$T/meson-1.7
+check "$L: download, verify (gpgv, SHA256) and unpack meson from trixie" sh "$SRC/tests/tools/get-meson.sh" "$M17"
+[ "$ok" = 1 ] || BROKEN="$L: no Meson 1.7"
+# Ninja's regeneration and Meson's wrapped commands run this meson again: they need PYTHONPATH.
+export PYTHONPATH=$M17/usr/lib/python3/dist-packages
+meson() { python3 "$M17/usr/bin/meson" "$@"; }
+meson_is() { local v; v=$(meson --version); echo "$v"; [ "${v%.*}" = "$1" ]; }
+check "$L: meson --version is 1.7.x" meson_is 1.7
+check "$L: setup + build" meson_sample $C --wrap-mode=forcefallback ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: built by Meson 1.7" grep -qF '"meson_version": {"full": "1.7.' "$T/$C/b/meson-info/meson-info.json"
+meson_results $C "$L"
+check "$L: a second build does nothing" no_work ninja -C "$T/$C/b"
+meson_install $C "$L"
+meson_loss_checks $C "$L"
+unset -f meson
+unset PYTHONPATH

@@ -206,6 +206,20 @@ Test(lto, objects_whose_notes_a_link_drops_are_refused, .timeout = 60)
 	free(sh("'%s' --remove mixed.a", tool()));
 }
 
+/* `file`: a C source whose function `fn` comes with a plain .note.dlopen section (not in a group,
+ * as older in-code macros write it) holding `payload`, given as a C string literal's inside. */
+static void put_plain_note(const char *file, const char *payload, const char *fn)
+{
+	char text[1024];
+
+	snprintf(text, sizeof text,
+		 "__attribute__((section(\".note.dlopen\"), used, aligned(4))) static const struct {\n"
+		 "  unsigned n, d, t; char o[4]; char p[sizeof \"%s\" + 3 & ~3u]; } note = {\n"
+		 "  4, sizeof \"%s\", 0x407c0c0a, \"FDO\", \"%s\" };\nint %s(void) { return 0; }\n",
+		 payload, payload, payload, fn);
+	put_file(file, text);
+}
+
 /* --check on a linked file: an entry from two notes that do not fold (the manifest's group and
  * the code's plain note) is an error naming it; folded groups are fine. */
 Test(check, entries_a_program_would_carry_twice, .timeout = 60)
@@ -214,11 +228,8 @@ Test(check, entries_a_program_would_carry_twice, .timeout = 60)
 
 	build_library("gcc", "");
 	/* the code's own note for E1: a plain section, as older macros write it */
-	put_file("plain.c",
-		 "__attribute__((section(\".note.dlopen\"), used, aligned(4))) static const struct {\n"
-		 "  unsigned n, d, t; char o[4]; char p[96]; } note = { 4, 96, 0x407c0c0a, \"FDO\",\n"
-		 "  \"[{\\\"feature\\\":\\\"xz\\\",\\\"description\\\":\\\"Decompress xz\\\",\\\"soname\\\":[\\\"liblzma.so.5\\\"]}]\" };\n"
-		 "int plain(void) { return 0; }\n");
+	put_plain_note("plain.c", "[{\\\"feature\\\":\\\"xz\\\",\\\"description\\\":\\\"Decompress xz\\\","
+		       "\\\"soname\\\":[\\\"liblzma.so.5\\\"]}]", "plain");
 	free(sh("gcc -c plain.c && gcc main.o lib.a plain.o -o twice && gcc main.o lib.a -o once"));
 	c = run("'%s' --check twice", tool());
 	cr_expect_eq(c.status, 1);
@@ -291,11 +302,7 @@ Test(check, where_an_archives_entries_travel, .timeout = 60)
 	free(l);
 
 	/* plain notes (not groups) in two members: a program taking both lists the entry twice */
-	put_file("plain.c",
-		 "__attribute__((section(\".note.dlopen\"), used, aligned(4))) static const struct {\n"
-		 "  unsigned n, d, t; char o[4]; char p[32]; } note = { 4, 32, 0x407c0c0a, \"FDO\",\n"
-		 "  \"[{\\\"soname\\\":[\\\"libp.so.1\\\"]}]\" };\n"
-		 "int FN(void) { return 0; }\n");
+	put_plain_note("plain.c", "[{\\\"soname\\\":[\\\"libp.so.1\\\"]}]", "FN");
 	free(sh("gcc -DFN=pa -c plain.c -o pa.o && gcc -DFN=pb -c plain.c -o pb.o && ar rcs plain.a pa.o pb.o"));
 	c = run("'%s' --check plain.a", tool());
 	cr_expect_eq(c.status, 0, "%s%s", c.out, c.err);
