@@ -252,7 +252,8 @@ C=me-17
 APP=$APP_MESON APP_EDITED=$APP_MESON_EDITED
 L="meson 1.7 (Debian 13's package)"
 CONSUMER_ARGS=(-Dbuildtype=plain)
-PLAIN=("${PLAIN_ALL[@]}") PLAIN_RUNNER=() ARCHIVE_SAYS=$MESON_ARCHIVE_OK
+# (The four linkers on an archive of ordinary objects: CMake's Makefiles configuration.)
+PLAIN=("bfd-gc|pkg-config|gcc -Wl,--gc-sections" "archive|archive|gcc") PLAIN_RUNNER=() ARCHIVE_SAYS=$MESON_ARCHIVE_OK
 M17=$T/meson-1.7
 check "$L: download, verify (gpgv, SHA256) and unpack meson from trixie" sh "$SRC/tests/tools/get-meson.sh" "$M17"
 [ "$ok" = 1 ] || BROKEN="$L: no Meson 1.7"

@@ -39,12 +39,12 @@ static void run_part(const char *part)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "run.sh exit status %d", status);
 }
 
-Test(buildsys, cmake_helpers_pass_every_check, .timeout = 600)
+Test(buildsys, cmake_helpers_pass_every_check, .timeout = 900)
 {
 	run_part("cmake");
 }
 
-Test(buildsys, meson_helpers_pass_every_check, .timeout = 600)
+Test(buildsys, meson_helpers_pass_every_check, .timeout = 900)
 {
 	run_part("meson");
 }
