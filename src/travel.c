@@ -133,19 +133,54 @@ static uint64_t fnv(const unsigned char *p, size_t n)
 	return h | 1;                     /* never 0: 0 means "none yet" */
 }
 
+/* The slot of identity (id, len) in the open-addressing table: its entry's or a free one. */
+static size_t *slot_of(const struct travel *t, const char *id, size_t len)
+{
+	size_t mask = t->nslots - 1, i = (size_t)fnv((const unsigned char *)id, len) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		size_t k = t->slots[i];
+		if (!k || (t->v[k - 1].idlen == len && memcmp(t->v[k - 1].id, id, len) == 0))
+			return &t->slots[i];
+	}
+}
+
+/* Room for one more entry: the table kept at most half full, so a look-up is O(1) whatever
+ * the number of entries a hostile archive declares. */
+static int slots_grow(struct travel *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : 64, *old = t->slots, oldn = t->nslots;
+
+	if ((t->n + 1) * 2 <= t->nslots)
+		return 0;
+	if (!(t->slots = xcalloc(n, sizeof *t->slots))) {
+		t->slots = old;
+		return -1;
+	}
+	t->nslots = n;
+	for (size_t i = 0; i < oldn; i++)
+		if (old[i])
+			*slot_of(t, t->v[old[i] - 1].id, t->v[old[i] - 1].idlen) = old[i];
+	free(old);
+	return 0;
+}
+
 static struct travel_entry *find_or_add(struct travel *t, const struct entry *en, struct err *e)
 {
 	struct buf id = { 0 };
 	struct travel_entry *te, *v;
+	size_t *slot;
 
 	entry_identity(en, &id);
-	if (id.oom)
+	if (id.oom || slots_grow(t)) {
+		buf_free(&id);
 		return err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].idlen == id.len && memcmp(t->v[i].id, id.p, id.len) == 0) {
-			buf_free(&id);
-			return &t->v[i];
-		}
+	}
+	slot = slot_of(t, id.p ? id.p : "", id.len);
+	if (*slot) {
+		buf_free(&id);
+		return &t->v[*slot - 1];
+	}
 	v = xgrow(t->v, &t->cap, t->n, sizeof *v);
 	if (!v) {
 		buf_free(&id);
@@ -162,7 +197,7 @@ static struct travel_entry *find_or_add(struct travel *t, const struct entry *en
 		manifest_free(&te->one);
 		return err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL;
 	}
-	t->n++;
+	*slot = ++t->n;
 	return te;
 }
 
@@ -335,6 +370,7 @@ void travel_free(struct travel *t)
 		manifest_free(&t->v[i].one);
 	}
 	free(t->v);
+	free(t->slots);
 	free(t->idx);
 	memset(t, 0, sizeof *t);
 }

@@ -29,6 +29,7 @@ struct travel_index;
 struct travel {
 	struct travel_entry *v;
 	size_t n, cap;
+	size_t *slots, nslots;         /* v's indexes + 1 by the hash of their identity (0: free) */
 	struct travel_index *idx;      /* the index's members: offset and symbol count, by offset */
 	size_t nidx;
 	int have_index;

@@ -3,6 +3,7 @@
  * write the edited archive.  When writing succeeds, the result must walk again with the same
  * members, a valid index, and every ELF member holding exactly the requested entries. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 #include "manifest.h"
 #include "note.h"
 #include "scan.h"
+#include "travel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,11 +66,14 @@ static int plan_member(void *vc, const struct archive *ar, const struct archive_
 	return r ? -1 : 1;
 }
 
-/* Walk an archive; returns the number of members, or -1.  check: each ELF member holds `want`. */
+/* Walk an archive; returns the number of members, or -1.  check: each ELF member holds `want`.
+ * Without `want` (the input), --check's view too: the index per member, where entries travel,
+ * the report (to /dev/null). */
 static long walk(int fd, uint64_t size, const struct entries *want)
 {
 	struct archive ar;
 	struct archive_member m;
+	struct travel t = { 0 };
 	struct err e = { 0 };
 	long n = 0;
 	int r;
@@ -80,18 +85,32 @@ static long walk(int fd, uint64_t size, const struct entries *want)
 		struct scan sc;
 		struct entries got = { 0 };
 		n++;
-		if (m.kind == AR_INDEX && archive_check_index(&ar, &m, &e))
+		if (m.kind == AR_INDEX && (want ? archive_check_index(&ar, &m, &e) : travel_index(&t, &ar, &m, &e))) {
+			travel_free(&t);
 			return -1;
-		if (!want || m.kind != AR_MEMBER || open_member(&ar, &m, &ef, &e))
+		}
+		if (m.kind != AR_MEMBER || open_member(&ar, &m, &ef, &e))
 			continue;
 		if (scan_file(&ef, &sc, &e) == 0) {
-			if (scan_entries(&ef, &sc, &got, &e) || got.n != want->n)
+			if (!want) {
+				struct err te = { 0 };
+				travel_member(&t, &m, &ef, &sc, &te);
+			} else if (scan_entries(&ef, &sc, &got, &e) || got.n != want->n) {
 				abort();                  /* an edited member lost or gained entries */
+			}
 			manifest_free(&got);
 			scan_free(&sc);
 		}
 		elf_close(&ef);
 	}
+	if (!want && r == 0) {
+		FILE *null = fopen("/dev/null", "w");
+		if (null) {
+			travel_report(&t, "a", 0, null);
+			fclose(null);
+		}
+	}
+	travel_free(&t);
 	return r < 0 ? -1 : n;
 }
 
