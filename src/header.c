@@ -113,6 +113,7 @@ static int same_content(const char *path, const struct buf *b)
 int header_write(const char *path, const struct entries *es, struct err *e)
 {
 	struct buf text = { 0 }, tmp = { 0 };
+	struct stat st;
 	size_t at = 0;
 	int fd = -1, r = -1;
 	mode_t mask;
@@ -121,6 +122,11 @@ int header_write(const char *path, const struct entries *es, struct err *e)
 		goto out;
 	if (strcmp(path, "-") == 0) {
 		r = fwrite(text.p, 1, text.len, stdout) == text.len ? 0 : err_set(e, EXIT_BAD_INPUT, "standard output: %s", strerror(errno));
+		goto out;
+	}
+	/* Only a regular file is replaced (as -o: never a device, FIFO, socket or directory). */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		err_set(e, EXIT_BAD_INPUT, "not a regular file: the header is not written over it");
 		goto out;
 	}
 	/* Unchanged: not even the modification time moves, so nothing that includes it recompiles. */
@@ -147,9 +153,13 @@ int header_write(const char *path, const struct entries *es, struct err *e)
 			break;
 		at += (size_t)w;
 	}
-	if (at < text.len || fchmod(fd, 0666 & ~mask) || close(fd)) {
+	if (at < text.len || fchmod(fd, 0666 & ~mask)) {
 		err_set(e, EXIT_BAD_INPUT, "cannot write: %s", strerror(errno ? errno : EIO));
+		goto out;                /* closed and unlinked there */
+	}
+	if (close(fd)) {
 		fd = -1;
+		err_set(e, EXIT_BAD_INPUT, "cannot write: %s", strerror(errno));
 		unlink(tmp.p);
 		goto out;
 	}

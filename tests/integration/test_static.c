@@ -173,6 +173,12 @@ Test(header, rewritten_only_when_it_changes, .timeout = 30)
 	cr_expect_eq(c.status, 2);
 	cr_expect(strstr(c.err, "--header needs -o PATH"), "%s", c.err);
 	cmd_free(&c);
+	/* a FIFO, a directory: never written over */
+	c = run("mkfifo fifo.h && mkdir dir.h && '%s' --header -m m.json -o fifo.h; echo $?; '%s' --header -m m.json -o dir.h; "
+		"echo $?; test -p fifo.h && test -d dir.h && echo kept", tool(), tool());
+	cr_expect_str_eq(c.out, "1\n1\nkept\n");
+	cr_expect(strstr(c.err, "fifo.h: not a regular file: the header is not written over it"), "%s", c.err);
+	cmd_free(&c);
 	/* --feature entries and manifests together, in order; '-' is standard output */
 	h1 = sh("'%s' --header -o - m.json --feature z --soname libz.so.1 | grep -c pushsection", tool());
 	cr_expect_str_eq(h1, "3");
