@@ -89,11 +89,12 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 		buf_free(&repeats);
 	}
 	if (!errors) {
-		if (!o->quiet && !in_archive)
-			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
-		/* The lint first: the listing takes the entries over. */
+		/* The lint first (the listing takes the entries over), then the summary: "ok" only when
+		 * nothing failed, so it is never followed by a failure. */
 		if (o->recorded_path)
 			undeclared = trace_check(&o->trace, ef, path, &es, stdout, e);
+		if (!o->quiet && !in_archive && !undeclared)
+			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
 		if (o->expect_path && undeclared >= 0 && report_listing_add(&o->listed, &es, path, "", NULL)) {
 			manifest_free(&es);
 			buf_free(&report);

@@ -263,9 +263,12 @@ int files_finish(struct opts *o, int failed)
 	if (o->mode == MODE_DISCOVER && !failed) {
 		discover_finish(&o->found);
 		report_draft(&o->found, stdout);
-		if (!o->quiet && o->recorded_path)
+		if (!o->quiet && o->recorded_path && o->found.n)
 			fprintf(stderr, PROGRAM_NAME ": %s: %zu undeclared dlopen() dependenc%s recorded; describe each feature\n",
 				o->recorded_path, o->found.n, o->found.n == 1 ? "y" : "ies");
+		else if (!o->quiet && o->recorded_path)
+			fprintf(stderr, PROGRAM_NAME ": %s: no undeclared dlopen() dependency recorded for these files: "
+				"nothing to draft\n", o->recorded_path);
 		else if (!o->quiet)
 			fprintf(stderr, PROGRAM_NAME ": --discover is a heuristic: %zu soname-like string%s in read-only data, "
 				"neither DT_NEEDED nor declared; review the draft before using it\n",

@@ -60,8 +60,8 @@ static int find_modules(struct modules *m)
 
 	memset(m, 0, sizeof *m);
 	if (env && *env) {
-		if (!realpath(env, m->native))
-			return -1;
+		if (!realpath(env, m->native) || access(m->native, R_OK) != 0)
+			return -2;
 		snprintf(m->ld_audit, sizeof m->ld_audit, "%s", m->native);
 		return 0;
 	}
@@ -266,9 +266,14 @@ int record_run(const char *trace_arg, char **argv)
 	char trace[PATH_MAX], cwd[PATH_MAX], exe[PATH_MAX], real[PATH_MAX], first[8], why[512];
 	struct modules mods;
 	struct image mod;
-	int fd, kind = 0;
+	int fd, kind = 0, found;
 
-	if (find_modules(&mods))
+	found = find_modules(&mods);
+	if (found == -2) {
+		snprintf(why, sizeof why, "set in DLNOTE_AUDIT_MODULE, but cannot be read: %s", strerror(errno));
+		return fail(RECORD_FAILED, getenv("DLNOTE_AUDIT_MODULE"), why);
+	}
+	if (found)
 		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found in audit/PLATFORM next to the tool nor in "
 			    RECORD_MODULE_FROM_BINDIR "/PLATFORM from it (set DLNOTE_AUDIT_MODULE)");
 	if (strpbrk(mods.dir, ":$") || strchr(mods.native, ':'))

@@ -393,30 +393,45 @@ int trace_discover(const struct trace *t, const struct elf *ef, const char *path
 long trace_check(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared, FILE *out,
 		 struct err *e)
 {
-	struct buf dl = { 0 }, s = { 0 }, seen = { 0 };
+	struct buf dl = { 0 }, s = { 0 }, seen = { 0 }, names = { 0 };
 	struct file_id id;
-	size_t ndl, nseen = 0, i, k;
+	struct group *g = NULL;
+	size_t ndl, nseen = 0, ng = 0, i, k;
 	long undeclared = 0;
 
 	file_id(path, &id);
 	if (declared_list(ef, declared, &dl, &ndl, e))
 		return buf_free(&dl), -1;
-	for (i = 0; i < t->n; i++) {
-		const struct trace_ask *a = &t->v[i];
+	if (make_groups(t, &id, &g, &ng)) {
+		buf_free(&dl);
+		return err_set(e, EXIT_BAD_INPUT, "out of memory"), -1;
+	}
+	for (i = 0; i < t->n; i++)
+		if (asked_by(&t->v[i], &id) && !in_list(seen.p, nseen, t->v[i].name)) {
+			buf_puts(&seen, t->v[i].name);
+			buf_putc(&seen, '\0');
+			nseen++;
+		}
+	/* One line per group of alternatives, as --discover drafts them: the same count. */
+	for (i = 0; i < ng; i++) {
+		size_t n = 0;
 		int loaded = 0;
-		if (!asked_by(a, &id) || in_list(seen.p, nseen, a->name))
+		names.len = 0;
+		for (k = 0; k < g[i].n; k++) {
+			const struct trace_ask *a = &t->v[g[i].ask[k]];
+			loaded |= a->loaded;
+			if (in_list(dl.p, ndl, a->name))
+				continue;
+			buf_printf(&names, "%s%s", n++ ? " or " : "", a->name);
+		}
+		if (!n)
 			continue;
-		buf_puts(&seen, a->name);
-		buf_putc(&seen, '\0');
-		nseen++;
-		if (in_list(dl.p, ndl, a->name))
-			continue;
-		for (k = i; k < t->n; k++)
-			loaded |= t->v[k].loaded && asked_by(&t->v[k], &id) && strcmp(t->v[k].name, a->name) == 0;
-		fprintf(out, "%s: undeclared: %s: %s during the recording\n", path, a->name,
-			loaded ? "dlopen()ed" : "asked for with dlopen(), not found,");
+		fprintf(out, "%s: undeclared: %.*s%s: %s during the recording\n", path, (int)names.len, names.p,
+			n > 1 ? " (tried in that order)" : "", loaded ? "dlopen()ed" : "asked for with dlopen(), not found,");
 		undeclared++;
 	}
+	groups_free(g, ng);
+	buf_free(&names);
 	/* Information: entries none of whose sonames this file asked for. */
 	for (i = 0; i < declared->n; i++) {
 		const struct member *m = entry_find(&declared->v[i], "soname");
