@@ -85,6 +85,7 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 		struct buf repeats = { 0 };
 		scan_entries(ef, sc, &es, &ignore);
 		errors = travel_repeats(&es, &repeats);
+		travel_dev_names(&es, &repeats);
 		print_report(o, path, &repeats, first, sizeof first);
 		buf_free(&repeats);
 	}

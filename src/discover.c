@@ -235,6 +235,7 @@ static void found_free(struct found *f)
 	free(f->alt);
 	free(f->soname);
 	free(f->path);
+	free(f->asked_as);
 }
 
 /* Sort everything, keep the earliest of each soname: O(n log n), done when the unsorted tail is
@@ -256,7 +257,8 @@ void discover_finish(struct discovery *d)
 	d->n = d->sorted = k;
 }
 
-int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path, int recorded)
+int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path, int recorded,
+		 const char *asked_as)
 {
 	struct found *v, *f;
 
@@ -276,6 +278,7 @@ int discover_add(struct discovery *d, const char *const *names, size_t n, const 
 	/* The path is copied: callers pass reused buffers (--files-from names, archive members). */
 	f->path = xstrndup(path, strlen(path));
 	f->recorded = recorded;
+	f->asked_as = asked_as ? xstrndup(asked_as, strlen(asked_as)) : NULL;
 	f->seq = d->seq++;
 	f->soname = xstrndup(names[0], strlen(names[0]));
 	f->alt = n > 1 ? xcalloc(n - 1, sizeof *f->alt) : NULL;
@@ -283,14 +286,14 @@ int discover_add(struct discovery *d, const char *const *names, size_t n, const 
 		if (!(f->alt[f->nalt] = xstrndup(names[f->nalt + 1], strlen(names[f->nalt + 1]))))
 			break;
 	d->n++;
-	if (!f->soname || !f->path || f->nalt + 1 < n)
+	if (!f->soname || !f->path || f->nalt + 1 < n || (asked_as && !f->asked_as))
 		return -1;               /* discover_free frees what was made */
 	return 0;
 }
 
 static int found_push(struct discovery *d, const char *s, const char *path)
 {
-	return discover_add(d, &s, 1, path, 0);
+	return discover_add(d, &s, 1, path, 0, NULL);
 }
 
 /* The end of a run of name characters: keep it if it is a soname nobody accounts for. */

@@ -433,7 +433,13 @@ void report_draft(const struct discovery *d, FILE *out)
 		buf_puts(&why, v[i].recorded ? "FIXME: dlopen()ed by " :
 			 "FIXME: guessed by dlnote-inject --discover (a heuristic) from a string in ");
 		buf_put_text(&why, v[i].path, strlen(v[i].path));   /* then JSON-escaped */
-		buf_puts(&why, v[i].recorded ? " during dlnote-inject --record; describe the feature" :
+		buf_puts(&why, v[i].recorded ? " during dlnote-inject --record" : "");
+		if (v[i].asked_as) {
+			buf_puts(&why, ", asked for as ");
+			buf_put_text(&why, v[i].asked_as, strlen(v[i].asked_as));
+			buf_puts(&why, " (a development name: keep it as an alternative, or drop it)");
+		}
+		buf_puts(&why, v[i].recorded ? "; describe the feature" :
 			 "; check that it is loaded with dlopen(), then describe the feature");
 		buf_puts(&b, "  {\"soname\":[");
 		json_put_string(&b, v[i].soname, strlen(v[i].soname));

@@ -13,8 +13,8 @@
 /* The module writes lines of at most 16 KiB; anything much longer is not ours. */
 #define TRACE_MAX_LINE 65536
 
-enum field { F_EVENT, F_BY, F_CALLER, F_NAME, FIELDS };
-static const char *const field_names[FIELDS] = { "event", "by", "caller", "name" };
+enum field { F_EVENT, F_BY, F_CALLER, F_NAME, F_SONAME, FIELDS };
+static const char *const field_names[FIELDS] = { "event", "by", "caller", "name", "soname" };
 
 struct line {
 	struct buf f[FIELDS];
@@ -125,15 +125,20 @@ static int add_ask(struct trace *t, const struct line *l)
 	return 0;
 }
 
-/* A "loaded" line completes the latest ask of that process for that caller and name. */
-static void mark_loaded(struct trace *t, const struct line *l)
+/* A "loaded" line completes the latest ask of that process for that caller and name, with the
+ * soname of the object loaded (when it has one). */
+static int mark_loaded(struct trace *t, const struct line *l)
 {
 	for (size_t i = t->n; i-- > 0;)
 		if (t->v[i].pid == l->pid && strcmp(t->v[i].caller, l->f[F_CALLER].p) == 0 &&
 		    strcmp(t->v[i].name, l->f[F_NAME].p) == 0) {
+			const char *so = l->f[F_SONAME].p;
 			t->v[i].loaded = 1;
-			return;
+			if (so[0] && !t->v[i].soname && !(t->v[i].soname = xstrndup(so, strlen(so))))
+				return -1;
+			return 0;
 		}
+	return 0;
 }
 
 static int take_line(struct trace *t, const struct line *l)
@@ -146,7 +151,7 @@ static int take_line(struct trace *t, const struct line *l)
 	if (is(l, F_EVENT, "asked"))
 		return add_ask(t, l);
 	if (is(l, F_EVENT, "loaded"))
-		mark_loaded(t, l);
+		return mark_loaded(t, l);
 	return 0;
 }
 
@@ -190,6 +195,7 @@ void trace_free(struct trace *t)
 		free(t->v[i].caller);
 		free(t->v[i].name);
 		free(t->v[i].caller_real);
+		free(t->v[i].soname);
 	}
 	free(t->v);
 	memset(t, 0, sizeof *t);
@@ -352,6 +358,14 @@ static void groups_free(struct group *g, size_t n)
 	free(g);
 }
 
+static int names_have(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 int trace_discover(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared,
 		   struct discovery *d, struct err *e)
 {
@@ -372,17 +386,26 @@ int trace_discover(const struct trace *t, const struct elf *ef, const char *path
 		return err_set(e, EXIT_BAD_INPUT, "out of memory");
 	}
 	for (i = 0; i < ng && r == 0; i++) {
-		const char **v = xrealloc(names, g[i].n, sizeof *v);
+		const char **v = xrealloc(names, 2 * g[i].n, sizeof *v), *asked_as = NULL;
 		if (!v) {
 			r = -1;
 			break;
 		}
 		names = v;
-		for (k = n = 0; k < g[i].n; k++)
-			if (!in_list(dl.p, ndl, t->v[g[i].ask[k]].name))
-				names[n++] = t->v[g[i].ask[k]].name;
+		/* The soname of what was loaded first, then the name asked for when it differs (a
+		 * development symlink, libfoo.so): packages provide sonames. */
+		for (k = n = 0; k < g[i].n; k++) {
+			const struct trace_ask *a = &t->v[g[i].ask[k]];
+			if (a->soname && strcmp(a->soname, a->name) != 0 && !in_list(dl.p, ndl, a->soname) &&
+			    !names_have(names, n, a->soname)) {
+				names[n++] = a->soname;
+				asked_as = asked_as ? asked_as : a->name;
+			}
+			if (!in_list(dl.p, ndl, a->name) && !names_have(names, n, a->name))
+				names[n++] = a->name;
+		}
 		if (n)
-			r = discover_add(d, names, n, path, 1);
+			r = discover_add(d, names, n, path, 1, asked_as);
 	}
 	free(names);
 	groups_free(g, ng);
@@ -406,28 +429,42 @@ long trace_check(const struct trace *t, const struct elf *ef, const char *path, 
 		buf_free(&dl);
 		return err_set(e, EXIT_BAD_INPUT, "out of memory"), -1;
 	}
+	/* What FILE asked for, and the sonames of what was loaded for it (libfoo.so.1 for libfoo.so). */
 	for (i = 0; i < t->n; i++)
-		if (asked_by(&t->v[i], &id) && !in_list(seen.p, nseen, t->v[i].name)) {
-			buf_puts(&seen, t->v[i].name);
+		for (k = 0; k < 2 && asked_by(&t->v[i], &id); k++) {
+			const char *name = k ? t->v[i].soname : t->v[i].name;
+			if (!name || in_list(seen.p, nseen, name))
+				continue;
+			buf_puts(&seen, name);
 			buf_putc(&seen, '\0');
 			nseen++;
 		}
 	/* One line per group of alternatives, as --discover drafts them: the same count. */
 	for (i = 0; i < ng; i++) {
+		const char *asked_as = NULL;
 		size_t n = 0;
 		int loaded = 0;
 		names.len = 0;
 		for (k = 0; k < g[i].n; k++) {
 			const struct trace_ask *a = &t->v[g[i].ask[k]];
 			loaded |= a->loaded;
-			if (in_list(dl.p, ndl, a->name))
+			/* the soname of what was loaded for a development name: what to declare */
+			if (a->soname && strcmp(a->soname, a->name) != 0 && !in_list(dl.p, ndl, a->soname)) {
+				buf_printf(&names, "%s%s", n++ ? " or " : "", a->soname);
+				asked_as = asked_as ? asked_as : a->name;
+			}
+			if (in_list(dl.p, ndl, a->name) || (a->soname && strcmp(a->soname, a->name) != 0))
 				continue;
 			buf_printf(&names, "%s%s", n++ ? " or " : "", a->name);
 		}
 		if (!n)
 			continue;
-		fprintf(out, "%s: undeclared: %.*s%s: %s during the recording\n", path, (int)names.len, names.p,
-			n > 1 ? " (tried in that order)" : "", loaded ? "dlopen()ed" : "asked for with dlopen(), not found,");
+		if (asked_as)
+			buf_printf(&names, " (asked for as %s, a development name)", asked_as);
+		else if (n > 1)
+			buf_puts(&names, " (tried in that order)");
+		fprintf(out, "%s: undeclared: %.*s: %s during the recording\n", path, (int)names.len, names.p,
+			loaded ? "dlopen()ed" : "asked for with dlopen(), not found,");
 		undeclared++;
 	}
 	groups_free(g, ng);

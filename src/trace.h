@@ -18,6 +18,7 @@ struct trace_ask {
 	long pid;
 	char *caller, *name;
 	int loaded;                  /* an object was mapped for it */
+	char *soname;                /* that object's DT_SONAME, when it has one */
 	int caller_known;            /* caller's dev/ino and realpath below are valid */
 	dev_t dev;
 	ino_t ino;

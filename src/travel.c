@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "objedit.h"
 
 /* What makes two entries "the same dependency" for a reader: the feature and the sonames. */
@@ -69,6 +70,36 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 	buf_free(&ids);
 	free(k), free(start);
 	return found + (ids.oom != 0);
+}
+
+/* A soname with no version after ".so" (libfoo.so) is the name of a development symlink: what
+ * a -dev package ships for the link editor, not what a program needs at run time. */
+static int dev_name(const char *s, size_t len)
+{
+	return len > 3 && memcmp(s + len - 3, ".so", 3) == 0;
+}
+
+size_t travel_dev_names(const struct entries *es, struct buf *report)
+{
+	struct buf s = { 0 };
+	size_t found = 0;
+
+	for (size_t i = 0; i < es->n; i++) {
+		const struct member *m = entry_find(&es->v[i], "soname");
+		size_t pos = 0;
+		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
+			if (dev_name(s.p, s.len)) {
+				buf_puts(report, "warning: soname ");
+				buf_put(report, s.p, s.len);
+				buf_puts(report, " has no version after .so: it names a development symlink, which "
+					 "packages ship for linking, not for running; declare the versioned soname\n");
+				found++;
+			}
+			s.len = 0;
+		}
+	}
+	buf_free(&s);
+	return found;
 }
 
 /* ---- archives ---- */

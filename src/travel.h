@@ -23,6 +23,10 @@
  * "error: " line each is appended to `report`.  Returns how many. */
 size_t travel_repeats(const struct entries *es, struct buf *report);
 
+/* Declared sonames that name development symlinks (no version after ".so"): one "warning: "
+ * line each appended to `report`.  Returns how many. */
+size_t travel_dev_names(const struct entries *es, struct buf *report);
+
 struct travel_entry;
 struct travel_index;
 

@@ -546,3 +546,42 @@ Test(record, installed_tool_finds_its_module)
 	cr_assert_str_eq(out, "i686/dlnote-audit.so\nx86_64/dlnote-audit.so\n1");
 	free(out);
 }
+
+/* A library with a versioned soname and an unversioned development symlink (libdlr_dev.so ->
+ * libdlr_dev.so.1), dlopen()ed by the symlink's name, as a program does on a build machine with
+ * the -dev package: the draft declares the soname that was loaded, the name asked for follows as
+ * an alternative and the description says so; the lint names the soname; a declared development
+ * name is warned about. */
+Test(record, a_development_symlink_drafts_the_loaded_soname)
+{
+	struct cmd c;
+	char *out;
+
+	build();
+	free(sh("echo 'int dlr_dev(void) { return 1; }' > dev.c && "
+		"gcc -shared -fPIC -Wl,-soname,libdlr_dev.so.1 -o libdlr_dev.so.1 dev.c && ln -s libdlr_dev.so.1 libdlr_dev.so && "
+		"'%s' --record=trace -- ./prog o:libdlr_dev.so | grep -q 'libdlr_dev.so loaded'", tool()));
+	out = sh("'%s' --discover --recorded=trace -q prog", tool());
+	cr_expect_str_eq(out, "[\n"
+		"  {\"soname\":[\"libdlr_dev.so.1\",\"libdlr_dev.so\"],\"feature\":\"FIXME\",\"description\":\"FIXME: dlopen()ed by "
+		"prog during dlnote-inject --record, asked for as libdlr_dev.so (a development name: keep it as an alternative, "
+		"or drop it); describe the feature\",\"priority\":\"recommended\"}\n"
+		"]");
+	free(out);
+	c = run("'%s' --check --recorded=trace prog", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.out, "prog: undeclared: libdlr_dev.so.1 (asked for as libdlr_dev.so, a development name): "
+				"dlopen()ed during the recording\n");
+	cmd_free(&c);
+	/* Declared by its soname: the lint passes.  Declared by the symlink's name: a warning. */
+	free(sh("cp prog prog2 && '%s' --feature dev --soname libdlr_dev.so.1 prog && "
+		"'%s' --feature dev --soname libdlr_dev.so prog2", tool(), tool()));
+	out = sh("'%s' --check --recorded=trace prog", tool());
+	cr_expect_str_eq(out, "prog: ok (1 dlopen entry)");
+	free(out);
+	out = sh("'%s' --check prog2", tool());
+	cr_expect_str_eq(out, "prog2: warning: soname libdlr_dev.so has no version after .so: it names a development "
+			      "symlink, which packages ship for linking, not for running; declare the versioned soname\n"
+			      "prog2: ok (1 dlopen entry)");
+	free(out);
+}
