@@ -261,6 +261,23 @@ static int in_list(const char *list, size_t n, const char *name)
 	return 0;
 }
 
+/* Whether the NUL-separated list holds (name, len). */
+static int in_list_n(const char *list, size_t n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n; i++, list += strlen(list) + 1)
+		if (strlen(list) == len && memcmp(list, name, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* A name with no version after ".so" (libfoo.so): a development symlink's. */
+static int dev_name(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len > 3 && strcmp(s + len - 3, ".so") == 0;
+}
+
 /* "libfoo.so.2" and "libfoo.so.1" name the same library: the text before ".so". */
 static int same_library(const char *a, const char *b)
 {
@@ -416,10 +433,10 @@ int trace_discover(const struct trace *t, const struct elf *ef, const char *path
 long trace_check(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared, FILE *out,
 		 struct err *e)
 {
-	struct buf dl = { 0 }, s = { 0 }, seen = { 0 }, names = { 0 };
+	struct buf dl = { 0 }, s = { 0 }, seen = { 0 }, names = { 0 }, printed = { 0 };
 	struct file_id id;
 	struct group *g = NULL;
-	size_t ndl, nseen = 0, ng = 0, i, k;
+	size_t ndl, nseen = 0, ng = 0, nprinted = 0, i, k;
 	long undeclared = 0;
 
 	file_id(path, &id);
@@ -439,10 +456,11 @@ long trace_check(const struct trace *t, const struct elf *ef, const char *path, 
 			buf_putc(&seen, '\0');
 			nseen++;
 		}
-	/* One line per group of alternatives, as --discover drafts them: the same count. */
+	/* One line per group of alternatives, as --discover drafts them: the same count (a group
+	 * whose first name, the loaded soname, was printed already is the same dependency). */
 	for (i = 0; i < ng; i++) {
 		const char *asked_as = NULL;
-		size_t n = 0;
+		size_t n = 0, first;
 		int loaded = 0;
 		names.len = 0;
 		for (k = 0; k < g[i].n; k++) {
@@ -459,8 +477,16 @@ long trace_check(const struct trace *t, const struct elf *ef, const char *path, 
 		}
 		if (!n)
 			continue;
+		first = strcspn(names.p, " ");
+		buf_putc(&printed, '\0');
+		if (in_list_n(printed.p, nprinted, names.p, first))
+			continue;
+		printed.len--;
+		buf_put(&printed, names.p, first);
+		buf_putc(&printed, '\0');
+		nprinted++;
 		if (asked_as)
-			buf_printf(&names, " (asked for as %s, a development name)", asked_as);
+			buf_printf(&names, " (asked for as %s%s)", asked_as, dev_name(asked_as) ? ", a development name" : "");
 		else if (n > 1)
 			buf_puts(&names, " (tried in that order)");
 		fprintf(out, "%s: undeclared: %.*s: %s during the recording\n", path, (int)names.len, names.p,
@@ -469,6 +495,7 @@ long trace_check(const struct trace *t, const struct elf *ef, const char *path, 
 	}
 	groups_free(g, ng);
 	buf_free(&names);
+	buf_free(&printed);
 	/* Information: entries none of whose sonames this file asked for. */
 	for (i = 0; i < declared->n; i++) {
 		const struct member *m = entry_find(&declared->v[i], "soname");

@@ -69,6 +69,10 @@ static struct {
 	int pending, write;
 	enum kind kind;
 	char name[PATH_MAX], caller[PATH_MAX];
+	/* The last path the loader was about to try for it (la_objsearch after LA_SER_ORIG): when
+	 * the ask ends with no object mapped, the loader either failed or found that file already
+	 * loaded under another name (a symlink, a merged-/usr twin), and returned that object. */
+	char candidate[PATH_MAX];
 	/* (caller, name) pairs already written, as hashes: once per process. */
 	uint64_t seen[SEEN_MAX];
 	size_t nseen;
@@ -85,6 +89,9 @@ static struct {
 	 * used under the lock. */
 	struct line line;
 } st;
+
+static void settle(void);
+static void put_loaded(struct line *l, const char *by, const char *caller, const char *name, struct link_map *map);
 
 /* A lock that fork() cannot leave held: the program's fork() does not run handlers registered
  * with the module's own libc, so a child finding the lock held by another process (its parent,
@@ -299,6 +306,7 @@ void la_activity(uintptr_t *cookie, unsigned flag)
 		st.adding = 1;
 	} else if (flag == LA_ACT_CONSISTENT) {
 		st.adding = 0;
+		settle();
 		st.pending = 0;
 		if (!st.started && st.trace) {
 			lock();
@@ -310,14 +318,45 @@ void la_activity(uintptr_t *cookie, unsigned flag)
 	}
 }
 
+/* The ask that mapped no object of its own: if its last candidate is a file already loaded
+ * (same device and inode), the dlopen() returned that object: write its "loaded" line.  Called
+ * when the next ask starts, when the namespace is consistent again, and when an object is
+ * closed (at exit too: the loader's _dl_fini reports every object closed). */
+static void settle(void)
+{
+	static char buf[PATH_MAX];
+	struct stat want, have;
+
+	if (!st.pending || !st.write || st.kind != ASK_DLOPEN || !st.candidate[0] || !st.trace ||
+	    stat(st.candidate, &want) != 0) {
+		st.candidate[0] = '\0';
+		return;
+	}
+	st.candidate[0] = '\0';
+	lock();
+	for (size_t i = 0; i < st.nmaps; i++) {
+		struct link_map *m = st.maps[i].map;
+		if (!m->l_name || !m->l_name[0] || stat(absolute(m->l_name, buf), &have) != 0 ||
+		    have.st_dev != want.st_dev || have.st_ino != want.st_ino)
+			continue;
+		put_loaded(&st.line, kind_names[st.kind], st.caller, st.name, m);
+		line_write(&st.line);
+		break;
+	}
+	unlock();
+}
+
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 {
 	struct link_map *loader = (struct link_map *)*cookie;
 	static char buf[PATH_MAX];
 	const char *caller;
 
+	if (flag != LA_SER_ORIG && st.pending && st.kind == ASK_DLOPEN && strlen(name) < sizeof st.candidate)
+		strcpy(st.candidate, name);
 	if (flag != LA_SER_ORIG || !st.started || !st.trace || !loader)
 		return (char *)name;
+	settle();
 	st.pending = 0;
 	caller = map_path(loader, buf);
 	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller)
@@ -370,12 +409,14 @@ unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		line_write(&st.line);
 	}
 	st.pending = 0;
+	st.candidate[0] = '\0';
 	unlock();
 	return st.trace ? LA_FLG_BINDTO | LA_FLG_BINDFROM : 0;
 }
 
 unsigned la_objclose(uintptr_t *cookie)
 {
+	settle();                /* dlclose(), or the end of the process: _dl_fini closes every object */
 	lock();
 	for (size_t i = 0; i < st.nmaps; i++)
 		if (st.maps[i].map == (struct link_map *)*cookie) {

@@ -585,3 +585,34 @@ Test(record, a_development_symlink_drafts_the_loaded_soname)
 			      "prog2: ok (1 dlopen entry)");
 	free(out);
 }
+
+/* One object under two names: dlopen("libdlr_t1.so.1") then dlopen() of a symlink to it, which
+ * the loader answers with the object already loaded (no object mapped, no audit callback of its
+ * own).  The second is "loaded" too, with the object's soname: declared by that soname, the lint
+ * passes; before, it said "asked for with dlopen(), not found". */
+Test(record, one_object_under_two_names_is_loaded_under_both)
+{
+	struct cmd c;
+	char *out;
+
+	build();
+	free(sh("ln -s libdlr_t1.so.1 libdlr_alias.so.7 && "
+		"'%s' --record=trace -- ./prog o:libdlr_t1.so.1 o:libdlr_alias.so.7 > out && "
+		"grep -q 'libdlr_alias.so.7 loaded' out", tool()));
+	out = sh("grep -c '\"event\":\"loaded\".*\"name\":\"libdlr_alias.so.7\",\"soname\":\"libdlr_t1.so.1\"' trace");
+	cr_expect_str_eq(out, "1", "no loaded line for the alias:\n%s", get_file("trace", NULL));
+	free(out);
+	c = run("'%s' --check --recorded=trace prog", tool());
+	cr_expect_str_eq(c.out, "prog: undeclared: libdlr_t1.so.1: dlopen()ed during the recording\n");
+	cmd_free(&c);
+	free(sh("'%s' --feature t1 --soname libdlr_t1.so.1 prog", tool()));
+	out = sh("'%s' --check --recorded=trace prog", tool());
+	cr_expect_str_eq(out, "prog: ok (1 dlopen entry)");
+	free(out);
+	/* a name that is no file stays "not found" */
+	free(sh("'%s' --record=trace2 -- ./prog o:libdlr_t1.so.1 o:libdlr_nosuch.so.1 > out2", tool()));
+	c = run("'%s' --check --recorded=trace2 prog", tool());
+	cr_expect_str_eq(c.out, "prog: undeclared: libdlr_nosuch.so.1: asked for with dlopen(), not found, during the "
+				"recording\n");
+	cmd_free(&c);
+}
