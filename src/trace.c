@@ -9,12 +9,13 @@
 #include <sys/stat.h>
 
 #include "json.h"
+#include "note.h"
 
 /* The module writes lines of at most 16 KiB; anything much longer is not ours. */
 #define TRACE_MAX_LINE 65536
 
-enum field { F_EVENT, F_BY, F_CALLER, F_NAME, F_SONAME, FIELDS };
-static const char *const field_names[FIELDS] = { "event", "by", "caller", "name", "soname" };
+enum field { F_EVENT, F_BY, F_CALLER, F_NAME, F_SONAME, F_BUILD_ID, FIELDS };
+static const char *const field_names[FIELDS] = { "event", "by", "caller", "name", "soname", "caller_build_id" };
 
 struct line {
 	struct buf f[FIELDS];
@@ -115,9 +116,11 @@ static int add_ask(struct trace *t, const struct line *l)
 	a->pid = l->pid;
 	a->caller = xstrndup(l->f[F_CALLER].p, strlen(l->f[F_CALLER].p));
 	a->name = xstrndup(l->f[F_NAME].p, strlen(l->f[F_NAME].p));
-	if (!a->caller || !a->name) {
+	a->build_id = l->f[F_BUILD_ID].p[0] ? xstrndup(l->f[F_BUILD_ID].p, strlen(l->f[F_BUILD_ID].p)) : NULL;
+	if (!a->caller || !a->name || (l->f[F_BUILD_ID].p[0] && !a->build_id)) {
 		free(a->caller);
 		free(a->name);
+		free(a->build_id);
 		return -1;
 	}
 	resolve_caller(a, t->n ? &t->v[t->n - 1] : NULL);
@@ -196,6 +199,7 @@ void trace_free(struct trace *t)
 		free(t->v[i].name);
 		free(t->v[i].caller_real);
 		free(t->v[i].soname);
+		free(t->v[i].build_id);
 	}
 	free(t->v);
 	memset(t, 0, sizeof *t);
@@ -208,13 +212,48 @@ struct file_id {
 	dev_t dev;
 	ino_t ino;
 	char real[PATH_MAX];
+	char build_id[2 * 64 + 1];   /* hex, "" when FILE has none */
 };
 
-static void file_id(const char *path, struct file_id *id)
+/* FILE's GNU build-id, from its PT_NOTE segments or, without program headers (a detached debug
+ * file), its SHT_NOTE sections: what the module writes for each caller. */
+static void build_id_of(const struct elf *ef, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	int segments = ef->phnum > 0;
+	size_t n = segments ? ef->phnum : ef->shnum;
+
+	hex[0] = '\0';
+	for (size_t i = 0; i < n && !hex[0]; i++) {
+		uint64_t off = segments ? ef->ph[i].offset : ef->sh[i].offset;
+		uint64_t size = segments ? ef->ph[i].filesz : ef->sh[i].size;
+		uint64_t align = segments ? ef->ph[i].align : ef->sh[i].addralign;
+		unsigned char buf[4096];
+		struct note_iter it;
+		struct note nt;
+		struct err e = { 0 };
+		if ((segments ? ef->ph[i].type != PT_NOTE_ : ef->sh[i].type != SHT_NOTE_) || size > sizeof buf ||
+		    elf_read(ef, off, size, buf, &e))
+			continue;
+		note_iter_init(&it, buf, size, align, ef->big);
+		while (note_next(&it, &nt, &e) == 1)
+			if (nt.type == 3 && nt.namesz == 4 && memcmp(nt.name, "GNU", 4) == 0 && nt.descsz && nt.descsz <= 64) {
+				for (uint32_t k = 0; k < nt.descsz; k++) {
+					hex[2 * k] = digits[nt.desc[k] >> 4];
+					hex[2 * k + 1] = digits[nt.desc[k] & 15];
+				}
+				hex[2 * nt.descsz] = '\0';
+				break;
+			}
+	}
+}
+
+static void file_id(const char *path, const struct elf *ef, struct file_id *id)
 {
 	struct stat st;
 
 	memset(id, 0, sizeof *id);
+	build_id_of(ef, id->build_id);
 	if (stat(path, &st) == 0) {
 		id->known = 1;
 		id->dev = st.st_dev;
@@ -224,8 +263,12 @@ static void file_id(const char *path, struct file_id *id)
 		snprintf(id->real, sizeof id->real, "%s", path);
 }
 
+/* The same build-id first (a copy of FILE elsewhere, stripped or not, is FILE), then the same
+ * file (device and inode) or real path. */
 static int asked_by(const struct trace_ask *a, const struct file_id *id)
 {
+	if (id->build_id[0] && a->build_id && strcmp(a->build_id, id->build_id) == 0)
+		return 1;
 	return (id->known && a->caller_known && a->dev == id->dev && a->ino == id->ino) ||
 	       (a->caller_real && strcmp(a->caller_real, id->real) == 0) || strcmp(a->caller, id->real) == 0;
 }
@@ -393,7 +436,7 @@ int trace_discover(const struct trace *t, const struct elf *ef, const char *path
 	size_t ng = 0, ndl, i, k, n;
 	int r = 0;
 
-	file_id(path, &id);
+	file_id(path, ef, &id);
 	if (declared_list(ef, declared, &dl, &ndl, e)) {
 		buf_free(&dl);
 		return -1;
@@ -439,7 +482,7 @@ long trace_check(const struct trace *t, const struct elf *ef, const char *path, 
 	size_t ndl, nseen = 0, ng = 0, nprinted = 0, i, k;
 	long undeclared = 0;
 
-	file_id(path, &id);
+	file_id(path, ef, &id);
 	if (declared_list(ef, declared, &dl, &ndl, e))
 		return buf_free(&dl), -1;
 	if (make_groups(t, &id, &g, &ng)) {

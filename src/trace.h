@@ -19,6 +19,7 @@ struct trace_ask {
 	char *caller, *name;
 	int loaded;                  /* an object was mapped for it */
 	char *soname;                /* that object's DT_SONAME, when it has one */
+	char *build_id;              /* the caller's GNU build-id in hex, when the module read one */
 	int caller_known;            /* caller's dev/ino and realpath below are valid */
 	dev_t dev;
 	ino_t ino;

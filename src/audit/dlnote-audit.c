@@ -241,6 +241,59 @@ static const char *absolute(const char *path, char *buf)
 	return buf;
 }
 
+/* The GNU build-id of the ELF file at `path`, in hex ("" when it has none), read from its
+ * PT_NOTE segments; the last one is kept, as most asks come from the same caller.  The reader
+ * matches a FILE to the trace by it, so a trace of the build tree lints the packaged copies,
+ * stripped or not (docs/recording.md). */
+static const char *build_id_of(const char *path)
+{
+	static char last[PATH_MAX], hex[2 * 64 + 1];
+	static const char digits[] = "0123456789abcdef";
+	unsigned char buf[4096];
+	ElfW(Ehdr) eh;
+	ElfW(Phdr) ph;
+	int fd;
+
+	if (strcmp(path, last) == 0)
+		return hex;
+	hex[0] = last[0] = '\0';
+	if (strlen(path) >= sizeof last || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return hex;
+	strcpy(last, path);
+	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_phentsize == sizeof ph)
+		for (unsigned i = 0; i < eh.e_phnum && !hex[0]; i++) {
+			size_t len, off, al;
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph ||
+			    ph.p_type != PT_NOTE)
+				continue;
+			len = ph.p_filesz < sizeof buf ? (size_t)ph.p_filesz : sizeof buf;
+			al = ph.p_align == 8 ? 8 : 4;
+			if (pread(fd, buf, len, (off_t)ph.p_offset) != (ssize_t)len)
+				continue;
+			for (off = 0; off + 12 <= len;) {
+				uint32_t h[3];
+				size_t desc, end;
+				memcpy(h, buf + off, sizeof h);
+				desc = off + 12 + ((h[0] + al - 1) & ~(al - 1));
+				end = desc + ((h[1] + al - 1) & ~(al - 1));
+				if (h[0] > len || h[1] > len || end > len || end <= off)
+					break;
+				if (h[2] == NT_GNU_BUILD_ID && h[0] == 4 && memcmp(buf + off + 12, "GNU", 4) == 0 && h[1] <= 64) {
+					for (uint32_t k = 0; k < h[1]; k++) {
+						hex[2 * k] = digits[buf[desc + k] >> 4];
+						hex[2 * k + 1] = digits[buf[desc + k] & 15];
+					}
+					hex[2 * h[1]] = '\0';
+					break;
+				}
+				off = end;
+			}
+		}
+	close(fd);
+	return hex;
+}
+
 static const char *map_path(struct link_map *m, char *buf)
 {
 	return m == st.main_map || !m->l_name || !m->l_name[0] ? st.exe : absolute(m->l_name, buf);
@@ -372,6 +425,7 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 		put_str(&st.line, "by", kind_names[st.kind]);
 		put_str(&st.line, "caller", st.caller);
 		put_str(&st.line, "name", st.name);
+		put_str(&st.line, "caller_build_id", build_id_of(st.caller));
 		line_write(&st.line);
 	}
 	unlock();
@@ -483,6 +537,7 @@ void dlnote_before_dlopen(void *ret, const char *name)
 		put_str(&st.line, "by", kind_names[ASK_DLOPEN]);
 		put_str(&st.line, "caller", map_path(caller, buf));
 		put_str(&st.line, "name", name);
+		put_str(&st.line, "caller_build_id", build_id_of(map_path(caller, buf)));
 		line_write(&st.line);
 		put_loaded(&st.line, kind_names[ASK_DLOPEN], map_path(caller, buf), name, m->map);
 		line_write(&st.line);

@@ -87,14 +87,19 @@ static size_t pids_of(const char *out, long *pids, size_t max)
 	return n;
 }
 
-/* The trace with the work directory as "W" and each pid as "Pk" (k: its rank in pids). */
+/* The trace with the work directory as "W" and each pid as "Pk" (k: its rank in pids), without
+ * the callers' build-ids (a_trace_of_the_build_tree_lints_packaged_copies_by_build_id checks
+ * them against readelf). */
 static char *trace_norm(const char *trace, const long *pids, size_t npids)
 {
+	static const char bid[] = ",\"caller_build_id\":\"";
 	size_t len, wl = strlen(wd);
 	char *t = get_file(trace, &len), *out = malloc(len + 1), *o = out;
 
 	for (const char *p = t; *p;) {
-		if (strncmp(p, wd, wl) == 0) {
+		if (strncmp(p, bid, sizeof bid - 1) == 0 && strchr(p + sizeof bid - 1, '"')) {
+			p = strchr(p + sizeof bid - 1, '"') + 1;
+		} else if (strncmp(p, wd, wl) == 0) {
 			*o++ = 'W';
 			p += wl;
 		} else if (strncmp(p, "\"pid\":", 6) == 0) {
@@ -615,4 +620,37 @@ Test(record, one_object_under_two_names_is_loaded_under_both)
 	cr_expect_str_eq(c.out, "prog: undeclared: libdlr_nosuch.so.1: asked for with dlopen(), not found, during the "
 				"recording\n");
 	cmd_free(&c);
+}
+
+/* A trace of the build tree lints the packaged files: the module writes each caller's GNU
+ * build-id, and a FILE matches the trace by build-id first, then by path.  The program is
+ * recorded where it was built, then checked as a copy at another path and as a stripped copy
+ * (strip keeps the build-id note). */
+Test(record, a_trace_of_the_build_tree_lints_packaged_copies_by_build_id)
+{
+	struct cmd c;
+	char *out, *id;
+
+	build();
+	free(sh("'%s' --record=trace -- ./prog o:libdlr_a.so.1 >/dev/null && mkdir -p pkg/usr/bin && cp prog pkg/usr/bin/prog && "
+		"strip -o pkg/usr/bin/prog-stripped prog", tool()));
+	id = sh("readelf -nW prog | sed -n 's/.*Build ID: //p'");
+	cr_assert(strlen(id) >= 16, "no build-id in prog: %s", id);
+	out = sh("grep -c '\"name\":\"libdlr_a.so.1\",\"caller_build_id\":\"%s\"' trace", id);
+	cr_expect_str_eq(out, "1");
+	free(out);
+	for (const char *const *f = (const char *const[]){ "pkg/usr/bin/prog", "pkg/usr/bin/prog-stripped", NULL }; *f; f++) {
+		c = run("'%s' --check --recorded=trace %s", tool(), *f);
+		cr_expect_eq(c.status, 1, "%s", *f);
+		cr_expect(strstr(c.out, ": undeclared: libdlr_a.so.1: dlopen()ed during the recording"), "%s: %s", *f, c.out);
+		cmd_free(&c);
+		out = sh("'%s' --discover --recorded=trace -q %s | grep -c libdlr_a.so.1", tool(), *f);
+		cr_expect_str_eq(out, "1", "%s: not drafted", *f);
+		free(out);
+	}
+	/* a file of another build-id at a path the trace does not name: nothing recorded for it */
+	c = run("'%s' --check --recorded=trace libdlr_b.so.1", tool());
+	cr_expect_eq(c.status, 0, "%s", c.out);
+	cmd_free(&c);
+	free(id);
 }
