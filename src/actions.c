@@ -93,7 +93,7 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 		/* The lint first (the listing takes the entries over), then the summary: "ok" only when
 		 * nothing failed, so it is never followed by a failure. */
 		if (o->recorded_path)
-			undeclared = trace_check(&o->trace, ef, path, &es, stdout, e);
+			undeclared = trace_check(&o->trace, ef, sc, path, &es, stdout, e);
 		if (!o->quiet && !in_archive && !undeclared)
 			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
 		if (o->expect_path && undeclared >= 0 && report_listing_add(&o->listed, &es, path, "", NULL)) {
@@ -118,7 +118,7 @@ int action_discover(struct opts *o, const char *path, const struct elf *ef, cons
 	int r = scan_entries(ef, sc, &es, e);
 
 	if (r == 0)
-		r = o->recorded_path ? trace_discover(&o->trace, ef, path, &es, &o->found, e)
+		r = o->recorded_path ? trace_discover(&o->trace, ef, sc, path, &es, &o->found, e)
 				     : discover_file(ef, &es, path, &o->found, e);
 	manifest_free(&es);
 	return r;

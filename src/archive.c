@@ -413,20 +413,23 @@ struct index_geo {
 	uint64_t stride, at_off, count, names;
 };
 
+/* Only the count is checked against the index's size here: archive_index_members checks every
+ * entry once (archive_check_index), and the names are read within the index. */
 static int index_geometry(const struct archive *ar, const struct archive_member *m, struct index_geo *g, struct err *e)
 {
 	enum archive_index k = index_kind(m->name);
 	unsigned char word[8];
 
-	if (archive_check_index(ar, m, e))
-		return -1;
 	g->w = k == AR_GNU64 || k == AR_BSD64 ? 8 : 4;
 	g->big = k == AR_GNU32 || k == AR_GNU64;
 	g->stride = g->big ? (uint64_t)g->w : 2u * (uint64_t)g->w;
 	g->at_off = g->big ? 0 : (uint64_t)g->w;
-	if (archive_read_at(ar->fd, m->data, word, (size_t)g->w, e))
-		return -1;
+	if (m->size < (uint64_t)g->w || archive_read_at(ar->fd, m->data, word, (size_t)g->w, e))
+		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
 	g->count = get_word(word, g->w, g->big) / (g->big ? 1 : g->stride);
+	if (g->count > (m->size - (uint64_t)g->w) / g->stride)
+		return err_set(e, EXIT_BAD_INPUT, "symbol index of %llu entries does not fit in its %llu bytes",
+			       (unsigned long long)g->count, (unsigned long long)m->size);
 	g->names = (uint64_t)g->w + g->count * g->stride + (g->big ? 0 : (uint64_t)g->w);
 	return 0;
 }
@@ -448,7 +451,7 @@ int archive_index_members(const struct archive *ar, const struct archive_member 
 	uint64_t i, j, got;
 
 	*out = NULL, *nout = 0;
-	if (index_geometry(ar, m, &g, e))
+	if (archive_check_index(ar, m, e) || index_geometry(ar, m, &g, e))
 		return -1;
 	for (i = 0; i < g.count; i += got) {
 		got = g.count - i < sizeof chunk / g.stride ? g.count - i : sizeof chunk / g.stride;

@@ -480,7 +480,7 @@ int main(int argc, char **argv)
 		r = record_run(o.record_path, argv + optind);
 	if (r < 0 && o.mode == MODE_HEADER) {
 		struct err e = { 0 };
-		r = header_write(o.output, &o.add, &e) ? (err_report(o.output, &e), EXIT_BAD_INPUT) : EXIT_OK;
+		r = header_write(o.output, &o.add, &o.out, &e) ? (err_report(o.output, &e), EXIT_BAD_INPUT) : EXIT_OK;
 	}
 	if (r < 0 && o.recorded_path && files_load_trace(&o))
 		r = EXIT_BAD_INPUT;

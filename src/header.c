@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "note.h"
+#include "output.h"
 
 /* `s` inside a quoted assembler string, itself inside a C string literal: the assembler needs
  * \" and \\, and C escapes those again.  '?' is written \? so that no trigraph forms (ISO C
@@ -97,8 +98,13 @@ static int same_content(const char *path, const struct buf *b)
 	char chunk[4096];
 	size_t at = 0;
 	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), same = fd >= 0;
+	struct stat st;
+	int fd, same;
 
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != b->len)
+		return 0;              /* never opened: a FIFO would block */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	same = fd >= 0;
 	while (same && (got = read(fd, chunk, sizeof chunk)) != 0) {
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -110,72 +116,39 @@ static int same_content(const char *path, const struct buf *b)
 	return same && at == b->len;
 }
 
-int header_write(const char *path, const struct entries *es, struct err *e)
+static int fill_text(void *ctx, int in, int out, struct err *e)
 {
-	struct buf text = { 0 }, tmp = { 0 };
-	struct stat st;
-	size_t at = 0;
-	int fd = -1, r = -1;
-	mode_t mask;
+	const struct buf *text = ctx;
 
+	(void)in;
+	return output_put(out, text->p, text->len, 0, e);
+}
+
+int header_write(const char *path, const struct entries *es, const struct output_opts *o, struct err *e)
+{
+	struct buf text = { 0 };
+	struct stat st = { 0 };
+	mode_t mask = umask(0);
+	int r = -1;
+
+	umask(mask);
 	if (header_render(es, &text, e))
 		goto out;
 	if (strcmp(path, "-") == 0) {
-		r = fwrite(text.p, 1, text.len, stdout) == text.len ? 0 : err_set(e, EXIT_BAD_INPUT, "standard output: %s", strerror(errno));
+		r = fwrite(text.p, 1, text.len, stdout) == text.len ? 0 : err_set(e, EXIT_BAD_INPUT, "standard output: %s",
+										      strerror(errno));
 		goto out;
 	}
-	/* Only a regular file is replaced (as -o: never a device, FIFO, socket or directory). */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		err_set(e, EXIT_BAD_INPUT, "not a regular file: the header is not written over it");
-		goto out;
-	}
-	/* Unchanged: not even the modification time moves, so nothing that includes it recompiles. */
+	/* Unchanged: not even the modification time moves, so nothing that includes it recompiles.
+	 * Otherwise the file is replaced as -o replaces one (a temporary, then a rename; never a
+	 * device, FIFO, socket or directory), with the mode a new file gets. */
 	if (same_content(path, &text)) {
 		r = 0;
 		goto out;
 	}
-	buf_printf(&tmp, "%s.XXXXXX", path);
-	if (tmp.oom) {
-		err_set(e, EXIT_BAD_INPUT, "out of memory");
-		goto out;
-	}
-	if ((fd = mkostemp(tmp.p, O_CLOEXEC)) < 0) {
-		err_set(e, EXIT_BAD_INPUT, "cannot create a temporary file next to it: %s", strerror(errno));
-		goto out;
-	}
-	mask = umask(0);
-	umask(mask);
-	while (at < text.len) {
-		ssize_t w = write(fd, text.p + at, text.len - at);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		at += (size_t)w;
-	}
-	if (at < text.len || fchmod(fd, 0666 & ~mask)) {
-		err_set(e, EXIT_BAD_INPUT, "cannot write: %s", strerror(errno ? errno : EIO));
-		goto out;                /* closed and unlinked there */
-	}
-	if (close(fd)) {
-		fd = -1;
-		err_set(e, EXIT_BAD_INPUT, "cannot write: %s", strerror(errno));
-		unlink(tmp.p);
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp.p, path)) {
-		err_set(e, EXIT_BAD_INPUT, "cannot replace it: %s", strerror(errno));
-		unlink(tmp.p);
-		goto out;
-	}
-	r = 0;
+	st.st_mode = 0666 & ~mask;
+	r = output_replace(-1, &st, path, 0, o, fill_text, &text, e);
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp.p);
-	}
-	buf_free(&tmp);
 	buf_free(&text);
 	return r;
 }

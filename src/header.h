@@ -5,12 +5,13 @@
 #define DLNOTE_HEADER_H
 
 #include "manifest.h"
+#include "output.h"
 #include "util.h"
 
 /* The header's text (repeated entries once), appended to `out`. */
 int header_render(const struct entries *es, struct buf *out, struct err *e);
-/* Write it to `path` ("-": standard output), replacing the file by a rename, and only when its
- * bytes change. */
-int header_write(const char *path, const struct entries *es, struct err *e);
+/* Write it to `path` ("-": standard output), only when its bytes change, replacing the file as
+ * -o replaces one (output_replace: a temporary and a rename, --fsync honoured). */
+int header_write(const char *path, const struct entries *es, const struct output_opts *o, struct err *e);
 
 #endif

@@ -446,3 +446,8 @@ int manifest_merge_all(struct entries *dst, const struct entries *src)
 			return -1;
 	return 0;
 }
+
+int soname_unversioned(const char *s, size_t len)
+{
+	return len > 3 && memcmp(s + len - 3, ".so", 3) == 0;
+}

@@ -50,6 +50,10 @@ const char *entry_string(const struct entry *en, const char *key, struct buf *tm
 /* Effective priority: the entry's, or "recommended" when absent, as the spec says. */
 const char *entry_priority(const struct entry *en, struct buf *tmp);
 
+/* A soname with no version after ".so" (libfoo.so) names a development symlink: what a -dev
+ * package ships for the link editor, not what a program needs at run time. */
+int soname_unversioned(const char *s, size_t len);
+
 void manifest_serialize(const struct entries *es, struct buf *out);
 void manifest_serialize_entry(const struct entry *en, struct buf *out);
 int manifest_entry_equal(const struct entry *a, const struct entry *b);

@@ -13,7 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-static int write_all(int fd, const void *data, uint64_t len, uint64_t off, struct err *e)
+int output_put(int fd, const void *data, uint64_t len, uint64_t off, struct err *e)
 {
 	const unsigned char *p = data;
 	ssize_t n;
@@ -42,7 +42,7 @@ static int copy_slow(int in, uint64_t src, int out, uint64_t dst, uint64_t len, 
 			continue;
 		if (n <= 0)
 			return err_set(e, EXIT_BAD_INPUT, "read failed: %s", n < 0 ? strerror(errno) : "unexpected end of file");
-		if (write_all(out, buf, (uint64_t)n, dst, e))
+		if (output_put(out, buf, (uint64_t)n, dst, e))
 			return -1;
 		src += (uint64_t)n, dst += (uint64_t)n, len -= (uint64_t)n;
 	}
@@ -131,7 +131,7 @@ static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 
 	while (len) {
 		n = len < sizeof zeros ? len : sizeof zeros;
-		if (write_all(fd, zeros, n, off, e))
+		if (output_put(fd, zeros, n, off, e))
 			return -1;
 		off += n, len -= n;
 	}
@@ -155,7 +155,7 @@ static int copy_xform(int in, uint64_t src, int out, uint64_t dst, const struct 
 		if (got < 0 || (uint64_t)got != n)
 			return err_set(e, EXIT_BAD_INPUT, "read failed: %s", got < 0 ? strerror(errno) : "unexpected end of file");
 		p->xform(p->data, buf, n);
-		if (write_all(out, buf, n, dst + k, e))
+		if (output_put(out, buf, n, dst + k, e))
 			return -1;
 	}
 	return 0;
@@ -169,7 +169,7 @@ static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base, c
 	for (i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
 		int r = p->xform ? copy_xform(in, in_base + p->src, out, out_base + p->off, p, e) :
-			p->data ? write_all(out, p->data, p->len, out_base + p->off, e) :
+			p->data ? output_put(out, p->data, p->len, out_base + p->off, e) :
 			p->src == PATCH_ZERO ? write_zeros(out, out_base + p->off, p->len, e) :
 			output_copy(in, in_base + p->src, out, out_base + p->off, p->len, e);
 		if (r)

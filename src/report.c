@@ -437,7 +437,7 @@ void report_draft(const struct discovery *d, FILE *out)
 		if (v[i].asked_as) {
 			buf_puts(&why, ", asked for as ");
 			buf_put_text(&why, v[i].asked_as, strlen(v[i].asked_as));
-			buf_puts(&why, strlen(v[i].asked_as) > 3 && strcmp(v[i].asked_as + strlen(v[i].asked_as) - 3, ".so") == 0
+			buf_puts(&why, soname_unversioned(v[i].asked_as, strlen(v[i].asked_as))
 				       ? " (a development name: keep it as an alternative, or drop it)"
 				       : " (another name of it: keep it as an alternative, or drop it)");
 		}

@@ -56,6 +56,7 @@ static int walk_area(const struct elf *ef, struct scan *sc, struct scan_area *a,
 		item.desc_off = a->off + (uint64_t)(n.desc - data);
 		item.descsz = n.descsz;
 		item.dlopen = note_is_dlopen(&n);
+		item.build_id = n.type == 3 && n.namesz == 4 && memcmp(n.name, "GNU", 4) == 0;
 		a->ndlopen += (size_t)item.dlopen;
 		if (push_item(sc, &item)) {
 			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
@@ -243,6 +244,26 @@ int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct en
 		r = note_decode(&n, out, e);
 	free(desc);
 	return r ? err_prefix(e, "dlopen note at offset 0x%llx: ", (unsigned long long)it->off) : 0;
+}
+
+void scan_build_id(const struct elf *ef, const struct scan *sc, char hex[2 * 64 + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char id[64];
+	struct err e = { 0 };
+
+	hex[0] = '\0';
+	for (size_t i = 0; i < sc->nitems; i++) {
+		const struct scan_item *it = &sc->items[i];
+		if (!it->build_id || !it->descsz || it->descsz > sizeof id || elf_read(ef, it->desc_off, it->descsz, id, &e))
+			continue;
+		for (uint32_t k = 0; k < it->descsz; k++) {
+			hex[2 * k] = digits[id[k] >> 4];
+			hex[2 * k + 1] = digits[id[k] & 15];
+		}
+		hex[2 * it->descsz] = '\0';
+		return;
+	}
 }
 
 int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e)

@@ -28,6 +28,7 @@ struct scan_item {            /* one note, at an absolute file offset */
 	uint64_t desc_off;
 	uint32_t descsz;
 	int dlopen;
+	int build_id;             /* a GNU build-id note (owner "GNU", NT_GNU_BUILD_ID) */
 };
 
 enum { AREA_SECTION, AREA_SEGMENT };
@@ -64,6 +65,9 @@ int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned c
 
 /* Decode one dlopen note into entries (appended). */
 int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out, struct err *e);
+
+/* The file's GNU build-id in lower-case hex (at most 64 bytes of it), "" when it has none. */
+void scan_build_id(const struct elf *ef, const struct scan *sc, char hex[2 * 64 + 1]);
 
 /* --check: validate against the spec and the readers.  Problems are appended to `report`, one
  * per line, prefixed "error: " or "warning: ".  Returns the number of errors. */

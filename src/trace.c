@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "json.h"
-#include "note.h"
 
 /* The module writes lines of at most 16 KiB; anything much longer is not ours. */
 #define TRACE_MAX_LINE 65536
@@ -215,45 +214,12 @@ struct file_id {
 	char build_id[2 * 64 + 1];   /* hex, "" when FILE has none */
 };
 
-/* FILE's GNU build-id, from its PT_NOTE segments or, without program headers (a detached debug
- * file), its SHT_NOTE sections: what the module writes for each caller. */
-static void build_id_of(const struct elf *ef, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	int segments = ef->phnum > 0;
-	size_t n = segments ? ef->phnum : ef->shnum;
-
-	hex[0] = '\0';
-	for (size_t i = 0; i < n && !hex[0]; i++) {
-		uint64_t off = segments ? ef->ph[i].offset : ef->sh[i].offset;
-		uint64_t size = segments ? ef->ph[i].filesz : ef->sh[i].size;
-		uint64_t align = segments ? ef->ph[i].align : ef->sh[i].addralign;
-		unsigned char buf[4096];
-		struct note_iter it;
-		struct note nt;
-		struct err e = { 0 };
-		if ((segments ? ef->ph[i].type != PT_NOTE_ : ef->sh[i].type != SHT_NOTE_) || size > sizeof buf ||
-		    elf_read(ef, off, size, buf, &e))
-			continue;
-		note_iter_init(&it, buf, size, align, ef->big);
-		while (note_next(&it, &nt, &e) == 1)
-			if (nt.type == 3 && nt.namesz == 4 && memcmp(nt.name, "GNU", 4) == 0 && nt.descsz && nt.descsz <= 64) {
-				for (uint32_t k = 0; k < nt.descsz; k++) {
-					hex[2 * k] = digits[nt.desc[k] >> 4];
-					hex[2 * k + 1] = digits[nt.desc[k] & 15];
-				}
-				hex[2 * nt.descsz] = '\0';
-				break;
-			}
-	}
-}
-
-static void file_id(const char *path, const struct elf *ef, struct file_id *id)
+static void file_id(const char *path, const struct elf *ef, const struct scan *sc, struct file_id *id)
 {
 	struct stat st;
 
 	memset(id, 0, sizeof *id);
-	build_id_of(ef, id->build_id);
+	scan_build_id(ef, sc, id->build_id);
 	if (stat(path, &st) == 0) {
 		id->known = 1;
 		id->dev = st.st_dev;
@@ -296,15 +262,7 @@ static int declared_list(const struct elf *ef, const struct entries *declared, s
 	return all->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
 }
 
-static int in_list(const char *list, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++, list += strlen(list) + 1)
-		if (strcmp(list, name) == 0)
-			return 1;
-	return 0;
-}
-
-/* Whether the NUL-separated list holds (name, len). */
+/* Whether the list of n NUL-terminated names holds (name, len). */
 static int in_list_n(const char *list, size_t n, const char *name, size_t len)
 {
 	for (size_t i = 0; i < n; i++, list += strlen(list) + 1)
@@ -313,12 +271,9 @@ static int in_list_n(const char *list, size_t n, const char *name, size_t len)
 	return 0;
 }
 
-/* A name with no version after ".so" (libfoo.so): a development symlink's. */
-static int dev_name(const char *s)
+static int in_list(const char *list, size_t n, const char *name)
 {
-	size_t len = strlen(s);
-
-	return len > 3 && strcmp(s + len - 3, ".so") == 0;
+	return in_list_n(list, n, name, strlen(name));
 }
 
 /* "libfoo.so.2" and "libfoo.so.1" name the same library: the text before ".so". */
@@ -426,7 +381,7 @@ static int names_have(const char *const *names, size_t n, const char *name)
 	return 0;
 }
 
-int trace_discover(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared,
+int trace_discover(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared,
 		   struct discovery *d, struct err *e)
 {
 	struct buf dl = { 0 };
@@ -436,7 +391,7 @@ int trace_discover(const struct trace *t, const struct elf *ef, const char *path
 	size_t ng = 0, ndl, i, k, n;
 	int r = 0;
 
-	file_id(path, ef, &id);
+	file_id(path, ef, sc, &id);
 	if (declared_list(ef, declared, &dl, &ndl, e)) {
 		buf_free(&dl);
 		return -1;
@@ -473,7 +428,7 @@ int trace_discover(const struct trace *t, const struct elf *ef, const char *path
 	return r ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
 }
 
-long trace_check(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared, FILE *out,
+long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared, FILE *out,
 		 struct err *e)
 {
 	struct buf dl = { 0 }, s = { 0 }, seen = { 0 }, names = { 0 }, printed = { 0 };
@@ -482,7 +437,7 @@ long trace_check(const struct trace *t, const struct elf *ef, const char *path, 
 	size_t ndl, nseen = 0, ng = 0, nprinted = 0, i, k;
 	long undeclared = 0;
 
-	file_id(path, ef, &id);
+	file_id(path, ef, sc, &id);
 	if (declared_list(ef, declared, &dl, &ndl, e))
 		return buf_free(&dl), -1;
 	if (make_groups(t, &id, &g, &ng)) {
@@ -521,15 +476,13 @@ long trace_check(const struct trace *t, const struct elf *ef, const char *path, 
 		if (!n)
 			continue;
 		first = strcspn(names.p, " ");
-		buf_putc(&printed, '\0');
 		if (in_list_n(printed.p, nprinted, names.p, first))
 			continue;
-		printed.len--;
 		buf_put(&printed, names.p, first);
 		buf_putc(&printed, '\0');
 		nprinted++;
 		if (asked_as)
-			buf_printf(&names, " (asked for as %s%s)", asked_as, dev_name(asked_as) ? ", a development name" : "");
+			buf_printf(&names, " (asked for as %s%s)", asked_as, soname_unversioned(asked_as, strlen(asked_as)) ? ", a development name" : "");
 		else if (n > 1)
 			buf_puts(&names, " (tried in that order)");
 		fprintf(out, "%s: undeclared: %.*s: %s during the recording\n", path, (int)names.len, names.p,

@@ -10,6 +10,7 @@
 
 #include "discover.h"
 #include "manifest.h"
+#include "scan.h"
 #include "util.h"
 
 /* One dlopen() by name (not a path) as the loader saw it, in trace order.  Asks made for a
@@ -43,13 +44,13 @@ void trace_free(struct trace *t);
 /* --discover --recorded: append to d the name groups FILE (path) asked for and its notes
  * (declared) do not declare.  A group is a run of names one process of FILE tried in a row for
  * the same library (the same text before ".so"), each failing but the last: alternatives. */
-int trace_discover(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared,
+int trace_discover(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared,
 		   struct discovery *d, struct err *e);
 
 /* --check --recorded: print to out each name FILE asked for that its notes do not declare, and
  * as information each declared entry none of whose sonames it asked for.  Returns the number of
  * undeclared names, or -1 (e set). */
-long trace_check(const struct trace *t, const struct elf *ef, const char *path, const struct entries *declared, FILE *out,
+long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared, FILE *out,
 		 struct err *e);
 
 #endif

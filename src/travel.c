@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "note.h"
 #include "objedit.h"
 
 /* What makes two entries "the same dependency" for a reader: the feature and the sonames. */
@@ -72,13 +73,6 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 	return found + (ids.oom != 0);
 }
 
-/* A soname with no version after ".so" (libfoo.so) is the name of a development symlink: what
- * a -dev package ships for the link editor, not what a program needs at run time. */
-static int dev_name(const char *s, size_t len)
-{
-	return len > 3 && memcmp(s + len - 3, ".so", 3) == 0;
-}
-
 size_t travel_dev_names(const struct entries *es, struct buf *report)
 {
 	struct buf s = { 0 };
@@ -88,7 +82,7 @@ size_t travel_dev_names(const struct entries *es, struct buf *report)
 		const struct member *m = entry_find(&es->v[i], "soname");
 		size_t pos = 0;
 		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
-			if (dev_name(s.p, s.len)) {
+			if (soname_unversioned(s.p, s.len)) {
 				buf_puts(report, "warning: soname ");
 				buf_put(report, s.p, s.len);
 				buf_puts(report, " has no version after .so: it names a development symlink, which "
@@ -104,10 +98,6 @@ size_t travel_dev_names(const struct entries *es, struct buf *report)
 
 /* ---- archives ---- */
 
-struct travel_index {
-	uint64_t off, nsyms, first;
-};
-
 #define TRAVEL_NAMES 3
 
 struct travel_entry {
@@ -119,27 +109,22 @@ struct travel_entry {
 	uint64_t fold;                    /* identity of the first note seen: a group's payload hash */
 	int conflict;                     /* carried by notes that do not fold with each other */
 	char names[TRAVEL_NAMES][64];     /* the first members carrying it */
-	uint64_t lone_sym;                /* a symbol-less or single-symbol carrier: its index symbol */
-	int lone_kind;                    /* 0 none seen, 1 defines no symbol, 2 defines one */
-	size_t lone_members;
+	size_t single;                    /* carriers that define exactly one symbol */
+	uint64_t single_sym;              /* the index position of the first one's symbol */
 };
 
 int travel_index(struct travel *t, const struct archive *ar, const struct archive_member *m, struct err *e)
 {
-	struct archive_index_count *v;
-	size_t n;
-
-	if (archive_index_members(ar, m, &v, &n, e))
-		return -1;
 	free(t->idx);
-	t->idx = (struct travel_index *)v, t->nidx = n;
-	t->have_index = 1;
+	t->idx = NULL, t->nidx = 0;
+	if (archive_index_members(ar, m, &t->idx, &t->nidx, e))
+		return -1;
 	t->ar = ar;
 	t->index = *m;
 	return 0;
 }
 
-static const struct travel_index *index_of(const struct travel *t, uint64_t hdr)
+static const struct archive_index_count *index_of(const struct travel *t, uint64_t hdr)
 {
 	size_t lo = 0, hi = t->nidx;
 
@@ -233,7 +218,7 @@ static struct travel_entry *find_or_add(struct travel *t, const struct entry *en
 }
 
 /* One entry of a note of member m: counted once per member; `fold` says which notes fold. */
-static void count_entry(struct travel_entry *te, const struct archive_member *m, const struct travel_index *ix,
+static void count_entry(struct travel_entry *te, const struct archive_member *m, const struct archive_index_count *ix,
 			uint64_t fold)
 {
 	if (te->fold && te->fold != fold)
@@ -246,21 +231,16 @@ static void count_entry(struct travel_entry *te, const struct archive_member *m,
 	if (te->members < TRAVEL_NAMES)
 		str_cat(te->names[te->members], sizeof te->names[0], 0, m->name);
 	te->members++;
-	if (ix && ix->nsyms > 0)
+	if (ix)                           /* the index lists only members that define symbols */
 		te->taken++;
-	if (!ix || ix->nsyms <= 1) {
-		te->lone_members++;
-		if (!te->lone_kind) {
-			te->lone_kind = ix ? 2 : 1;
-			te->lone_sym = ix ? ix->first : 0;
-		}
-	}
+	if (ix && ix->nsyms == 1 && te->single++ == 0)
+		te->single_sym = ix->first;
 }
 
 int travel_member(struct travel *t, const struct archive_member *m, const struct elf *ef, const struct scan *sc,
 		  struct err *e)
 {
-	const struct travel_index *ix = index_of(t, m->hdr);
+	const struct archive_index_count *ix = index_of(t, m->hdr);
 	const struct scan_item **items = NULL;
 	size_t nitems = scan_dlopen_notes(sc, &items), *grp = NULL;
 	int r = 0;
@@ -277,24 +257,24 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 	for (size_t i = 0; i < nitems && r == 0; i++) {
 		const struct scan_area *a = scan_area_of(sc, AREA_SECTION, items[i]->off, items[i]->size);
 		struct entries es = { 0 };
-		unsigned char *desc = NULL;
+		struct note nt = { .descsz = items[i]->descsz };
+		unsigned char *desc = malloc(nt.descsz ? nt.descsz : 1);
 		uint64_t fold;
 
-		/* A note in a COMDAT group folds with every group of the same payload; any other
-		 * note is one more copy for each member taken. */
-		if (grp && a && a->index < ef->shnum && grp[a->index]) {
-			desc = malloc(items[i]->descsz ? items[i]->descsz : 1);
-			if (!desc || elf_read(ef, items[i]->desc_off, items[i]->descsz, desc, e)) {
-				free(desc);
-				r = e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
-				break;
-			}
-			fold = fnv(desc, items[i]->descsz);
+		/* Read once: hashed (a note in a COMDAT group folds with every group of the same
+		 * payload; any other note is one more copy for each member taken), then decoded. */
+		if (!desc || elf_read(ef, items[i]->desc_off, nt.descsz, desc, e)) {
 			free(desc);
-		} else {
-			fold = ((uint64_t)m->nth << 24 ^ i) << 1;   /* even: never a payload's hash */
+			r = e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+			break;
 		}
-		r = scan_decode_item(ef, items[i], &es, e);
+		if (grp && a && a->index < ef->shnum && grp[a->index])
+			fold = fnv(desc, nt.descsz);
+		else
+			fold = ((uint64_t)m->nth << 24 ^ i) << 1;   /* even: never a payload's hash */
+		nt.desc = desc;
+		if ((r = note_decode(&nt, &es, e)) != 0)
+			err_prefix(e, "dlopen note at offset 0x%llx: ", (unsigned long long)items[i]->off);
 		for (size_t k = 0; k < es.n && r == 0; k++) {
 			struct travel_entry *te = find_or_add(t, &es.v[k], e);
 			if (!te)
@@ -303,6 +283,7 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 				count_entry(te, m, ix, fold);
 		}
 		manifest_free(&es);
+		free(desc);
 	}
 	free(grp);
 	free(items);
@@ -325,12 +306,18 @@ static void put_names(struct buf *b, const struct travel_entry *te)
 
 /* The entry's carriers each define one symbol, and the first one's is a helper's pull symbol
  * (dlnote 0.1's static libraries): links need -Wl,-u,<it>. */
-static int pull_symbol(const struct travel *t, const struct travel_entry *te, char *sym, size_t symsz)
+static const char *pull_symbol(struct travel *t, const struct travel_entry *te)
 {
 	struct err ignore = { 0 };
 
-	return archive_index_name(t->ar, &t->index, te->lone_sym, sym, symsz, &ignore) == 0 &&
-	       strncmp(sym, "dlnote_pull_", 12) == 0;
+	/* The entries of one note member share its symbol: its name is read once. */
+	if (!t->sym_read || t->sym_nth != te->single_sym) {
+		t->sym_nth = te->single_sym;
+		t->sym_read = 1;
+		if (archive_index_name(t->ar, &t->index, te->single_sym, t->sym, sizeof t->sym, &ignore))
+			t->sym[0] = '\0';
+	}
+	return strncmp(t->sym, "dlnote_pull_", 12) == 0 ? t->sym : NULL;
 }
 
 size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
@@ -341,7 +328,7 @@ size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
 	for (size_t i = 0; i < t->n; i++) {
 		struct travel_entry *te = &t->v[i];
 		int error = 0, warn = te->conflict;
-		char sym[256];
+		const char *sym;
 
 		b.len = 0;
 		entry_label(&te->one.v[0], &b);
@@ -353,10 +340,10 @@ size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
 			put_names(&b, te);
 			buf_putc(&b, ')');
 		}
-		if (!t->have_index) {
+		if (!t->ar) {
 			buf_puts(&b, "; the archive has no symbol index, so links cannot say which members they take");
 			warn = 1;
-		} else if (te->lone_kind == 2 && te->lone_members == te->members && pull_symbol(t, te, sym, sizeof sym)) {
+		} else if (te->taken && te->single == te->taken && (sym = pull_symbol(t, te)) != NULL) {
 			buf_printf(&b, "; %s defines only the symbol %s: a link takes it only when something needs that "
 				   "symbol (a pull symbol: -Wl,-u,%s)", te->names[0], sym, sym);
 			warn = 1;

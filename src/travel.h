@@ -11,6 +11,7 @@
 #ifndef DLNOTE_TRAVEL_H
 #define DLNOTE_TRAVEL_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "archive.h"
@@ -28,18 +29,19 @@ size_t travel_repeats(const struct entries *es, struct buf *report);
 size_t travel_dev_names(const struct entries *es, struct buf *report);
 
 struct travel_entry;
-struct travel_index;
 
 struct travel {
 	struct travel_entry *v;
 	size_t n, cap;
 	size_t *slots, nslots;         /* v's indexes + 1 by the hash of their identity (0: free) */
-	struct travel_index *idx;      /* the index's members: offset and symbol count, by offset */
+	struct archive_index_count *idx;   /* the index's members: offset and symbol count, by offset */
 	size_t nidx;
-	int have_index;
-	const struct archive *ar;
+	const struct archive *ar;      /* set once the archive's symbol index was read */
 	struct archive_member index;   /* the index member, to read symbol names */
 	size_t elf_members, code_members, lto_members, foreign_members;
+	uint64_t sym_nth;              /* the last index symbol whose name was read, and its name */
+	char sym[256];
+	int sym_read;
 	char lto_first[ARCHIVE_MAX_NAME + 1], foreign_first[ARCHIVE_MAX_NAME + 1];
 };
 

@@ -249,7 +249,7 @@ static const char *build_id_of(const char *path)
 {
 	static char last[PATH_MAX], hex[2 * 64 + 1];
 	static const char digits[] = "0123456789abcdef";
-	unsigned char buf[4096];
+	unsigned char buf[4 + 64];
 	ElfW(Ehdr) eh;
 	ElfW(Phdr) ph;
 	int fd;
@@ -263,31 +263,31 @@ static const char *build_id_of(const char *path)
 	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
 	    eh.e_phentsize == sizeof ph)
 		for (unsigned i = 0; i < eh.e_phnum && !hex[0]; i++) {
-			size_t len, off, al;
+			uint64_t off, end, al;
 			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph ||
 			    ph.p_type != PT_NOTE)
 				continue;
-			len = ph.p_filesz < sizeof buf ? (size_t)ph.p_filesz : sizeof buf;
 			al = ph.p_align == 8 ? 8 : 4;
-			if (pread(fd, buf, len, (off_t)ph.p_offset) != (ssize_t)len)
-				continue;
-			for (off = 0; off + 12 <= len;) {
+			/* Note by note, header first: a large note before it (.note.dlopen) costs one read. */
+			for (off = ph.p_offset, end = ph.p_offset + ph.p_filesz; off + 12 <= end;) {
 				uint32_t h[3];
-				size_t desc, end;
-				memcpy(h, buf + off, sizeof h);
-				desc = off + 12 + ((h[0] + al - 1) & ~(al - 1));
-				end = desc + ((h[1] + al - 1) & ~(al - 1));
-				if (h[0] > len || h[1] > len || end > len || end <= off)
+				uint64_t desc, next;
+				if (pread(fd, h, sizeof h, (off_t)off) != (ssize_t)sizeof h)
 					break;
-				if (h[2] == NT_GNU_BUILD_ID && h[0] == 4 && memcmp(buf + off + 12, "GNU", 4) == 0 && h[1] <= 64) {
+				desc = off + 12 + ((h[0] + al - 1) & ~(al - 1));
+				next = desc + ((h[1] + al - 1) & ~(al - 1));
+				if (next > end || next <= off)
+					break;
+				if (h[2] == NT_GNU_BUILD_ID && h[0] == 4 && h[1] && h[1] <= 64 &&
+				    pread(fd, buf, 4 + h[1], (off_t)(off + 12)) == (ssize_t)(4 + h[1]) && memcmp(buf, "GNU", 4) == 0) {
 					for (uint32_t k = 0; k < h[1]; k++) {
-						hex[2 * k] = digits[buf[desc + k] >> 4];
-						hex[2 * k + 1] = digits[buf[desc + k] & 15];
+						hex[2 * k] = digits[buf[4 + k] >> 4];
+						hex[2 * k + 1] = digits[buf[4 + k] & 15];
 					}
 					hex[2 * h[1]] = '\0';
 					break;
 				}
-				off = end;
+				off = next;
 			}
 		}
 	close(fd);

@@ -126,7 +126,7 @@ Test(trace, discover_folds_alternatives_tried_in_a_row)
 	setup(&f);
 	write_groups(&f);
 	cr_assert_eq(trace_load(f.trace, &t, &e), 0, "%s", e.msg);
-	cr_assert_eq(trace_discover(&t, &f.ef, f.caller, &none, &d, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_discover(&t, &f.ef, &(struct scan){ 0 }, f.caller, &none, &d, &e), 0, "%s", e.msg);
 	cr_assert_eq(d.n, 3);
 	cr_assert_str_eq(d.v[0].soname, "libfoo.so.2");
 	cr_assert_eq(d.v[0].nalt, 1);
@@ -156,7 +156,7 @@ Test(trace, check_names_the_undeclared_and_the_never_loaded)
 	cr_assert_eq(manifest_parse(declared_json, strlen(declared_json), &declared, &e), 0, "%s", e.msg);
 	cr_assert_eq(trace_load(f.trace, &t, &e), 0, "%s", e.msg);
 	o = open_memstream(&out, &len);
-	cr_assert_eq(trace_check(&t, &f.ef, f.caller, &declared, o, &e), 2);
+	cr_assert_eq(trace_check(&t, &f.ef, &(struct scan){ 0 }, f.caller, &declared, o, &e), 2);
 	fclose(o);
 	snprintf(want, sizeof want,
 		 "%s: undeclared: libbar.so.1: asked for with dlopen(), not found, during the recording\n"
