@@ -59,31 +59,46 @@ $(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a
 
 # --record's rtld-audit module runs inside other programs' loaders: libc only, position
 # independent, and never built with a sanitizer (SANITIZE=1 builds only the tool with one).
-# One module per $PLATFORM (AT_PLATFORM), which the loader expands in LD_AUDIT: this machine's,
-# and on x86_64 also i686 for 32-bit programs when an i686 cross compiler is there.  The tool
-# looks for audit/PLATFORM/ next to itself, then at $(LIBDIR)/dlnote relative to $(BINDIR).
+# One module per value of $LIB, which glibc's loader expands in LD_AUDIT to its own library
+# directory (lib/x86_64-linux-gnu on Debian, lib64 on Fedora): so every program, whatever its
+# class and machine, loads the module built for it, under qemu-user too (docs/recording.md).
+# This machine's, and one per cross compiler of AUDIT_CROSS that is installed (Debian's
+# cross loaders expand $LIB to lib/TRIPLET, TRIPLET from `CC -print-multiarch`).  The tool
+# looks for audit/ next to itself, then at $(LIBDIR)/dlnote relative to $(BINDIR).
 AUDIT_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) -fPIC -shared -Wl,-z,defs
 # The packager's link flags (hardening: -z now, relro), never a sanitizer's.
 AUDIT_LDFLAGS = $(filter-out -fsanitize=%,$(LDFLAGS))
-AUDIT_PLATFORM := $(or $(shell LD_SHOW_AUXV=1 /bin/true 2>/dev/null | sed -n 's/^AT_PLATFORM: *//p'),$(shell uname -m))
-I686_CC   ?= i686-linux-gnu-gcc
-AUDIT_MODULES := $(BUILD)/audit/$(AUDIT_PLATFORM)/dlnote-audit.so
-ifeq ($(AUDIT_PLATFORM),x86_64)
-ifneq ($(shell command -v $(I686_CC)),)
-AUDIT_MODULES += $(BUILD)/audit/i686/dlnote-audit.so
-endif
-endif
-$(BIN): | $(AUDIT_MODULES)
-RECORD_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)/dlnote)
-$(BUILD)/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"'
-
-$(BUILD)/audit/$(AUDIT_PLATFORM)/dlnote-audit.so: src/audit/dlnote-audit.c
+# This machine's $LIB, as its loader expands it (asked with LD_DEBUG), else from the compiler.
+AUDIT_LIB ?= $(or $(shell LD_LIBRARY_PATH='/nonexistent/$$LIB/@' LD_DEBUG=libs /bin/true 2>&1 | \
+	sed -n 's|.*search path=/nonexistent/\([^@]*\)/@.*|\1|p' | head -n 1),$(patsubst %/,%,lib/$(shell $(CC) -print-multiarch 2>/dev/null)))
+AUDIT_CROSS ?= i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc arm-linux-gnueabi-gcc \
+	powerpc64le-linux-gnu-gcc powerpc64-linux-gnu-gcc s390x-linux-gnu-gcc riscv64-linux-gnu-gcc \
+	mips64el-linux-gnuabi64-gcc mips-linux-gnu-gcc
+AUDIT_NATIVE := $(BUILD)/audit/$(AUDIT_LIB)/dlnote-audit.so
+AUDIT_MODULES := $(AUDIT_NATIVE)
+$(AUDIT_NATIVE): src/audit/dlnote-audit.c
 	mkdir -p $(@D)
 	$(CC) $(AUDIT_CFLAGS) $(AUDIT_LDFLAGS) -o $@ $<
-
-$(BUILD)/audit/i686/dlnote-audit.so: src/audit/dlnote-audit.c
+define audit_cross
+AUDIT_MODULES += $$(BUILD)/audit/lib/$(2)/dlnote-audit.so
+$$(BUILD)/audit/lib/$(2)/dlnote-audit.so: src/audit/dlnote-audit.c
+	mkdir -p $$(@D)
+	$(1) $$(AUDIT_CFLAGS) $$(AUDIT_LDFLAGS) -o $$@ $$<
+endef
+$(foreach cc,$(AUDIT_CROSS),$(if $(shell command -v $(cc)),$(eval $(call audit_cross,$(cc),$(shell $(cc) -print-multiarch)))))
+# The module for i386 answers to lib32 too: the $LIB of Debian's libc6-i386 (the 32-bit libc
+# of amd64 machines without multiarch, as gcc-multilib installs it).
+ifneq ($(filter %/lib/i386-linux-gnu/dlnote-audit.so,$(AUDIT_MODULES)),)
+ifneq ($(AUDIT_LIB),lib32)
+AUDIT_LINKS := $(BUILD)/audit/lib32/dlnote-audit.so
+$(AUDIT_LINKS): $(BUILD)/audit/lib/i386-linux-gnu/dlnote-audit.so
 	mkdir -p $(@D)
-	$(I686_CC) $(AUDIT_CFLAGS) $(AUDIT_LDFLAGS) -o $@ $<
+	ln -sfn ../lib/i386-linux-gnu/dlnote-audit.so $@
+endif
+endif
+$(BIN): | $(AUDIT_MODULES) $(AUDIT_LINKS)
+RECORD_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)/dlnote)
+$(BUILD)/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"' -DRECORD_AUDIT_LIB='"$(AUDIT_LIB)"'
 
 # ---- tests ----
 FUZZ_TARGETS := manifest note elf archive
@@ -208,8 +223,12 @@ install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/dlnote-inject
 	for m in $(AUDIT_MODULES); do \
-		d=$(DESTDIR)$(LIBDIR)/dlnote/$$(basename $$(dirname $$m)); \
+		d=$(DESTDIR)$(LIBDIR)/dlnote/$${m#$(BUILD)/audit/}; d=$${d%/*}; \
 		install -d $$d && install -m 644 $$m $$d/dlnote-audit.so || exit 1; \
+	done
+	for l in $(AUDIT_LINKS); do \
+		d=$(DESTDIR)$(LIBDIR)/dlnote/$${l#$(BUILD)/audit/}; \
+		install -d $${d%/*} && cp -P $$l $$d || exit 1; \
 	done
 	$(SET_VERSION) docs/dlnote-inject.1 > $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1
 	install -d $(DESTDIR)$(BASHCOMPDIR)
@@ -226,8 +245,10 @@ install: $(BIN)
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dh_dlnote.1 $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED)) $(DESTDIR)$(LIBDIR)/dlnote/*/dlnote-audit.so
-	for d in $(DESTDIR)$(LIBDIR)/dlnote/* $(DESTDIR)$(LIBDIR)/dlnote $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(DATADIR)/dlnote; do \
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED)) $(DESTDIR)$(LIBDIR)/dlnote/*/dlnote-audit.so \
+		$(DESTDIR)$(LIBDIR)/dlnote/*/*/dlnote-audit.so
+	for d in $(DESTDIR)$(LIBDIR)/dlnote/*/* $(DESTDIR)$(LIBDIR)/dlnote/* $(DESTDIR)$(LIBDIR)/dlnote \
+		$(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(DATADIR)/dlnote; do \
 		if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d" || exit 1; fi; \
 	done
 

@@ -6,13 +6,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "elf.h"
@@ -31,23 +30,19 @@ static int fail(int status, const char *path, const char *msg)
 	return status;
 }
 
-/* The modules: one per $PLATFORM in DIR/PLATFORM/dlnote-audit.so, which the loader of each
- * program expands from LD_AUDIT (rtld.c: DSTs are expanded in audit names); `native` is this
- * machine's.  $DLNOTE_AUDIT_MODULE names one module instead (dir empty).  Absolute paths:
- * COMMAND may chdir. */
+/* The modules: one per value of $LIB in DIR/LIB/dlnote-audit.so, which the loader of each
+ * program expands from LD_AUDIT to its own library directory (rtld.c: DSTs are expanded in
+ * audit names); `native` is this machine's, LIB compiled in by the build.
+ * $DLNOTE_AUDIT_MODULE names one module instead (dir empty).  Absolute paths: COMMAND may
+ * chdir. */
+#ifndef RECORD_AUDIT_LIB
+#define RECORD_AUDIT_LIB "lib"
+#endif
 struct modules {
 	char dir[PATH_MAX];
 	char native[PATH_MAX];
 	char ld_audit[PATH_MAX + 32];
 };
-
-static const char *platform(void)
-{
-	static struct utsname u;
-	const char *p = (const char *)getauxval(AT_PLATFORM);
-
-	return p && *p ? p : uname(&u) == 0 ? u.machine : "unknown";
-}
 
 /* The module directory: audit/ next to the tool (the build tree), else where `make install`
  * puts it relative to the tool. */
@@ -71,13 +66,13 @@ static int find_modules(struct modules *m)
 	self[n] = '\0';
 	*strrchr(self, '/') = '\0';
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		snprintf(try, sizeof try, "%s/%s/%s/" MODULE_NAME, self, dirs[i], platform());
+		snprintf(try, sizeof try, "%s/%s/" RECORD_AUDIT_LIB "/" MODULE_NAME, self, dirs[i]);
 		if (access(try, R_OK) != 0 || !realpath(try, m->native))
 			continue;
 		snprintf(try, sizeof try, "%s/%s", self, dirs[i]);
 		if (!realpath(try, m->dir))
 			return -1;
-		snprintf(m->ld_audit, sizeof m->ld_audit, "%s/$PLATFORM/" MODULE_NAME, m->dir);
+		snprintf(m->ld_audit, sizeof m->ld_audit, "%s/$LIB/" MODULE_NAME, m->dir);
 		return 0;
 	}
 	return -1;
@@ -174,18 +169,25 @@ static int same_target(const char *module, const struct image *im)
 	       m.machine == im->machine;
 }
 
-/* Whether a module will load in a program like im: this machine's, or the i686 one for an i386
- * program (the kernel gives 32-bit x86 programs AT_PLATFORM "i686"). */
+/* Whether a module will load in a program like im: this machine's, or one of the class,
+ * byte order and machine of im among DIR/LIB and DIR/lib/TRIPLET (which one the program's
+ * loader picks is its $LIB: the loader decides). */
 static int module_for(const struct modules *mods, const struct image *im)
 {
-	char i686[PATH_MAX + 32];
+	static const char *const patterns[] = { "/*/" MODULE_NAME, "/*/*/" MODULE_NAME };
+	char pat[PATH_MAX + 32];
+	int found = same_target(mods->native, im);
 
-	if (same_target(mods->native, im))
-		return 1;
-	if (!mods->dir[0] || im->machine != 3 /* EM_386 */)
-		return 0;
-	snprintf(i686, sizeof i686, "%s/i686/" MODULE_NAME, mods->dir);
-	return same_target(i686, im);
+	for (size_t i = 0; !found && mods->dir[0] && i < sizeof patterns / sizeof patterns[0]; i++) {
+		glob_t g;
+		snprintf(pat, sizeof pat, "%s%s", mods->dir, patterns[i]);
+		if (glob(pat, GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (size_t j = 0; !found && j < g.gl_pathc; j++)
+			found = same_target(g.gl_pathv[j], im);
+		globfree(&g);
+	}
+	return found;
 }
 
 /* Why the module cannot run in the program at path, in `why`; 0 when it can (or when path is
@@ -274,8 +276,8 @@ int record_run(const char *trace_arg, char **argv)
 		return fail(RECORD_FAILED, getenv("DLNOTE_AUDIT_MODULE"), why);
 	}
 	if (found)
-		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found in audit/PLATFORM next to the tool nor in "
-			    RECORD_MODULE_FROM_BINDIR "/PLATFORM from it (set DLNOTE_AUDIT_MODULE)");
+		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found in audit/" RECORD_AUDIT_LIB " next to the tool nor in "
+			    RECORD_MODULE_FROM_BINDIR "/" RECORD_AUDIT_LIB " from it (set DLNOTE_AUDIT_MODULE)");
 	if (strpbrk(mods.dir, ":$") || strchr(mods.native, ':'))
 		return fail(RECORD_FAILED, mods.native, "a ':' or '$' in the module's path cannot be put in LD_AUDIT");
 	if (read_image(mods.native, &mod, first, sizeof first))

@@ -17,6 +17,7 @@ $SUDO apt-get install -y --no-install-recommends \
 	libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-i386-cross libc6-dev-ppc64-cross \
 	libc6-dev-s390x-cross libc6-dev-mips-cross libc6-dev-riscv64-cross \
 	libc6-dev-ppc64el-cross libc6-dev-mips64el-cross libc6-dev-armel-cross libc6-dev-x32-cross \
+	libc6-i386 \
 	golang-go gccgo \
 	musl-tools rustc libllvm15 libsystemd0 zlib1g libpython3.11-dev \
 	cmake ninja-build meson pkg-config \

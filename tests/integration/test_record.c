@@ -389,19 +389,20 @@ Test(record, static_musl_and_other_machine_programs_not_auditable)
 
 	build();
 	need("musl-gcc");
-	need("aarch64-linux-gnu-gcc");
+	need("x86_64-linux-gnux32-gcc");
 	put_file("hi.c", hi_c);
-	free(sh("gcc -static -o static hi.c && musl-gcc -o musl hi.c && aarch64-linux-gnu-gcc -o arm64 hi.c"));
+	free(sh("gcc -static -o static hi.c && musl-gcc -o musl hi.c && x86_64-linux-gnux32-gcc -o x32 hi.c"));
 	expect_unauditable("static", "statically linked program: no dynamic loader runs in it");
 	expect_unauditable("musl", "musl program: its loader /lib/ld-musl-x86_64.so.1 has no rtld-audit interface");
-	/* This kernel cannot run it (what execvp() then does is its business): the message comes
-	 * first, and LD_AUDIT is not set, so no loader complains about the module. */
-	c = run("'%s' --record=trace -- ./arm64", tool());
-	cr_assert(strncmp(c.err, "dlnote-inject: ./arm64: not auditable: ELFCLASS64 AArch64 program: no audit module of "
-			  "that class and machine; what it dlopen()s is not recorded\n", 123) == 0, "%s", c.err);
+	/* x32 is built for no module (this kernel may not run it either: what execvp() then does is
+	 * its business): the message comes first, and LD_AUDIT is not set, so no loader complains
+	 * about the module. */
+	c = run("'%s' --record=trace -- ./x32", tool());
+	cr_assert(strncmp(c.err, "dlnote-inject: ./x32: not auditable: ELFCLASS32 x86-64 program: no audit module of "
+			  "that class and machine; what it dlopen()s is not recorded\n", 141) == 0, "%s", c.err);
 	cmd_free(&c);
 	t = get_file("trace", NULL);
-	cr_assert(strstr(t, "\"reason\":\"ELFCLASS64 AArch64 program: no audit module of that class and machine\"}\n"), "%s", t);
+	cr_assert(strstr(t, "\"reason\":\"ELFCLASS32 x86-64 program: no audit module of that class and machine\"}\n"), "%s", t);
 	free(t);
 	/* A script is judged by its interpreter. */
 	free(sh("printf '#!%s/static\\n' > script && chmod +x script", wd));
@@ -410,44 +411,78 @@ Test(record, static_musl_and_other_machine_programs_not_auditable)
 	cmd_free(&c);
 }
 
-/* A 32-bit x86 program gets the i686 module through $PLATFORM in LD_AUDIT.  This kernel runs no
- * 32-bit code: qemu-i386 runs it (itself recorded with the x86_64 module), and the guest's loader
- * expands $PLATFORM to i686. */
-Test(record, i386_program_recorded_with_the_i686_module)
+/* A program of another class or machine gets the module built for it through $LIB in
+ * LD_AUDIT, which its own loader expands (Debian's: lib/TRIPLET).  This kernel runs none of
+ * them: qemu-user does (itself recorded with the x86_64 module), with the cross libc as its
+ * sysroot (-L), as Debian cross builds run test suites; without a sysroot, through the host's
+ * loader of the program's PT_INTERP path. */
+static void record_under_qemu(const char *cc, const char *qemu, const char *sysroot, const char *extra,
+			      const char *machine)
 {
 	char *t, *guest, *p;
 	long pid;
 	struct cmd c;
 
 	build();
-	need("i686-linux-gnu-gcc");
-	need("qemu-i386");
-	put_file("d32.c", "#include <dlfcn.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+	need(cc);
+	need(qemu);
+	if (sysroot)
+		free(sh("test -d %s", sysroot));
+	put_file("dx.c", "#include <dlfcn.h>\n#include <stdio.h>\n#include <unistd.h>\n"
 		 "int main(void) { printf(\"pid %d\\n\", (int)getpid()); void *h = dlopen(\"libm.so.6\", RTLD_NOW);\n"
 		 "  void *n = dlopen(\"libdlr_none.so.1\", RTLD_NOW); printf(\"%d %d\\n\", !!h, !!n); return 0; }\n");
-	free(sh("i686-linux-gnu-gcc -o d32 d32.c"));
-	c = run("'%s' --record=trace -- qemu-i386 -L /usr/i686-linux-gnu ./d32", tool());
+	free(sh("%s -o dx dx.c", cc));
+	c = run("'%s' --record=trace -- %s %s %s%s ./dx", tool(), qemu, extra, sysroot ? "-L " : "", sysroot ? sysroot : "");
 	cr_assert_eq(c.status, 0, "%s", c.err);
 	cr_assert_str_eq(c.err, "");
 	cr_assert_eq(sscanf(c.out, "pid %ld\n", &pid), 1, "%s", c.out);
 	cr_assert(strstr(c.out, "\n1 0\n"), "%s", c.out);
 	t = trace_norm("trace", &pid, 1);
-	/* The guest's lines, then the path its loader found libm.so.6 at (a 32-bit object). */
-	guest = strstr(t, "{\"event\":\"start\",\"pid\":\"P1\",\"exe\":\"W/d32\"}\n");
+	/* The guest's lines, then the path its loader found libm.so.6 at (an object of its machine). */
+	guest = strstr(t, "{\"event\":\"start\",\"pid\":\"P1\",\"exe\":\"W/dx\"}\n");
 	cr_assert(guest, "%s", t);
 	p = strstr(guest, ",\"path\":\"");
 	cr_assert(p, "%s", t);
 	*p = '\0';
-	cr_assert_str_eq(guest, START("P1", "W/d32")
-		ASKED("P1", "W/d32", "dlopen", "W/d32", "libm.so.6")
-		"{\"event\":\"loaded\",\"pid\":\"P1\",\"exe\":\"W/d32\",\"by\":\"dlopen\",\"caller\":\"W/d32\","
+	cr_assert_str_eq(guest, START("P1", "W/dx")
+		ASKED("P1", "W/dx", "dlopen", "W/dx", "libm.so.6")
+		"{\"event\":\"loaded\",\"pid\":\"P1\",\"exe\":\"W/dx\",\"by\":\"dlopen\",\"caller\":\"W/dx\","
 		"\"name\":\"libm.so.6\",\"soname\":\"libm.so.6\"");
 	p += 9;
 	*strchr(p, '"') = '\0';
-	free(sh("readelf -h '%s' | grep -q 'Class: *ELF32' && readelf -h '%s' | grep -q 'Machine: *Intel 80386'", p, p));
-	cr_assert_str_eq(p + strlen(p) + 1, "}\n" ASKED("P1", "W/d32", "dlopen", "W/d32", "libdlr_none.so.1"));
+	/* A path of the guest: qemu looks it up under the sysroot first. */
+	free(sh("f='%s%s'; [ -e \"$f\" ] || f='%s'; readelf -h \"$f\" | grep -q 'Machine: *%s$'", sysroot ? sysroot : "", p, p,
+		machine));
+	cr_assert_str_eq(p + strlen(p) + 1, "}\n" ASKED("P1", "W/dx", "dlopen", "W/dx", "libdlr_none.so.1"));
 	free(t);
 	cmd_free(&c);
+}
+
+#define RECORD_UNDER_QEMU(name, triplet, qemu, extra, machine)                                                \
+	Test(record, name##_program_recorded_under_qemu)                                                      \
+	{                                                                                                     \
+		record_under_qemu(triplet "-gcc", qemu, "/usr/" triplet, extra, machine);                     \
+	}
+RECORD_UNDER_QEMU(i386, "i686-linux-gnu", "qemu-i386", "", "Intel 80386")
+RECORD_UNDER_QEMU(aarch64, "aarch64-linux-gnu", "qemu-aarch64", "", "AArch64")
+RECORD_UNDER_QEMU(armhf, "arm-linux-gnueabihf", "qemu-arm", "", "ARM")
+RECORD_UNDER_QEMU(armel, "arm-linux-gnueabi", "qemu-arm", "", "ARM")
+RECORD_UNDER_QEMU(ppc64el, "powerpc64le-linux-gnu", "qemu-ppc64le", "", "PowerPC64")
+RECORD_UNDER_QEMU(ppc64, "powerpc64-linux-gnu", "qemu-ppc64", "", "PowerPC64")
+RECORD_UNDER_QEMU(s390x, "s390x-linux-gnu", "qemu-s390x", "", "IBM S/390")
+RECORD_UNDER_QEMU(riscv64, "riscv64-linux-gnu", "qemu-riscv64", "", "RISC-V")
+/* Debian's mips64el cross sysroot has its loader only in lib64/, where a real system has it in
+ * lib/mips64el-linux-gnuabi64/ too: the module's libc, loaded in the audit namespace, asks for
+ * ld.so.1 by name and the loader does not look in lib64/ unless told. */
+RECORD_UNDER_QEMU(mips64el, "mips64el-linux-gnuabi64", "qemu-mips64el", "-E LD_LIBRARY_PATH=/lib64", "MIPS R3000")
+RECORD_UNDER_QEMU(mips, "mips-linux-gnu", "qemu-mips", "", "MIPS R3000")
+
+/* Without -L, qemu-i386 runs the program through the host's /lib/ld-linux.so.2, libc6-i386's,
+ * whose $LIB is lib32: the i386 module answers there too. */
+Test(record, i386_program_recorded_through_libc6_i386)
+{
+	need("/lib32/ld-linux.so.2");
+	record_under_qemu("i686-linux-gnu-gcc", "qemu-i386", NULL, "", "Intel 80386");
 }
 
 /* A set-user-ID program the loader runs in secure-execution mode (it changes the effective
@@ -538,17 +573,24 @@ Test(record, lint_fails_then_passes_after_the_note_is_added)
 	free(out);
 }
 
-/* The installed tool finds the installed module: $(LIBDIR)/dlnote relative to $(BINDIR). */
+/* The installed tool finds the installed modules: $(LIBDIR)/dlnote relative to $(BINDIR). */
 Test(record, installed_tool_finds_its_module)
 {
 	char *out;
 
 	build();
 	free(sh("make -s -C '%s' install DESTDIR='%s/stage' PREFIX=/usr >/dev/null", srcdir(), wd));
-	out = sh("cd stage/usr/lib/dlnote && ls */dlnote-audit.so && cd - >/dev/null && env -u DLNOTE_AUDIT_MODULE "
+	out = sh("cd stage/usr/lib/dlnote && find . -name dlnote-audit.so -printf '%%P %%y\\n' | LC_ALL=C sort && cd - >/dev/null && "
+		 "env -u DLNOTE_AUDIT_MODULE "
 		 "stage/usr/bin/dlnote-inject --record=trace -- ./prog o:libdlr_b.so.1 >/dev/null && "
 		 "grep -c '\"event\":\"loaded\"' trace");
-	cr_assert_str_eq(out, "i686/dlnote-audit.so\nx86_64/dlnote-audit.so\n1");
+	/* One module per $LIB (tests/setup.sh installs every cross compiler the Makefile builds for). */
+	cr_assert_str_eq(out, "lib/aarch64-linux-gnu/dlnote-audit.so f\nlib/arm-linux-gnueabi/dlnote-audit.so f\n"
+		"lib/arm-linux-gnueabihf/dlnote-audit.so f\nlib/i386-linux-gnu/dlnote-audit.so f\n"
+		"lib/mips-linux-gnu/dlnote-audit.so f\nlib/mips64el-linux-gnuabi64/dlnote-audit.so f\n"
+		"lib/powerpc64-linux-gnu/dlnote-audit.so f\nlib/powerpc64le-linux-gnu/dlnote-audit.so f\n"
+		"lib/riscv64-linux-gnu/dlnote-audit.so f\nlib/s390x-linux-gnu/dlnote-audit.so f\n"
+		"lib/x86_64-linux-gnu/dlnote-audit.so f\nlib32/dlnote-audit.so l\n1");
 	free(out);
 }
 

@@ -19,7 +19,8 @@
 #include "packaged_tool.h"
 
 /* Every file of each package, as `rpm -qp` gives mode and name, in any order: @V@ is the
- * version, @P@ the machine's $PLATFORM (the audit module's directory), @ID@ the build ID of the
+ * version, @P@ the build machine's $LIB (the audit module's directory), @PUP@ the line of its
+ * parent directory when $LIB has two levels (Debian's lib/MULTIARCH), @ID@ the build ID of the
  * packaged tool (rpm's /usr/lib/.build-id link), @DOCS@ one line per docs/NAME.md of the tarball.
  * Man pages are compared without the .gz that some rpm configurations add. */
 static const char *const main_files[] = {
@@ -28,6 +29,7 @@ static const char *const main_files[] = {
 	"drwxr-xr-x /usr/lib/.build-id/@ID2@",
 	"lrwxrwxrwx /usr/lib/.build-id/@ID2@/@IDREST@",
 	"drwxr-xr-x /usr/lib/dlnote",
+	"@PUP@",
 	"drwxr-xr-x /usr/lib/dlnote/@P@",
 	"-rw-r--r-- /usr/lib/dlnote/@P@/dlnote-audit.so",
 	"-rw-r--r-- /usr/share/bash-completion/completions/dlnote-inject",
@@ -59,7 +61,7 @@ static const char *const devel_files[] = {
 };
 
 struct vars {
-	const char *version, *platform, *id2, *idrest, *docs;
+	const char *version, *platform, *pup, *id2, *idrest, *docs;
 };
 
 /* S with every @NAME@ of VARS replaced. */
@@ -68,7 +70,7 @@ static char *expand(const char *s, const struct vars *v)
 	const struct {
 		const char *key, *val;
 	} subst[] = {
-		{"@V@", v->version}, {"@P@", v->platform}, {"@ID2@", v->id2}, {"@IDREST@", v->idrest}, {"@DOCS@", v->docs},
+		{"@V@", v->version}, {"@PUP@", v->pup}, {"@P@", v->platform}, {"@ID2@", v->id2}, {"@IDREST@", v->idrest}, {"@DOCS@", v->docs},
 	};
 	size_t cap = strlen(s) + 1, len = 0;
 	char *out = malloc(cap);
@@ -146,7 +148,7 @@ Test(package_rpm, rpmbuild_ta_of_the_release_tarball)
 	static const char *const regress_targets[] = {"manifest", "note", "elf", "archive"};
 	struct vars vars;
 	struct cmd c;
-	char *v, *arch, *platform, *docs, *id, *log, *chk, *got, *want, *mainrpm, *genrpm, *develrpm, *release;
+	char *v, *arch, *platform, *pup, *docs, *id, *log, *chk, *got, *want, *mainrpm, *genrpm, *develrpm, *release;
 	const char *synth;
 	int tested = -1, passing = -1;
 
@@ -230,17 +232,17 @@ Test(package_rpm, rpmbuild_ta_of_the_release_tarball)
 
 	/* Every file, in the right package.  Extracted together they are the installed tree. */
 	free(sh("mkdir x && cd x && for f in ../top/RPMS/*/*.rpm; do rpm2cpio \"$f\" | cpio -idm --quiet || exit 1; done"));
-	platform = sh("LD_SHOW_AUXV=1 /bin/true | sed -n 's/^AT_PLATFORM: *//p'");
-	if (!*platform) {
-		free(platform);
-		platform = sh("uname -m");
-	}
+	/* The $LIB this machine's loader expands (the Makefile asks it the same way). */
+	platform = sh("LD_LIBRARY_PATH='/nonexistent/$LIB/@' LD_DEBUG=libs /bin/true 2>&1 | "
+		      "sed -n 's|.*search path=/nonexistent/\\([^@]*\\)/@.*|\\1|p' | head -n 1");
+	cr_assert(*platform, "the loader did not tell its $LIB");
+	pup = sh("case '%s' in */*) echo 'drwxr-xr-x /usr/lib/dlnote/%s' | sed 's|/[^/]*$||';; esac", platform, platform);
 	id = sh("readelf -n x/usr/bin/dlnote-inject | sed -n 's/^ *Build ID: *//p'");
 	cr_assert(strlen(id) > 2, "the packaged tool has no build ID");
 	docs = sh("tar -tzf dlnote-%s.tar.gz | sed -n 's|^dlnote-%s/docs/\\([^/]*\\.md\\)$|-rw-r--r-- "
 		  "/usr/share/doc/dlnote-inject-%s/\\1|p'", v, v, v);
 	cr_assert(*docs, "the tarball has no docs/*.md");
-	vars = (struct vars){.version = v, .platform = platform, .id2 = strndup(id, 2), .idrest = id + 2, .docs = docs};
+	vars = (struct vars){.version = v, .platform = platform, .pup = pup, .id2 = strndup(id, 2), .idrest = id + 2, .docs = docs};
 	{
 		const struct {
 			const char *rpm;
@@ -277,6 +279,7 @@ Test(package_rpm, rpmbuild_ta_of_the_release_tarball)
 	free(id);
 	free(docs);
 	free(platform);
+	free(pup);
 	free(arch);
 	free(v);
 }

@@ -39,15 +39,26 @@ static char *version(void)
 }
 
 /* What `make install` writes with PREFIX=/usr (rpm's and Perl's system directories); the
- * audit modules are this machine's.  With another prefix all of it goes under that prefix. */
+ * audit modules are this machine's and one per cross compiler of the Makefile's AUDIT_CROSS
+ * (tests/setup.sh installs them all), lib32/ a symbolic link to the i386 one.  With another prefix all of it goes under that prefix. */
 #define INSTALLED_USR \
 	"usr/bin/dh_dlnote\n" \
 	"usr/bin/dlnote-inject\n" \
 	"usr/lib/cmake/dlnote/dlnoteConfig.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteConfigVersion.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteFunctions.cmake\n" \
-	"usr/lib/dlnote/i686/dlnote-audit.so\n" \
-	"usr/lib/dlnote/x86_64/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/aarch64-linux-gnu/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/arm-linux-gnueabi/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/arm-linux-gnueabihf/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/i386-linux-gnu/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/mips-linux-gnu/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/mips64el-linux-gnuabi64/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/powerpc64-linux-gnu/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/powerpc64le-linux-gnu/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/riscv64-linux-gnu/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/s390x-linux-gnu/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib/x86_64-linux-gnu/dlnote-audit.so\n" \
+	"usr/lib/dlnote/lib32/dlnote-audit.so\n" \
 	"usr/lib/pkgconfig/dlnote.pc\n" \
 	"usr/lib/rpm/fileattrs/dlnote.attr\n" \
 	"usr/share/bash-completion/completions/dlnote-inject\n" \
@@ -57,12 +68,19 @@ static char *version(void)
 	"usr/share/man/man1/dlnote-inject.1\n" \
 	"usr/share/perl5/Debian/Debhelper/Sequence/dlnote.pm"
 
+static const char *const cross_compilers[] = {
+	"i686-linux-gnu-gcc", "aarch64-linux-gnu-gcc", "arm-linux-gnueabihf-gcc", "arm-linux-gnueabi-gcc",
+	"powerpc64le-linux-gnu-gcc", "powerpc64-linux-gnu-gcc", "s390x-linux-gnu-gcc", "riscv64-linux-gnu-gcc",
+	"mips64el-linux-gnuabi64-gcc", "mips-linux-gnu-gcc", NULL,
+};
+
 static void install_uninstall(const char *prefix, const char *want)
 {
 	char *got;
 
 	need("make");
-	need("i686-linux-gnu-gcc");
+	for (const char *const *cc = cross_compilers; *cc; cc++)
+		need(*cc);
 	free(sh("mkdir -p root/%s/bin && echo keep > root/%s/bin/someone-elses", prefix, prefix));
 	free(sh("make -s -C tree install BUILD=\"$PWD/build\" PREFIX=/%s DESTDIR=\"$PWD/root\" >/dev/null", prefix));
 	got = sh("cd root && find . ! -type d | sed 's|^\\./||' | grep -v /someone-elses | LC_ALL=C sort");
