@@ -74,16 +74,17 @@ AUDIT_LIB ?= $(or $(shell LD_LIBRARY_PATH='/nonexistent/$$LIB/@' LD_DEBUG=libs /
 AUDIT_CROSS ?= i686-linux-gnu-gcc aarch64-linux-gnu-gcc arm-linux-gnueabihf-gcc arm-linux-gnueabi-gcc \
 	powerpc64le-linux-gnu-gcc powerpc64-linux-gnu-gcc s390x-linux-gnu-gcc riscv64-linux-gnu-gcc \
 	mips64el-linux-gnuabi64-gcc mips-linux-gnu-gcc
+AUDIT_SRC := $(wildcard src/audit/*.c) $(wildcard src/audit/*.h)
 AUDIT_NATIVE := $(BUILD)/audit/$(AUDIT_LIB)/dlnote-audit.so
 AUDIT_MODULES := $(AUDIT_NATIVE)
-$(AUDIT_NATIVE): src/audit/dlnote-audit.c
+$(AUDIT_NATIVE): $(AUDIT_SRC)
 	mkdir -p $(@D)
-	$(CC) $(AUDIT_CFLAGS) $(AUDIT_LDFLAGS) -o $@ $<
+	$(CC) $(AUDIT_CFLAGS) $(AUDIT_LDFLAGS) -o $@ $(filter %.c,$^)
 define audit_cross
 AUDIT_MODULES += $$(BUILD)/audit/lib/$(2)/dlnote-audit.so
-$$(BUILD)/audit/lib/$(2)/dlnote-audit.so: src/audit/dlnote-audit.c
+$$(BUILD)/audit/lib/$(2)/dlnote-audit.so: $$(AUDIT_SRC)
 	mkdir -p $$(@D)
-	$(1) $$(AUDIT_CFLAGS) $$(AUDIT_LDFLAGS) -o $$@ $$<
+	$(1) $$(AUDIT_CFLAGS) $$(AUDIT_LDFLAGS) -o $$@ $$(filter %.c,$$^)
 endef
 $(foreach cc,$(AUDIT_CROSS),$(if $(shell command -v $(cc)),$(eval $(call audit_cross,$(cc),$(shell $(cc) -print-multiarch)))))
 # The module for i386 answers to lib32 too: the $LIB of Debian's libc6-i386 (the 32-bit libc

@@ -45,22 +45,16 @@
 #include <sched.h>
 #include <unistd.h>
 
-#define LINE_MAX_BYTES 16384
+#include "audit.h"
+
 #define SEEN_MAX 1024
 #define MAPS_MAX 1024
 #define ASKED_MAX 256
 
 enum kind { ASK_DLOPEN, ASK_NEEDED };
 
-struct line {
-	char p[LINE_MAX_BYTES];
-	size_t len;
-	int overflow;
-};
 
 static struct {
-	const char *trace;             /* NULL: recording off */
-	char exe[PATH_MAX];
 	int started;                   /* the start-up objects are all loaded */
 	int adding;                    /* between LA_ACT_ADD and LA_ACT_CONSISTENT */
 	struct link_map *main_map;
@@ -83,220 +77,29 @@ static struct {
 		char asked[ASKED_MAX];
 	} maps[MAPS_MAX];
 	size_t nmaps;
-	pid_t lock;                    /* the process holding it, 0 when free */
-	pid_t pid;                     /* whose pairs `seen` holds */
 	/* The line being written: here, not on the stack of a thread that may have a small one;
 	 * used under the lock. */
 	struct line line;
 } st;
 
 static void settle(void);
+
+/* The lock, and a forked child's own set of pairs written. */
+static void lock_pairs(void)
+{
+	if (lock())
+		st.nseen = 0;
+}
 static void put_loaded(struct line *l, const char *by, const char *caller, const char *name, struct link_map *map);
 
-/* A lock that fork() cannot leave held: the program's fork() does not run handlers registered
- * with the module's own libc, so a child finding the lock held by another process (its parent,
- * at the fork) takes it over.  A forked child also starts its own set of pairs written. */
-static void lock(void)
-{
-	pid_t self = getpid(), held = 0;
-
-	while (!__atomic_compare_exchange_n(&st.lock, &held, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		if (held != self && __atomic_compare_exchange_n(&st.lock, &held, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			break;
-		sched_yield();
-		held = 0;
-	}
-	if (st.pid != self) {
-		st.pid = self;
-		st.nseen = 0;
-	}
-}
-
-static void unlock(void)
-{
-	__atomic_store_n(&st.lock, 0, __ATOMIC_RELEASE);
-}
 
 static const char *const kind_names[] = { "dlopen", "needed" };
 
 
-static void put(struct line *l, const char *s, size_t n)
-{
-	if (l->len + n >= sizeof l->p) {
-		l->overflow = 1;
-		return;
-	}
-	memcpy(l->p + l->len, s, n);
-	l->len += n;
-}
-
-static void puts_(struct line *l, const char *s)
-{
-	put(l, s, strlen(s));
-}
-
-static void put_u64(struct line *l, uint64_t v)
-{
-	char d[24];
-	size_t i = sizeof d;
-
-	do
-		d[--i] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	put(l, d + i, sizeof d - i);
-}
-
-/* Length of the valid UTF-8 sequence at s (json.c's rules: no overlongs, no surrogates), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-	uint32_t cp;
-
-	if (n == 0)
-		return 0;
-	cp = c & (0xff >> (n + 1));
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* "key":"value", with '"' and '\' escaped; a control character or a byte that is not valid
- * UTF-8 is written as '?' (the trace reader accepts strict JSON strings only). */
-static void put_str(struct line *l, const char *key, const char *v)
-{
-	const unsigned char *s = (const unsigned char *)v;
-
-	put(l, ",\"", 2);
-	puts_(l, key);
-	put(l, "\":\"", 3);
-	while (*s) {
-		size_t n = *s < 0x80 ? 1 : utf8_len(s);
-		if (*s == '"' || *s == '\\')
-			put(l, "\\", 1), put(l, (const char *)s, 1);
-		else if (*s < 0x20 || *s == 0x7f || n == 0)
-			put(l, "?", 1), n = 1;
-		else
-			put(l, (const char *)s, n);
-		s += n;
-	}
-	put(l, "\"", 1);
-}
-
-static void line_start(struct line *l, const char *event)
-{
-	l->len = 0;
-	l->overflow = 0;
-	puts_(l, "{\"event\":\"");
-	puts_(l, event);
-	puts_(l, "\",\"pid\":");
-	put_u64(l, (uint64_t)getpid());
-	put_str(l, "exe", st.exe);
-}
-
-static void line_write(struct line *l)
-{
-	int fd;
-
-	if (l->overflow)
-		return;                  /* longer than any path the loader takes */
-	put(l, "}\n", 2);
-	fd = open(st.trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	(void)!write(fd, l->p, l->len);
-	close(fd);
-}
-
-/* An absolute path without "." components: a dlopen() of "./plugin.so" leaves that name in
- * l_name, and $ORIGIN of such an object expands to ".../.".  Symbolic links are kept. */
-static const char *absolute(const char *path, char *buf)
-{
-	char tmp[PATH_MAX];
-	size_t n = 0;
-	const char *s;
-
-	if (path[0] != '/') {
-		if (!getcwd(tmp, sizeof tmp) || strlen(tmp) + strlen(path) + 2 > sizeof tmp)
-			return path;
-		strcat(strcat(tmp, "/"), path);
-	} else if (strlen(path) < sizeof tmp) {
-		strcpy(tmp, path);
-	} else {
-		return path;
-	}
-	for (s = tmp; *s;) {
-		if (s[0] == '/' && (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || s[2] == '\0')))) {
-			s += s[1] == '/' ? 1 : 2;
-			continue;
-		}
-		buf[n++] = *s++;
-	}
-	buf[n ? n : (buf[0] = '/', 1)] = '\0';
-	return buf;
-}
-
-/* The GNU build-id of the ELF file at `path`, in hex ("" when it has none), read from its
- * PT_NOTE segments; the last one is kept, as most asks come from the same caller.  The reader
- * matches a FILE to the trace by it, so a trace of the build tree lints the packaged copies,
- * stripped or not (docs/recording.md). */
-static const char *build_id_of(const char *path)
-{
-	static char last[PATH_MAX], hex[2 * 64 + 1];
-	static const char digits[] = "0123456789abcdef";
-	unsigned char buf[4 + 64];
-	ElfW(Ehdr) eh;
-	ElfW(Phdr) ph;
-	int fd;
-
-	if (strcmp(path, last) == 0)
-		return hex;
-	hex[0] = last[0] = '\0';
-	if (strlen(path) >= sizeof last || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return hex;
-	strcpy(last, path);
-	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    eh.e_phentsize == sizeof ph)
-		for (unsigned i = 0; i < eh.e_phnum && !hex[0]; i++) {
-			uint64_t off, end, al;
-			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph ||
-			    ph.p_type != PT_NOTE)
-				continue;
-			al = ph.p_align == 8 ? 8 : 4;
-			/* Note by note, header first: a large note before it (.note.dlopen) costs one read. */
-			for (off = ph.p_offset, end = ph.p_offset + ph.p_filesz; off + 12 <= end;) {
-				uint32_t h[3];
-				uint64_t desc, next;
-				if (pread(fd, h, sizeof h, (off_t)off) != (ssize_t)sizeof h)
-					break;
-				desc = off + 12 + ((h[0] + al - 1) & ~(al - 1));
-				next = desc + ((h[1] + al - 1) & ~(al - 1));
-				if (next > end || next <= off)
-					break;
-				if (h[2] == NT_GNU_BUILD_ID && h[0] == 4 && h[1] && h[1] <= 64 &&
-				    pread(fd, buf, 4 + h[1], (off_t)(off + 12)) == (ssize_t)(4 + h[1]) && memcmp(buf, "GNU", 4) == 0) {
-					for (uint32_t k = 0; k < h[1]; k++) {
-						hex[2 * k] = digits[buf[4 + k] >> 4];
-						hex[2 * k + 1] = digits[buf[4 + k] & 15];
-					}
-					hex[2 * h[1]] = '\0';
-					break;
-				}
-				off = next;
-			}
-		}
-	close(fd);
-	return hex;
-}
 
 static const char *map_path(struct link_map *m, char *buf)
 {
-	return m == st.main_map || !m->l_name || !m->l_name[0] ? st.exe : absolute(m->l_name, buf);
+	return m == st.main_map || !m->l_name || !m->l_name[0] ? out.exe : absolute(m->l_name, buf);
 }
 
 /* DT_SONAME of a mapped object.  glibc relocates the dynamic section's address entries in place
@@ -344,11 +147,11 @@ unsigned la_version(unsigned version)
 {
 	ssize_t n;
 
-	st.trace = getenv("DLNOTE_RECORD_TRACE");
-	if (st.trace && st.trace[0] != '/')
-		st.trace = NULL;         /* the tool passes an absolute path; children may chdir */
-	n = readlink("/proc/self/exe", st.exe, sizeof st.exe - 1);
-	st.exe[n > 0 ? n : 0] = '\0';
+	out.trace = getenv("DLNOTE_RECORD_TRACE");
+	if (out.trace && out.trace[0] != '/')
+		out.trace = NULL;         /* the tool passes an absolute path; children may chdir */
+	n = readlink("/proc/self/exe", out.exe, sizeof out.exe - 1);
+	out.exe[n > 0 ? n : 0] = '\0';
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
@@ -361,8 +164,8 @@ void la_activity(uintptr_t *cookie, unsigned flag)
 		st.adding = 0;
 		settle();
 		st.pending = 0;
-		if (!st.started && st.trace) {
-			lock();
+		if (!st.started && out.trace) {
+			lock_pairs();
 			line_start(&st.line, "start");
 			line_write(&st.line);
 			unlock();
@@ -380,13 +183,13 @@ static void settle(void)
 	static char buf[PATH_MAX];
 	struct stat want, have;
 
-	if (!st.pending || !st.write || st.kind != ASK_DLOPEN || !st.candidate[0] || !st.trace ||
+	if (!st.pending || !st.write || st.kind != ASK_DLOPEN || !st.candidate[0] || !out.trace ||
 	    stat(st.candidate, &want) != 0) {
 		st.candidate[0] = '\0';
 		return;
 	}
 	st.candidate[0] = '\0';
-	lock();
+	lock_pairs();
 	for (size_t i = 0; i < st.nmaps; i++) {
 		struct link_map *m = st.maps[i].map;
 		if (!m->l_name || !m->l_name[0] || stat(absolute(m->l_name, buf), &have) != 0 ||
@@ -407,7 +210,7 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 
 	if (flag != LA_SER_ORIG && st.pending && st.kind == ASK_DLOPEN && strlen(name) < sizeof st.candidate)
 		strcpy(st.candidate, name);
-	if (flag != LA_SER_ORIG || !st.started || !st.trace || !loader)
+	if (flag != LA_SER_ORIG || !st.started || !out.trace || !loader)
 		return (char *)name;
 	settle();
 	st.pending = 0;
@@ -418,7 +221,7 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 	strcpy(st.caller, caller);
 	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
 	st.pending = 1;
-	lock();
+	lock_pairs();
 	st.write = !seen_before(caller, name);
 	if (st.write) {
 		line_start(&st.line, "asked");
@@ -449,7 +252,7 @@ unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	*cookie = (uintptr_t)map;
 	if (!st.main_map)
 		st.main_map = map;       /* the first object reported is the program */
-	lock();
+	lock_pairs();
 	if (st.nmaps < MAPS_MAX) {
 		struct loaded *m = &st.maps[st.nmaps++];
 		m->map = map;
@@ -458,20 +261,20 @@ unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		if (st.pending && strlen(st.name) < sizeof m->asked)
 			strcpy(m->asked, st.name);
 	}
-	if (st.started && st.trace && st.pending && st.write) {
+	if (st.started && out.trace && st.pending && st.write) {
 		put_loaded(&st.line, kind_names[st.kind], st.caller, st.name, map);
 		line_write(&st.line);
 	}
 	st.pending = 0;
 	st.candidate[0] = '\0';
 	unlock();
-	return st.trace ? LA_FLG_BINDTO | LA_FLG_BINDFROM : 0;
+	return out.trace ? LA_FLG_BINDTO | LA_FLG_BINDFROM : 0;
 }
 
 unsigned la_objclose(uintptr_t *cookie)
 {
 	settle();                /* dlclose(), or the end of the process: _dl_fini closes every object */
-	lock();
+	lock_pairs();
 	for (size_t i = 0; i < st.nmaps; i++)
 		if (st.maps[i].map == (struct link_map *)*cookie) {
 			st.maps[i] = st.maps[--st.nmaps];
@@ -525,9 +328,9 @@ void dlnote_before_dlopen(void *ret, const char *name)
 	Lmid_t lmid = LM_ID_BASE;
 	Dl_info info;
 
-	if (!st.started || !st.trace || !name || !dladdr1(ret, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
+	if (!st.started || !out.trace || !name || !dladdr1(ret, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
 		return;
-	lock();
+	lock_pairs();
 	for (size_t i = 0; i < st.nmaps; i++)
 		if (st.maps[i].map == caller)
 			lmid = st.maps[i].lmid;
@@ -551,7 +354,7 @@ uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr
 	void *real = (void *)sym->st_value;
 
 	(void)ndx, (void)refcook, (void)defcook, (void)flags;
-	if (!st.trace || strcmp(symname, "dlopen") != 0)
+	if (!out.trace || strcmp(symname, "dlopen") != 0)
 		return sym->st_value;
 	if (!__atomic_load_n(&dlnote_real_dlopen, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&dlnote_real_dlopen, real, __ATOMIC_RELEASE);
