@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* record.c - the --record driver: find the audit module, look at COMMAND, set LD_AUDIT and
- * DLNOTE_RECORD_TRACE, and exec COMMAND.  Exec (no fork) leaves COMMAND's standard streams,
- * process id, signals and exit status exactly its own. */
+/* record.c - the --record driver: find the audit modules, look at COMMAND, set LD_AUDIT,
+ * DLNOTE_RECORD_TRACE and DLNOTE_RECORD_FD, run COMMAND as a child, wait, and end as it ended
+ * (docs/recording.md).  COMMAND's standard streams are its own. */
 #include "record.h"
 
 #include <errno.h>
@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "elf.h"
@@ -23,6 +25,8 @@
 #define RECORD_MODULE_FROM_BINDIR "../lib/dlnote"
 #endif
 #define MODULE_NAME "dlnote-audit.so"
+/* The lowest number of the descriptor on the trace that the recording inherits. */
+#define RECORD_FD_MIN 100
 
 static int fail(int status, const char *path, const char *msg)
 {
@@ -226,27 +230,25 @@ static int unauditable(const char *path, const struct modules *mods, char *why, 
 	return 0;
 }
 
-/* One line in the trace for this process (COMMAND keeps our pid across exec). */
-static int trace_unauditable(const char *trace, const char *exe, const char *why)
+/* One line in the trace for COMMAND, with the tool's process id (COMMAND runs as its child). */
+static int trace_unauditable(int fd, const char *exe, const char *why)
 {
 	struct buf b = { 0 };
-	int fd = open(trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644), r = -1;
+	int r = -1;
 
 	buf_printf(&b, "{\"event\":\"unauditable\",\"pid\":%ld,\"exe\":", (long)getpid());
 	json_put_string(&b, exe, strlen(exe));
 	buf_puts(&b, ",\"reason\":");
 	json_put_string(&b, why, strlen(why));
 	buf_puts(&b, "}\n");
-	if (fd >= 0 && !b.oom && write(fd, b.p, b.len) == (ssize_t)b.len)
+	if (!b.oom && write(fd, b.p, b.len) == (ssize_t)b.len)
 		r = 0;
-	if (fd >= 0)
-		close(fd);
 	buf_free(&b);
 	return r;
 }
 
 /* LD_AUDIT: the module first, then whatever was there already (unless it is ours). */
-static int set_env(const char *module, const char *trace)
+static int set_env(const char *module, const char *trace, const char *fdvar)
 {
 	const char *old = getenv("LD_AUDIT");
 	struct buf v = { 0 };
@@ -258,17 +260,141 @@ static int set_env(const char *module, const char *trace)
 		buf_puts(&v, old);
 	}
 	buf_putc(&v, '\0');
-	r = v.oom || setenv("LD_AUDIT", v.p, 1) || setenv("DLNOTE_RECORD_TRACE", trace, 1) ? -1 : 0;
+	r = v.oom || setenv("LD_AUDIT", v.p, 1) || setenv("DLNOTE_RECORD_TRACE", trace, 1) ||
+	    setenv("DLNOTE_RECORD_FD", fdvar, 1) ? -1 : 0;
 	buf_free(&v);
 	return r;
+}
+
+/* The string value of "key" in a trace line written by the module or this file (only '"' and
+ * '\' escaped), in out; "" when it has none. */
+static void field(const char *line, const char *key, char *out, size_t size)
+{
+	char pat[32];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof pat, "\"%s\":\"", key);
+	p = strstr(line, pat);
+	for (p = p ? p + strlen(pat) : ""; *p && *p != '"' && n + 1 < size; p++)
+		out[n++] = *p == '\\' && p[1] ? *++p : *p;
+	out[n] = '\0';
+}
+
+/* After the run: one line for the processes the module found it could not follow (its
+ * "unauditable" lines from `from` on, which name their caller; COMMAND's own was said before
+ * it ran), with a count. */
+static void summarize(const char *trace_arg, const char *trace, off_t from)
+{
+	FILE *f = fopen(trace, "re");
+	char *line = NULL, exe[PATH_MAX] = "", reason[512] = "";
+	size_t cap = 0;
+	long count = 0;
+
+	if (!f || fseeko(f, from, SEEK_SET) != 0) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		static const char start[] = "{\"event\":\"unauditable\",";
+		if (strncmp(line, start, sizeof start - 1) != 0 || !strstr(line, ",\"caller\":\""))
+			continue;
+		if (count++ == 0) {
+			field(line, "exe", exe, sizeof exe);
+			field(line, "reason", reason, sizeof reason);
+		}
+	}
+	free(line);
+	fclose(f);
+	if (count)
+		fprintf(stderr, PROGRAM_NAME ": %s: %ld process%s could not be recorded (first: %s: %s; see the trace's "
+			"\"unauditable\" lines)\n", trace_arg, count, count == 1 ? "" : "es", exe, reason);
+}
+
+/* Signals sent to the tool alone (a supervisor's TERM) go on to COMMAND; the terminal's
+ * interrupt and quit reach COMMAND's process group anyway and are not the tool's to act on. */
+static volatile pid_t running;
+
+static void forward(int sig)
+{
+	if (running > 0)
+		kill(running, sig);
+}
+
+static const int forwarded[] = { SIGHUP, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGWINCH };
+
+/* Run COMMAND as the child, wait, and end as it ended: its exit status, or its signal.  A
+ * COMMAND that cannot be audited (`why`) gets its line in the trace from the child, with the
+ * process id it keeps. */
+static int run_and_wait(const char *trace_arg, const char *trace, off_t from, int trace_fd, const char *exe,
+			const char *why, char **argv)
+{
+	struct sigaction sa = { 0 }, old_int, old_quit;
+	int status, err_pipe[2], err = 0;
+	pid_t pid;
+
+	if (pipe2(err_pipe, O_CLOEXEC))
+		return fail(RECORD_FAILED, argv[0], strerror(errno));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGQUIT, &sa, &old_quit);
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		if (why && trace_unauditable(trace_fd, exe, why)) {
+			fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
+			_exit(RECORD_FAILED);
+		}
+		execvp(argv[0], argv);    /* trace_fd is inherited: opened without O_CLOEXEC */
+		err = errno;
+		(void)!write(err_pipe[1], &err, sizeof err);
+		_exit(RECORD_CANNOT_RUN);
+	}
+	close(err_pipe[1]);
+	if (pid < 0) {
+		close(err_pipe[0]);
+		return fail(RECORD_FAILED, argv[0], strerror(errno));
+	}
+	running = pid;
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+		sigaction(forwarded[i], &sa, NULL);
+	if (read(err_pipe[0], &err, sizeof err) == (ssize_t)sizeof err) {
+		close(err_pipe[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return fail(err == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_RUN, argv[0], strerror(err));
+	}
+	close(err_pipe[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return fail(RECORD_FAILED, argv[0], strerror(errno));
+	running = 0;
+	close(trace_fd);
+	summarize(trace_arg, trace, from);
+	if (WIFSIGNALED(status)) {
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = 0;
+		sigaction(WTERMSIG(status), &sa, NULL);
+		fflush(NULL);
+		raise(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
 }
 
 int record_run(const char *trace_arg, char **argv)
 {
 	char trace[PATH_MAX], cwd[PATH_MAX], exe[PATH_MAX], real[PATH_MAX], first[8], why[512];
+	char fdvar[64];
 	struct modules mods;
 	struct image mod;
-	int fd, kind = 0, found;
+	struct stat st;
+	int fd, inherited, kind = 0, found;
+	off_t from;
 
 	found = find_modules(&mods);
 	if (found == -2) {
@@ -287,19 +413,26 @@ int record_run(const char *trace_arg, char **argv)
 	if (snprintf(trace, sizeof trace, "%s%s%s", trace_arg[0] == '/' ? "" : cwd, trace_arg[0] == '/' ? "" : "/",
 		     trace_arg) >= (int)sizeof trace)
 		return fail(RECORD_FAILED, trace_arg, "path too long");
+	/* The descriptor every process of the recording inherits: one that changes user can still
+	 * append to a trace it may not open.  Above the numbers programs pick for themselves. */
 	fd = open(trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return fail(RECORD_FAILED, trace_arg, strerror(errno));
+	inherited = fcntl(fd, F_DUPFD, RECORD_FD_MIN);
 	close(fd);
+	if (inherited < 0 || fstat(inherited, &st))
+		return fail(RECORD_FAILED, trace_arg, strerror(errno));
+	snprintf(fdvar, sizeof fdvar, "%d:%llu:%llu", inherited, (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
 	if (resolve(argv[0], exe) == 0 && (kind = unauditable(exe, &mods, why, sizeof why, 0)) != 0) {
 		fprintf(stderr, PROGRAM_NAME ": %s: not auditable: %s; what it dlopen()s is not recorded\n", exe, why);
-		if (trace_unauditable(trace, realpath(exe, real) ? real : exe, why))
-			return fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
+		if (realpath(exe, real))
+			snprintf(exe, sizeof exe, "%s", real);
 	}
+	from = lseek(inherited, 0, SEEK_END);
 	/* A program of another class or machine would have its loader print an error about the
 	 * module on its standard error: it runs without it (and so do its children). */
-	if (kind != 2 && set_env(mods.ld_audit, trace))
+	if (kind != 2 && set_env(mods.ld_audit, trace, fdvar))
 		return fail(RECORD_FAILED, argv[0], "cannot set the environment");
-	execvp(argv[0], argv);
-	return fail(errno == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_RUN, argv[0], strerror(errno));
+	return run_and_wait(trace_arg, trace, from < 0 ? 0 : from, inherited, exe, kind ? why : NULL, argv);
 }

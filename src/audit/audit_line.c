@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <link.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,7 +111,7 @@ void put_str(struct line *l, const char *key, const char *v)
 	put(l, "\"", 1);
 }
 
-void line_start(struct line *l, const char *event)
+void line_start_for(struct line *l, const char *event, const char *exe)
 {
 	l->len = 0;
 	l->overflow = 0;
@@ -117,16 +119,51 @@ void line_start(struct line *l, const char *event)
 	puts_(l, event);
 	puts_(l, "\",\"pid\":");
 	put_u64(l, (uint64_t)getpid());
-	put_str(l, "exe", out.exe);
+	put_str(l, "exe", exe);
 }
 
+void line_start(struct line *l, const char *event)
+{
+	line_start_for(l, event, out.exe);
+}
+
+/* The recording's settings, from the environment the tool set: DLNOTE_RECORD_TRACE, the
+ * trace's absolute path (children may chdir), and DLNOTE_RECORD_FD, "FD:DEV:INO", a descriptor
+ * on it that the tool left open for every process of the recording. */
+void out_init(void)
+{
+	const char *fd = getenv("DLNOTE_RECORD_FD");
+	unsigned long long dev, ino;
+	int n, end = 0;
+	ssize_t len;
+
+	out.trace = getenv("DLNOTE_RECORD_TRACE");
+	if (out.trace && out.trace[0] != '/')
+		out.trace = NULL;
+	out.fd = -1;
+	if (fd && sscanf(fd, "%d:%llu:%llu%n", &n, &dev, &ino, &end) == 3 && !fd[end] && n >= 0) {
+		out.fd = n;
+		out.dev = (dev_t)dev;
+		out.ino = (ino_t)ino;
+	}
+	len = readlink("/proc/self/exe", out.exe, sizeof out.exe - 1);
+	out.exe[len > 0 ? len : 0] = '\0';
+}
+
+/* One write(), on the inherited descriptor while it is still the trace (a process that
+ * changed user may not open the file; one that closed or reused the number falls back), else
+ * on the file opened for this line alone. */
 void line_write(struct line *l)
 {
+	struct stat s;
 	int fd;
 
 	if (l->overflow)
 		return;                  /* longer than any path the loader takes */
 	put(l, "}\n", 2);
+	if (out.fd >= 0 && fstat(out.fd, &s) == 0 && s.st_dev == out.dev && s.st_ino == out.ino &&
+	    write(out.fd, l->p, l->len) == (ssize_t)l->len)
+		return;
 	fd = open(out.trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;

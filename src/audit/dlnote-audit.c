@@ -145,13 +145,7 @@ static int seen_before(const char *caller, const char *name)
 
 unsigned la_version(unsigned version)
 {
-	ssize_t n;
-
-	out.trace = getenv("DLNOTE_RECORD_TRACE");
-	if (out.trace && out.trace[0] != '/')
-		out.trace = NULL;         /* the tool passes an absolute path; children may chdir */
-	n = readlink("/proc/self/exe", out.exe, sizeof out.exe - 1);
-	out.exe[n > 0 ? n : 0] = '\0';
+	out_init();
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
@@ -348,16 +342,33 @@ void dlnote_before_dlopen(void *ret, const char *name)
 	unlock();
 }
 
-uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook, unsigned *flags,
-		       const char *symname)
+static uintptr_t dlopen_bind(uintptr_t value)
 {
-	void *real = (void *)sym->st_value;
+	void *real = (void *)value;
 
-	(void)ndx, (void)refcook, (void)defcook, (void)flags;
-	if (!out.trace || strcmp(symname, "dlopen") != 0)
-		return sym->st_value;
 	if (!__atomic_load_n(&dlnote_real_dlopen, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&dlnote_real_dlopen, real, __ATOMIC_RELEASE);
-	return real == dlnote_real_dlopen ? (uintptr_t)dlnote_dlopen_wrapper : sym->st_value;
+	return real == dlnote_real_dlopen ? (uintptr_t)dlnote_dlopen_wrapper : value;
 }
 #endif
+
+/* Every PLT binding (lazy, or at load time with BIND_NOW: glibc 2.35 and later) of the objects
+ * la_objopen asked about: dlopen() to its wrapper on x86-64, exec and spawn functions to their
+ * watchers (audit_exec.c) everywhere. */
+#if __ELF_NATIVE_CLASS == 64
+uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook, unsigned *flags,
+		       const char *symname)
+#else
+uintptr_t la_symbind32(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook, unsigned *flags,
+		       const char *symname)
+#endif
+{
+	(void)ndx, (void)refcook, (void)defcook, (void)flags;
+	if (!out.trace)
+		return sym->st_value;
+#if defined(__x86_64__)
+	if (strcmp(symname, "dlopen") == 0)
+		return dlopen_bind(sym->st_value);
+#endif
+	return exec_bind(symname, sym->st_value);
+}

@@ -328,10 +328,16 @@ Test(record, command_status_and_streams_passed_through)
 	cr_assert_str_eq(c.err, "to stderr\n");
 	free(sh("grep -c '^pid [0-9]*$' out && test $(wc -l < out) = 1"));
 	cmd_free(&c);
-	/* A signal too: the tool is COMMAND (exec), the shell sees the signal itself. */
+	/* A signal too: COMMAND runs as the tool's child, and the tool ends by the same signal. */
 	c = run("'%s' --record=trace -- sh -c 'echo out; kill -TERM $$'", tool());
 	cr_assert_eq(c.status, 128 + 15);
 	cr_assert_str_eq(c.out, "out\n");
+	cmd_free(&c);
+	/* A TERM sent to the tool alone (a supervisor's) reaches COMMAND, which ends by it. */
+	c = run("{ '%s' --record=trace -- sh -c 'trap \"echo got TERM; exit 7\" TERM; echo ready; while :; do sleep 0.1; done' "
+		"> out & } ; t=$!; until grep -q ready out 2>/dev/null; do sleep 0.05; done; kill -TERM $t; wait $t; echo $?; cat out",
+		tool());
+	cr_assert_str_eq(c.out, "7\nready\ngot TERM\n", "%s", c.err);
 	cmd_free(&c);
 	c = run("'%s' --record=trace -- ./no-such-program", tool());
 	cr_assert_eq(c.status, 127);
@@ -483,6 +489,76 @@ Test(record, i386_program_recorded_through_libc6_i386)
 {
 	need("/lib32/ld-linux.so.2");
 	record_under_qemu("i686-linux-gnu-gcc", "qemu-i386", NULL, "", "Intel 80386");
+}
+
+/* A child that drops to another user (setpriv, su as root) cannot open a trace the recording
+ * user created 0644: it writes through the descriptor the tool left open for the recording
+ * (DLNOTE_RECORD_FD).  The trace stays the recording user's, mode 0644.  Without the
+ * descriptor the same run loses that child's lines, which is what the test guards. */
+Test(record, a_child_that_changes_user_is_recorded)
+{
+	const char *root = geteuid() == 0 ? "" : "sudo -n ";
+	char want[2 * 4096 + 256], *t, *out;
+	struct cmd c;
+
+	build();
+	need("setpriv");
+	need("su");
+	if (*root)
+		need("sudo");
+	free(sh("chmod 755 ."));
+	c = run("%s'%s' --record=trace -- setpriv --reuid=nobody --regid=nogroup --clear-groups ./prog o:libdlr_b.so.1",
+		root, tool());
+	cr_assert_eq(c.status, 0, "%s", c.err);
+	cr_assert(strstr(c.out, "libdlr_b.so.1 loaded\n"), "%s", c.out);
+	cmd_free(&c);
+	t = get_file("trace", NULL);
+	snprintf(want, sizeof want, "\"exe\":\"%s/prog\",\"by\":\"dlopen\",\"caller\":\"%s/prog\",\"name\":\"libdlr_b.so.1\","
+		 "\"soname\":\"libdlr_b.so.1\"", wd, wd);
+	cr_assert(strstr(t, want), "%s", t);
+	free(t);
+	out = sh("stat -c '%%a %%u' trace; %s'%s' --record=trace.su -- su -s /bin/sh nobody -c './prog o:libdlr_b.so.1' "
+		 ">/dev/null && grep -c '\"name\":\"libdlr_b.so.1\",\"soname\"' trace.su", root, tool());
+	cr_assert_str_eq(out, "644 0\n1");
+	free(out);
+	/* The guard: the same child, the descriptor's variable removed. */
+	out = sh("%s'%s' --record=trace.nofd -- env -u DLNOTE_RECORD_FD setpriv --reuid=nobody --regid=nogroup "
+		 "--clear-groups ./prog o:libdlr_b.so.1 >/dev/null && grep -c '\"start\"' trace.nofd; "
+		 "grep -c 'libdlr_b' trace.nofd || true", root, tool());
+	cr_assert_str_eq(out, "2\n0");
+	free(out);
+}
+
+/* A set-user-ID program started by a recorded process runs in secure-execution mode: it and
+ * everything it starts go unrecorded.  The module's exec watchers write an "unauditable" line
+ * for each such program, and the tool says at the end, in one line with a count. */
+Test(record, set_user_id_children_counted_at_the_end)
+{
+	const char *root = geteuid() == 0 ? "" : "sudo -n ";
+	char want[2 * 4096 + 256], *t, *dash;
+	struct cmd c;
+
+	build();
+	put_file("hi.c", hi_c);
+	free(sh("gcc -o suid hi.c && %schown nobody suid && %schmod u+s suid", root, root));
+	c = run("'%s' --record=trace -- sh -c './suid; ./suid >/dev/null; exit 3'", tool());
+	cr_assert_eq(c.status, 3);
+	cr_assert(strstr(c.out, "\nhi\n"), "%s", c.out);
+	snprintf(want, sizeof want, "dlnote-inject: trace: 2 processes could not be recorded (first: %s/suid: set-user-ID "
+		 "or set-group-ID program: the loader ignores LD_AUDIT for it; see the trace's \"unauditable\" lines)\n", wd);
+	cr_assert_str_eq(c.err, want);
+	cmd_free(&c);
+	dash = sh("realpath \"$(command -v sh)\"");
+	t = get_file("trace", NULL);
+	snprintf(want, sizeof want, "\"exe\":\"%s/suid\",\"reason\":\"set-user-ID or set-group-ID program: the loader "
+		 "ignores LD_AUDIT for it\",\"caller\":\"%s\"}\n", wd, dash);
+	cr_assert(strstr(t, want) && strstr(strstr(t, want) + 1, want), "%s", t);
+	free(t);
+	free(dash);
+	/* Through posix_spawnp() (Python's subprocess on Debian 12), and checked as the lint sees it. */
+	c = run("'%s' --record=trace2 -- python3 -c 'import subprocess; subprocess.run([\"./suid\"])' >/dev/null", tool());
+	cr_assert(strstr(c.err, ": 1 process could not be recorded (first: "), "%s", c.err);
+	cmd_free(&c);
 }
 
 /* A set-user-ID program the loader runs in secure-execution mode (it changes the effective
