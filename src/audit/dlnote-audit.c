@@ -14,8 +14,8 @@
  *   last name asked with the path and the soname.
  *
  * What the loader answers without a search never reaches those callbacks: a dlopen() of an
- * object already loaded (by name or soname).  On x86-64 the module also sees those calls:
- * la_symbind64 binds every PLT call of dlopen() to dlnote_dlopen_wrapper, which notes the caller
+ * object already loaded (by name or soname).  On x86-64, i386, aarch64, arm and riscv64 the
+ * module also sees those calls: la_symbind binds every PLT call of dlopen() to dlnote_dlopen_wrapper, which notes the caller
  * (from its return address) and the name, then jumps to the real dlopen() with the stack as the
  * caller left it, so that glibc still sees the caller's return address (it picks the namespace
  * and the RUNPATH from it).  When the name is that of an object already loaded, the wrapper
@@ -278,7 +278,9 @@ unsigned la_objclose(uintptr_t *cookie)
 	return 0;
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
+	(defined(__riscv) && __riscv_xlen == 64)
+#define DLOPEN_WRAPPER 1
 /* The dlopen() the program's PLT calls were bound to (one definition: an interposer's is left
  * alone), and the wrapper they are bound to instead.  The wrapper's asm is all that uses
  * dlnote_real_dlopen and dlnote_before_dlopen: `used` keeps them under LTO, which does not
@@ -287,9 +289,12 @@ __attribute__((visibility("hidden"), used)) void *dlnote_real_dlopen;
 __attribute__((visibility("hidden"))) void dlnote_dlopen_wrapper(void);
 __attribute__((visibility("hidden"), used)) void dlnote_before_dlopen(void *ret, const char *name);
 
-/* Keep dlopen()'s arguments, call dlnote_before_dlopen(return address, name) with the stack
- * 16-byte aligned (three pushes after the call's return address), restore, and jump: the real
- * dlopen() returns straight to the caller and sees the caller's return address. */
+/* Each wrapper keeps dlopen()'s arguments, calls dlnote_before_dlopen(return address, name)
+ * with the stack aligned as the ABI wants, restores everything, and jumps (never calls): the
+ * real dlopen() returns straight to the caller and sees the caller's return address, from
+ * which glibc picks the namespace and the RUNPATH. */
+#if defined(__x86_64__)
+/* Three pushes after the call's return address: 16-byte aligned. */
 __asm__(".text\n"
 	".type dlnote_dlopen_wrapper,@function\n"
 	"dlnote_dlopen_wrapper:\n"
@@ -299,6 +304,70 @@ __asm__(".text\n"
 	"\tpop %rdx\n\tpop %rsi\n\tpop %rdi\n"
 	"\tjmp *dlnote_real_dlopen(%rip)\n"
 	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+#elif defined(__i386__)
+/* Arguments on the stack: 4 bytes of padding and the two arguments keep the call 16-byte
+ * aligned; the real address is read position-independently from the next instruction. */
+__asm__(".text\n"
+	".type dlnote_dlopen_wrapper,@function\n"
+	"dlnote_dlopen_wrapper:\n"
+	"\tsubl $4, %esp\n"
+	"\tpushl 8(%esp)\n"            /* name */
+	"\tpushl 8(%esp)\n"            /* the caller's return address */
+	"\tcall dlnote_before_dlopen\n"
+	"\taddl $12, %esp\n"
+	"\tcall 1f\n"
+	"1:\tpopl %ecx\n"
+	"\tjmp *(dlnote_real_dlopen-1b)(%ecx)\n"
+	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+#elif defined(__aarch64__)
+/* The return address is in x30; x16 is free to use between a call and its callee. */
+__asm__(".text\n"
+	".type dlnote_dlopen_wrapper,%function\n"
+	"dlnote_dlopen_wrapper:\n"
+	"\tstp x29, x30, [sp, -32]!\n"
+	"\tmov x29, sp\n"
+	"\tstp x0, x1, [sp, 16]\n"
+	"\tmov x1, x0\n\tmov x0, x30\n"
+	"\tbl dlnote_before_dlopen\n"
+	"\tldp x0, x1, [sp, 16]\n"
+	"\tldp x29, x30, [sp], 32\n"
+	"\tadrp x16, dlnote_real_dlopen\n"
+	"\tldr x16, [x16, :lo12:dlnote_real_dlopen]\n"
+	"\tbr x16\n"
+	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+#elif defined(__arm__)
+/* ARM state whatever the C code's (the PLT's ldr pc interworks): the return address is in lr,
+ * four registers keep the stack 8-byte aligned, ip (r12) is free between call and callee. */
+__asm__(".text\n"
+	".arm\n"
+	".type dlnote_dlopen_wrapper,%function\n"
+	"dlnote_dlopen_wrapper:\n"
+	"\tpush {r0, r1, r2, lr}\n"
+	"\tmov r1, r0\n\tmov r0, lr\n"
+	"\tbl dlnote_before_dlopen\n"
+	"\tpop {r0, r1, r2, lr}\n"
+	"\tldr ip, 2f\n"
+	"1:\tadd ip, pc, ip\n"
+	"\tldr ip, [ip]\n"
+	"\tbx ip\n"
+	"2:\t.word dlnote_real_dlopen-(1b+8)\n"
+	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+#else
+/* RISC-V 64: the return address is in ra; t1 is free between call and callee. */
+__asm__(".text\n"
+	".type dlnote_dlopen_wrapper,@function\n"
+	"dlnote_dlopen_wrapper:\n"
+	"\taddi sp, sp, -32\n"
+	"\tsd ra, 0(sp)\n\tsd a0, 8(sp)\n\tsd a1, 16(sp)\n"
+	"\tmv a1, a0\n\tmv a0, ra\n"
+	"\tcall dlnote_before_dlopen\n"
+	"\tld ra, 0(sp)\n\tld a0, 8(sp)\n\tld a1, 16(sp)\n"
+	"\taddi sp, sp, 32\n"
+	"1:\tauipc t1, %pcrel_hi(dlnote_real_dlopen)\n"
+	"\tld t1, %pcrel_lo(1b)(t1)\n"
+	"\tjr t1\n"
+	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+#endif
 
 /* glibc's _dl_name_match_p: the name the object was loaded by, its path, its soname. */
 static struct loaded *find_loaded(const char *name, Lmid_t lmid)
@@ -353,7 +422,7 @@ static uintptr_t dlopen_bind(uintptr_t value)
 #endif
 
 /* Every PLT binding (lazy, or at load time with BIND_NOW: glibc 2.35 and later) of the objects
- * la_objopen asked about: dlopen() to its wrapper on x86-64, exec and spawn functions to their
+ * la_objopen asked about: dlopen() to its wrapper where there is one, exec and spawn functions to their
  * watchers (audit_exec.c) everywhere. */
 #if __ELF_NATIVE_CLASS == 64
 uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook, unsigned *flags,
@@ -366,7 +435,7 @@ uintptr_t la_symbind32(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr
 	(void)ndx, (void)refcook, (void)defcook, (void)flags;
 	if (!out.trace)
 		return sym->st_value;
-#if defined(__x86_64__)
+#ifdef DLOPEN_WRAPPER
 	if (strcmp(symname, "dlopen") == 0)
 		return dlopen_bind(sym->st_value);
 #endif
