@@ -38,14 +38,15 @@ BUILD      := build-san
 endif
 
 # One line: CMakeLists.txt and meson.build read the sources from it.
-CORE_SRC  := src/util.c src/json.c src/manifest.c src/note.c src/header.c src/elf.c src/elf_codec.c src/magic.c src/debugfile.c src/archive.c src/archive_write.c src/scan.c src/layout.c src/layout_patch.c src/layout_sections.c src/layout_linked.c src/layout_place.c src/layout_remove.c src/layout_front.c src/layout_tail.c src/layout_rel.c src/objedit.c src/objedit_sym.c src/output.c src/files.c src/members.c src/actions.c src/travel.c src/deps.c src/report.c src/pkgdeps.c src/discover.c src/trace.c src/record.c
+CORE_SRC  := src/base/util.c src/base/json.c src/note/manifest.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/archive/archive.c src/archive/archive_write.c src/note/scan.c src/edit/layout.c src/edit/layout_patch.c src/edit/layout_sections.c src/edit/layout_linked.c src/edit/layout_place.c src/edit/layout_remove.c src/edit/layout_front.c src/edit/layout_tail.c src/edit/layout_rel.c src/edit/objedit.c src/edit/objedit_sym.c src/edit/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/report/deps.c src/report/report.c src/report/pkgdeps.c src/report/discover.c src/report/trace.c src/report/record.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
 .PHONY: all clean install uninstall dist release check-packaging check-installed check check-all check-distro unit integration regress demo fuzz bench
 all: $(BIN)
 
-$(BUILD)/%.o: src/%.c src/*.h | $(BUILD)
+$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h) | $(BUILD)
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD):
@@ -54,7 +55,7 @@ $(BUILD):
 $(BUILD)/libdlnote.a: $(CORE_OBJ)
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILD)/cli.o $(BUILD)/libdlnote.a
+$(BIN): $(BUILD)/cli/cli.o $(BUILD)/libdlnote.a
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # --record's rtld-audit module runs inside other programs' loaders: libc only, position
@@ -99,7 +100,7 @@ endif
 endif
 $(BIN): | $(AUDIT_MODULES) $(AUDIT_LINKS)
 RECORD_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)/dlnote)
-$(BUILD)/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"' -DRECORD_AUDIT_LIB='"$(AUDIT_LIB)"'
+$(BUILD)/report/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"' -DRECORD_AUDIT_LIB='"$(AUDIT_LIB)"'
 
 # ---- tests ----
 FUZZ_TARGETS := manifest note elf archive
@@ -193,7 +194,7 @@ FUZZ_TIME ?= 60
 FUZZ_DIR  := build-fuzz
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) src/*.h | $(FUZZ_DIR)
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard src/*/*.h) | $(FUZZ_DIR)
 	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC)
 
 $(FUZZ_DIR):

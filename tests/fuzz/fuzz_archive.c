@@ -9,13 +9,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "archive.h"
-#include "elf.h"
-#include "layout.h"
-#include "manifest.h"
-#include "note.h"
-#include "scan.h"
-#include "travel.h"
+#include "archive/archive.h"
+#include "elf/elf.h"
+#include "edit/layout.h"
+#include "note/manifest.h"
+#include "note/note.h"
+#include "note/scan.h"
+#include "report/travel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

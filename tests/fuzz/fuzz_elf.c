@@ -8,12 +8,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elf.h"
-#include "layout.h"
-#include "manifest.h"
-#include "note.h"
-#include "output.h"
-#include "scan.h"
+#include "elf/elf.h"
+#include "edit/layout.h"
+#include "note/manifest.h"
+#include "note/note.h"
+#include "edit/output.h"
+#include "note/scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "note.h"
+#include "note/note.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

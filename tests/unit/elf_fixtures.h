@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "helpers.h"
-#include "elf.h"
+#include "elf/elf.h"
 
 static const unsigned char NOTE_BYTES[20] = { 4, 0, 0, 0, 3, 0, 0, 0, 0x0a, 0x0c, 0x7c, 0x40, 'F', 'D', 'O', 0, '[', ']', 0, 0 };
 static const unsigned char TEXT_BYTES[8] = { 0x90, 0x90, 0x90, 0xc3, 0, 0, 0, 0 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* helpers.h - shared by the unit suites: an ELF image writer that is independent of src/elf.c
+/* helpers.h - shared by the unit suites: an ELF image writer that is independent of src/elf/elf.c
  * (field offsets written out from the gABI tables), temporary files, and byte comparisons.
  *
  * Everything is static inline so that a suite that does not use a helper does not warn. */
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf.h"
-#include "util.h"
+#include "elf/elf.h"
+#include "base/util.h"
 
 /* ---- byte comparisons with a readable failure ---- */
 

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "manifest.h"
+#include "base/json.h"
+#include "note/manifest.h"
 
 static inline void parse_ok_at(const char *text, size_t len, struct entries *es)
 {

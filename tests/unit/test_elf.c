@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* test_elf.c - the ELF model (src/elf.c): headers of every class and byte order, read from real
+/* test_elf.c - the ELF model (src/elf/elf.c): headers of every class and byte order, read from real
  * files; section names; extended numbering, and the counts it may claim refused; bounds-checked
  * reads, from the file or from a head in memory; the machine's page size.  Damaged
  * identification and tables are in test_elf_damaged.c, the encoders and decoders in
  * test_elf_codec.c.
  *
  * The images are written by helpers.h from the gABI's structure layouts, independently of
- * src/elf.c (elf_fixtures.h builds them).  Every damaged header must be refused with a message
+ * src/elf/elf.c (elf_fixtures.h builds them).  Every damaged header must be refused with a message
  * that says what is wrong. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "elf.h"
+#include "elf/elf.h"
 #include "elf_fixtures.h"
 
 /* ---------------------------------------------------------------- opening valid files */

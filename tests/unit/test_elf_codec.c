@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_elf_codec.c - the ELF records' codec (src/elf_codec.c and elf.h's field accessors):
+/* test_elf_codec.c - the ELF records' codec (src/elf/elf_codec.c and elf.h's field accessors):
  * fields read and written in either byte order, the structure sizes of each class, and the
  * file, program and section headers and symbols encoded into the gABI's layouts (written
  * independently by helpers.h) and decoded back, directly or through elf_open. */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "elf.h"
+#include "elf/elf.h"
 #include "elf_fixtures.h"
 
 /* ---------------------------------------------------------------- fields in the file's byte order */

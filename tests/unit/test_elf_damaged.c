@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* test_elf_damaged.c - the ELF model (src/elf.c) refusing damaged files: a missing magic, a
+/* test_elf_damaged.c - the ELF model (src/elf/elf.c) refusing damaged files: a missing magic, a
  * bad class, byte order or version, a truncated header, wrong entry sizes, and program headers,
  * section headers, sections and segments that run past the end of the file or overflow.
  *
- * The images are written by helpers.h (through elf_fixtures.h) independently of src/elf.c, then
+ * The images are written by helpers.h (through elf_fixtures.h) independently of src/elf/elf.c, then
  * patched.  Every damaged header must be refused with a message that says what is wrong, and
  * leave no tables behind. */
 #include <criterion/criterion.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "elf.h"
+#include "elf/elf.h"
 #include "elf_fixtures.h"
 
 /* ---------------------------------------------------------------- damaged identification */

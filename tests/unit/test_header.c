@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_header.c - --header's text (src/header.c) and the check of entries that repeat
- * (src/travel.c).
+/* test_header.c - --header's text (src/report/header.c) and the check of entries that repeat
+ * (src/report/travel.c).
  *
  * The header must hand the assembler, through a C string literal, the very payload and group
  * name the tool writes into objects: the assembler needs \" and \\ in its strings, and C
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "header.h"
-#include "manifest.h"
-#include "travel.h"
+#include "report/header.h"
+#include "note/manifest.h"
+#include "report/travel.h"
 
 static void parse(const char *json, struct entries *es)
 {

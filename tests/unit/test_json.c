@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_json.c - the strict JSON lexer (src/json.c).
+/* test_json.c - the strict JSON lexer (src/base/json.c).
  *
  * Every expectation comes from RFC 8259 and the dlopen-note spec (shared/REFERENCE.md §1):
  * valid UTF-8 only, no control characters (C0, DEL, C1) raw or escaped, no \u escapes, unique
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 
 static int run_value(const char *text, size_t len, int depth, struct buf *out, struct err *e)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* test_layout_remove.c - the section-index renumbering that --remove streams symbol tables
- * through (src/layout_remove.c): st_shndx is rewritten in place, in both byte orders and
+ * through (src/edit/layout_remove.c): st_shndx is rewritten in place, in both byte orders and
  * both classes, whatever the chunking; special indexes stay. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout_int.h"
+#include "edit/layout_int.h"
 
 /* Sections 0..5: section 2 is removed, 3..5 move down by one. */
 static struct lay_symmap *map_without_2(uint32_t es, uint32_t at, uint32_t big)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_manifest.c - parsing manifests (src/manifest.c): the spec's rules, strings, the document
+/* test_manifest.c - parsing manifests (src/note/manifest.c): the spec's rules, strings, the document
  * around the entries, and the values kept.  Entries built from command-line values and
  * serialization are in test_manifest_build.c, equality and merging in test_manifest_merge.c.
  *
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "manifest.h"
+#include "base/json.h"
+#include "note/manifest.h"
 #include "manifest_fixtures.h"
 
 static const char PRIORITY_RULE[] = "\"priority\" must be \"required\", \"recommended\" or \"suggested\"";

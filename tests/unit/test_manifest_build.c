@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_manifest_build.c - entries built and written (src/manifest.c): entries from
+/* test_manifest_build.c - entries built and written (src/note/manifest.c): entries from
  * command-line values (--soname, --feature, --description, --priority), validated like manifest
  * strings and equal to the same entry read from a manifest; serialization as compact canonical
  * JSON, which parses back to the same entries. */
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "manifest.h"
+#include "base/json.h"
+#include "note/manifest.h"
 #include "manifest_fixtures.h"
 
 /* ---------------------------------------------------------------- entries from command-line values */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_manifest_merge.c - entries compared and merged (src/manifest.c): equality by members and
+/* test_manifest_merge.c - entries compared and merged (src/note/manifest.c): equality by members and
  * values whatever their order, --merge adding only the entries not already present, merging
  * everything, and copies independent of their source. */
 #include <criterion/criterion.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "manifest.h"
+#include "base/json.h"
+#include "note/manifest.h"
 #include "manifest_fixtures.h"
 
 /* ---------------------------------------------------------------- equality and merging */

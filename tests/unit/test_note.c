@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_note.c - the FDO dlopen note: encoding, walking note areas, decoding (src/note.c).
+/* test_note.c - the FDO dlopen note: encoding, walking note areas, decoding (src/note/note.c).
  *
  * The expected bytes are built here from the spec (shared/REFERENCE.md §1, gABI "Note
  * Section"): n_namesz = 4, n_descsz, n_type = 0x407c0c0a in the file's byte order, the owner
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "manifest.h"
-#include "note.h"
+#include "note/manifest.h"
+#include "note/note.h"
 
 /* A 32-bit word, least or most significant byte first. */
 static void word(unsigned char *p, uint32_t v, int big)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkgdeps.h"
-#include "report.h"
+#include "report/pkgdeps.h"
+#include "report/report.h"
 
 #include "helpers.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_scan.c - finding notes in an ELF file (src/scan.c).
+/* test_scan.c - finding notes in an ELF file (src/note/scan.c).
  *
  * Readers differ (shared/REFERENCE.md §2): some find the note through the section named
  * .note.dlopen, some through PT_NOTE program headers.  The scan sees both, counts a note seen
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "elf.h"
-#include "manifest.h"
-#include "scan.h"
+#include "elf/elf.h"
+#include "note/manifest.h"
+#include "note/scan.h"
 
 /* A dlopen note with an arbitrary descriptor, as the spec lays it out (padding to 4). */
 static size_t raw_note(unsigned char *out, int big, uint32_t type, const char *owner, const void *desc, size_t descsz)

@@ -3,8 +3,8 @@
  * errors with their line, alternatives folded for --discover, and the --check lines. */
 #include "helpers.h"
 
-#include "manifest.h"
-#include "trace.h"
+#include "note/manifest.h"
+#include "report/trace.h"
 
 struct fixture {
 	char dir[64], caller[128], other[128], trace[128];

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* test_util.c - the helpers every stage shares (src/util.c): terminal-safe text, geometric
+/* test_util.c - the helpers every stage shares (src/base/util.c): terminal-safe text, geometric
  * growth, grouping equal strings. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static void shown(const char *in, size_t len, const char *want)
 {

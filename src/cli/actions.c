@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/* actions.c - one mode (list, check, discover, edit) on one ELF object: a file or an archive
+ * member, already opened and scanned. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "../note/note.h"
+#include "../report/travel.h"
+
+void action_file_kind(const struct elf *ef, struct file_kind *k)
+{
+	k->is64 = ef->is64;
+	k->machine = ef->machine;
+	k->object = ef->type == ET_REL_;
+}
+
+/* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
+ * its members' entries merged); every other format gathers all files and prints once. */
+int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k, int many,
+		   struct err *e)
+{
+	struct listing one = { 0 };
+	const char *suffix = pkgdeps_rpm_suffix(k->is64, k->machine);
+	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL || o->rep.format == FORMAT_RPM_GENERATE;
+	int r = 0;
+
+	if (!per_file && report_listing_add(&o->listed, es, path, suffix, &o->rep))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (r == 0 && per_file && report_listing_add(&one, es, path, suffix, &o->rep))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
+		if (many)
+			print_text(stdout, "%s:\n", path);
+		report_table(&one.es, stdout);
+	}
+	if (r == 0 && o->rep.format == FORMAT_JSONL)
+		report_jsonl(&one.es, path, k->is64, k->machine, stdout);
+	/* An object's notes are for the programs linked from it, not for the package shipping it
+	 * (rpm's elfdeps also looks at executables and shared objects only). */
+	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && !k->object &&
+	    pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
+		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+	report_listing_free(&one);
+	return r;
+}
+
+/* The lines of a check report, each after "PATH: " (with -q, the errors only); the first
+ * error's text is kept for the one-line summary on stderr. */
+static void print_report(const struct opts *o, const char *path, const struct buf *report, char *first, size_t firstsz)
+{
+	for (size_t i = 0, start = 0; i < report->len; i++) {
+		const char *line = report->p + start;
+		int error;
+
+		if (report->p[i] != '\n')
+			continue;
+		error = strncmp(line, "error: ", 7) == 0;
+		if (!o->quiet || error)
+			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), line);
+		if (error && !first[0])
+			snprintf(first, firstsz, "%.*s", (int)(i - start - 7), line + 7);
+		start = i + 1;
+	}
+}
+
+int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int in_archive,
+		 struct err *e)
+{
+	struct buf report = { 0 };
+	struct entries es = { 0 };
+	size_t errors = scan_check(ef, sc, &report);
+	long undeclared = 0;
+	char first[400] = "";
+
+	print_report(o, path, &report, first, sizeof first);
+	if (!errors) {
+		struct err ignore;
+		struct buf repeats = { 0 };
+		scan_entries(ef, sc, &es, &ignore);
+		errors = travel_repeats(&es, &repeats);
+		travel_dev_names(&es, &repeats);
+		print_report(o, path, &repeats, first, sizeof first);
+		buf_free(&repeats);
+	}
+	if (!errors) {
+		/* The lint first (the listing takes the entries over), then the summary: "ok" only when
+		 * nothing failed, so it is never followed by a failure. */
+		if (o->recorded_path)
+			undeclared = trace_check(&o->trace, ef, sc, path, &es, stdout, e);
+		if (!o->quiet && !in_archive && !undeclared)
+			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
+		if (o->expect_path && undeclared >= 0 && report_listing_add(&o->listed, &es, path, "", NULL)) {
+			manifest_free(&es);
+			buf_free(&report);
+			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		}
+	}
+	manifest_free(&es);
+	buf_free(&report);
+	if (undeclared)
+		return undeclared < 0 ? -1 : err_set(e, EXIT_BAD_INPUT, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
+						     undeclared == 1 ? "y" : "ies", o->recorded_path);
+	/* One line on stderr that names the cause (a build log may show nothing else). */
+	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes%s%s", errors, errors == 1 ? "" : "s",
+				first[0] ? (errors == 1 ? ": " : ", the first: ") : "", first) : 0;
+}
+
+int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
+{
+	struct entries es = { 0 };
+	int r = scan_entries(ef, sc, &es, e);
+
+	if (r == 0)
+		r = o->recorded_path ? trace_discover(&o->trace, ef, sc, path, &es, &o->found, e)
+				     : discover_file(ef, &es, path, &o->found, e);
+	manifest_free(&es);
+	return r;
+}
+
+/* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
+int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,
+		     struct err *e)
+{
+	struct entries final = { 0 };
+	const struct entries *want = &final;
+	struct buf note = { 0 }, *whole = &note;
+	/* Replace gives every object the same entries: what is derived from them alone is kept
+	 * from one object (archive member) to the next, per byte order. */
+	struct layout_memo *memo = o->mode == MODE_REPLACE ? &o->memo[ef->big != 0] : NULL;
+	int r = -1;
+
+	memset(pl, 0, sizeof *pl);
+	pl->quiet = !o->verbose;
+	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
+	 * there.  Remove: none. */
+	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {
+		err_prefix(e, "cannot merge with the existing notes: ");
+		goto out;
+	}
+	if (o->mode == MODE_REPLACE)
+		want = &o->add;
+	else if (o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) {
+		err_set(e, EXIT_BAD_INPUT, "out of memory");
+		goto out;
+	}
+	if (ef->type == ET_REL_ && want->n && elf_is_gcc_lto(ef)) {
+		err_set(e, EXIT_BAD_INPUT, "GCC LTO object (-flto): the LTO plugin drops the notes of such objects when "
+			"it links them; build it with -fno-lto, or compile the entries in with --header (see "
+			"dlnote-inject(1))");
+		goto out;
+	}
+	if (memo && memo->whole_ready)
+		whole = &memo->whole;
+	else if (note_encode(want, ef->big, memo ? &memo->whole : &note, e))
+		goto out;
+	else if (memo)
+		whole = &memo->whole, memo->whole_ready = 1;
+	/* Objects: one COMDAT group per entry; merge keeps every group the object has.  The whole
+	 * note is encoded for both: a linked program carries all the entries as one array, so its
+	 * size limit holds for objects too. */
+	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, want, o->mode == MODE_MERGE, pl, memo, e) : layout_plan(ef, sc, whole, pl, e))
+		goto out;
+	r = 0;
+	if (o->verbose) {
+		print_text(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
+		for (size_t i = 0, start = 0; i < pl->log.len; i++)   /* line by line: names come from the file */
+			if (pl->log.p[i] == '\n') {
+				print_text(stderr, "%.*s\n", (int)(i - start), pl->log.p + start);
+				start = i + 1;
+			}
+	}
+	if (o->verbose > 1) {
+		/* -vv: the plan itself, as the writer will carry it out. */
+		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n", (unsigned long long)pl->keep, pl->n,
+			(unsigned long long)pl->out_size);
+		for (size_t i = 0; i < pl->n; i++) {
+			const struct patch *p = &pl->p[i];
+			fprintf(stderr, "  0x%llx +0x%llx ", (unsigned long long)p->off, (unsigned long long)p->len);
+			if (p->xform)
+				fprintf(stderr, "copied from input offset 0x%llx, section indexes renumbered\n", (unsigned long long)p->src);
+			else if (p->data)
+				fprintf(stderr, "new bytes\n");
+			else if (p->src == PATCH_ZERO)
+				fprintf(stderr, "zeros\n");
+			else
+				fprintf(stderr, "copied from input offset 0x%llx\n", (unsigned long long)p->src);
+		}
+	}
+out:
+	buf_free(&note);
+	manifest_free(&final);
+	return r;
+}
+
+int action_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
+		   const struct scan *sc, struct err *e)
+{
+	struct plan pl;
+	int r = action_plan_edit(o, path, ef, sc, &pl, e);
+
+	if (r == 0 && !(pl.unchanged && !o->output)) {
+		if (strcmp(o->output ? o->output : "", "-") == 0)
+			r = output_stream(fd, &pl, STDOUT_FILENO, e);
+		else
+			r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
+	}
+	layout_free(&pl);
+	return r;
+}
+

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* driver.h - what the command line asks for (struct opts, filled by cli.c), and the stages that
+ * carry it out: files.c reads the inputs and dispatches each FILE, members.c each member of an
+ * archive, actions.c runs a mode on one ELF object.  Calls go one way: cli -> files -> members
+ * -> actions. */
+#ifndef DLNOTE_DRIVER_H
+#define DLNOTE_DRIVER_H
+
+#include <sys/stat.h>
+
+#include "../report/discover.h"
+#include "../elf/elf.h"
+#include "../edit/layout.h"
+#include "../note/manifest.h"
+#include "../edit/output.h"
+#include "../report/report.h"
+#include "../note/scan.h"
+#include "../report/trace.h"
+#include "../base/util.h"
+
+enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD, MODE_HEADER };
+
+struct opts {
+	struct layout_memo memo[2];  /* replace: per byte order, kept across objects (layout.h) */
+	enum mode mode;
+	int mode_set, verbose, quiet, skip_non_elf;
+	const char *format_opt;    /* the first of --json, --format, --rpm-*: for usage errors */
+	int format_set, list_only; /* list_only: an option that only --list takes was given */
+	const char *output;
+	struct output_opts out;
+	struct entries add;        /* manifest entries, then flag entries, in order */
+	struct report_opts rep;    /* --list formats and filters */
+	struct listing listed;     /* --list (but the table) and --check --expect: all files' entries */
+	const char *expect_path;   /* --check --expect */
+	struct entries expect;
+	struct discovery found;    /* --discover */
+	const char *record_path;   /* --record */
+	const char *recorded_path; /* --discover/--check --recorded */
+	struct trace trace;
+	const char *files_from;    /* --files-from: more FILEs, one per line ('-': standard input) */
+	int null_sep;              /* -0/--null: the list's names end with NUL bytes */
+	int generate;              /* --rpm-generate: an rpm dependency generator */
+	const char *gen_opt;       /* the first option only --rpm-generate takes */
+	const char *stdin_user;    /* the option that reads standard input, if one does */
+	char **manifests;          /* -m paths, read once the options are known to be right */
+	size_t nmanifests, manifests_cap;
+	const char **members;      /* --member: only these archive members */
+	unsigned char *member_used;
+	size_t nmembers;
+};
+
+/* What a listing needs to know of the file its entries come from (for an archive: its first
+ * ELF member). */
+struct file_kind {
+	int is64, object;
+	unsigned machine;
+};
+
+/* actions.c: one mode on one ELF object (a file or an archive member). */
+void action_file_kind(const struct elf *ef, struct file_kind *k);
+/* --list: the table, JSON Lines and the rpm generator print per file; other formats gather. */
+int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k, int many,
+		struct err *e);
+/* in_archive: no "ok" line (the archive's summary says it, travel.h). */
+int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int in_archive,
+		 struct err *e);
+int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e);
+/* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
+int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,
+		     struct err *e);
+int action_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
+		const struct scan *sc, struct err *e);
+
+/* members.c: every ELF member of an archive, read in place; written by streaming. */
+int members_process(struct opts *o, const char *path, int fd, const struct stat *st, int many);
+
+/* files.c: the inputs (manifests, maps, the trace, FILEs and --files-from lists). */
+int files_load_manifest(const char *path, struct entries *out);
+int files_load_deb_map(const char *path, struct debmap *out);
+int files_load_trace(struct opts *o);
+/* many: several FILEs (or a list), so the table names each one. */
+int files_process(struct opts *o, const char *path, int many);
+int files_process_list(struct opts *o);
+/* What is printed once for all files; `failed`: a FILE could not be read. */
+int files_finish(struct opts *o, int failed);
+
+#endif

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/* files.c - the inputs: manifests and maps read whole (bounded), the trace, each FILE opened
+ * and dispatched (archive, ELF, or skipped), --files-from lists read one name at a time, and
+ * what is printed once after the last FILE. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../archive/archive.h"
+#include "driver.h"
+#include "../elf/magic.h"
+
+
+/* ---- manifests ---- */
+
+static int read_bounded(int fd, struct buf *b, struct err *e)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
+		if (n == 0)
+			return b->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+		if (b->len + (size_t)n > MANIFEST_MAX_BYTES)
+			return err_set(e, EXIT_BAD_INPUT, "manifest larger than %u bytes", MANIFEST_MAX_BYTES);
+		buf_put(b, chunk, (size_t)n);
+	}
+}
+
+/* A text input given on the command line ('-' is standard input), bounded, without NUL bytes. */
+static int read_text(const char *path, const char *what, struct buf *text, struct err *e)
+{
+	struct stat st;
+	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int r = -1;
+
+	if (fd < 0) {
+		err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
+	} else if (fstat(fd, &st) || S_ISDIR(st.st_mode)) {
+		err_set(e, EXIT_BAD_INPUT, "is a directory");
+	} else {
+		if (fd) {
+			int fl = fcntl(fd, F_GETFL);
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		}
+		if (read_bounded(fd, text, e) == 0 && memchr(text->p ? text->p : "", 0, text->len))
+			err_set(e, EXIT_BAD_INPUT, "NUL byte in %s", what);
+		else if (!e->msg[0])
+			r = 0;
+	}
+	if (fd > 0)
+		close(fd);
+	return r;
+}
+
+static int parse_manifest(const char *text, size_t len, void *out, struct err *e)
+{
+	return manifest_parse(text, len, out, e);
+}
+
+static int parse_deb_map(const char *text, size_t len, void *out, struct err *e)
+{
+	return pkgdeps_debmap_parse(text, len, out, e);
+}
+
+/* Read a manifest or a map and parse it into *out; errors name the file. */
+static int load(const char *path, const char *what, int (*parse)(const char *, size_t, void *, struct err *), void *out)
+{
+	struct buf text = { 0 };
+	struct err e = { 0 };
+	int r = read_text(path, what, &text, &e);
+
+	if (r == 0)
+		r = parse(text.p ? text.p : "", text.len, out, &e);
+	buf_free(&text);
+	if (r)
+		err_report(strcmp(path, "-") == 0 ? "<stdin>" : path, &e);
+	return r;
+}
+
+
+int files_load_manifest(const char *path, struct entries *out)
+{
+	return load(path, "manifest", parse_manifest, out);
+}
+
+int files_load_deb_map(const char *path, struct debmap *out)
+{
+	return load(path, "map", parse_deb_map, out);
+}
+
+/* ---- per file ---- */
+
+static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (*fd < 0)
+		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
+	if (fstat(*fd, st) || !S_ISREG(st->st_mode)) {
+		err_set(e, EXIT_BAD_INPUT, "not a regular file");
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+	return 0;
+}
+
+
+/* many: several FILEs (or a list), so the table names each one. */
+int files_process(struct opts *o, const char *path, int many)
+{
+	struct err e = { 0 };
+	struct stat st;
+	struct elf ef;
+	struct scan sc;
+	unsigned char magic[8];
+	size_t n;
+	int fd, r = -1;
+
+	if (open_input(path, &fd, &st, &e))
+		goto fail;
+	n = magic_read(fd, 0, (uint64_t)st.st_size, magic);
+	if (archive_is(magic, n)) {
+		r = members_process(o, path, fd, &st, many);
+		close(fd);
+		return r;
+	}
+	if (o->skip_non_elf && !magic_is_elf(magic, n)) {
+		close(fd);
+		return 0;
+	}
+	if (o->nmembers) {
+		close(fd);
+		err_set(&e, EXIT_BAD_INPUT, "--member is given but this is not an archive");
+		goto fail;
+	}
+	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e)) {
+		close(fd);
+		goto fail;
+	}
+	if (scan_file(&ef, &sc, &e) == 0) {
+		struct entries es = { 0 };
+		switch (o->mode) {
+		case MODE_LIST:
+			r = scan_entries(&ef, &sc, &es, &e);
+			if (r == 0) {
+				struct file_kind k;
+				action_file_kind(&ef, &k);
+				r = action_list(o, path, &es, &k, many, &e);
+			}
+			manifest_free(&es);
+			break;
+		case MODE_CHECK:
+			r = action_check(o, path, &ef, &sc, 0, &e);
+			break;
+		case MODE_DISCOVER:
+			r = action_discover(o, path, &ef, &sc, &e);
+			break;
+		default:
+			r = action_edit(o, path, fd, &st, &ef, &sc, &e);
+		}
+		scan_free(&sc);
+	}
+	elf_close(&ef);
+	close(fd);
+	if (r == 0)
+		return 0;
+fail:
+	err_report(path, &e);
+	return e.status ? e.status : EXIT_BAD_INPUT;
+}
+
+/* --files-from: each name is processed as it is read, so the list may be of any length.  A
+ * name longer than PATH_MAX is an error for that name only; empty names are skipped. */
+int files_process_list(struct opts *o)
+{
+	const char *list = strcmp(o->files_from, "-") == 0 ? "<stdin>" : o->files_from;
+	FILE *f = strcmp(o->files_from, "-") == 0 ? stdin : fopen(o->files_from, "re");
+	int delim = o->null_sep ? '\0' : '\n', status = EXIT_OK, c, s;
+	char name[PATH_MAX];
+	size_t len = 0, too_long = 0, lineno = 1;
+
+	if (!f) {
+		print_text(stderr, PROGRAM_NAME ": %s: %s\n", list, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	do {
+		c = getc_unlocked(f);
+		if (c != EOF && c != delim) {
+			if (len < sizeof name - 1)
+				name[len++] = (char)c;
+			else
+				too_long = 1;
+			continue;
+		}
+		if (too_long) {
+			print_text(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n", list, lineno, PATH_MAX - 1);
+			status = EXIT_BAD_INPUT;
+		} else if (len) {
+			name[len] = '\0';
+			s = files_process(o, name, 1);
+			if (s > status)
+				status = s;
+		}
+		len = too_long = 0;
+		lineno++;
+	} while (c != EOF);
+	if (ferror(f)) {
+		print_text(stderr, PROGRAM_NAME ": %s: read error: %s\n", list, strerror(errno));
+		status = EXIT_BAD_INPUT;
+	}
+	if (f != stdin)
+		fclose(f);
+	return status;
+}
+
+
+/* --recorded: the trace, read once before the files. */
+int files_load_trace(struct opts *o)
+{
+	struct err e = { 0 };
+
+	if (trace_load(o->recorded_path, &o->trace, &e)) {
+		err_report(o->recorded_path, &e);
+		return -1;
+	}
+	if (o->trace.unauditable && !o->quiet)
+		fprintf(stderr, PROGRAM_NAME ": %s: %zu program%s could not be audited: what %s dlopen()ed is missing\n",
+			o->recorded_path, o->trace.unauditable, o->trace.unauditable == 1 ? "" : "s",
+			o->trace.unauditable == 1 ? "it" : "they");
+	return 0;
+}
+
+
+/* What is printed once for all files: the gathered formats, the lint, the discovery draft.
+ * `failed`: a FILE could not be read. */
+int files_finish(struct opts *o, int failed)
+{
+	size_t diffs;
+
+	if (o->mode == MODE_LIST)
+		return report_list(&o->listed, &o->rep, o->quiet, stdout);
+	if (o->mode == MODE_CHECK && o->expect_path) {
+		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
+		if (!diffs)
+			return EXIT_OK;
+		print_text(stderr, PROGRAM_NAME ": %s: %zu difference%s between the declared and the found dlopen entries\n",
+			o->expect_path, diffs, diffs == 1 ? "" : "s");
+		return EXIT_BAD_INPUT;
+	}
+	/* A draft that silently misses a file would be taken for the whole story: nothing then. */
+	if (o->mode == MODE_DISCOVER && !failed) {
+		discover_finish(&o->found);
+		report_draft(&o->found, stdout);
+		if (!o->quiet && o->recorded_path && o->found.n)
+			fprintf(stderr, PROGRAM_NAME ": %s: %zu undeclared dlopen() dependenc%s recorded; describe each feature\n",
+				o->recorded_path, o->found.n, o->found.n == 1 ? "y" : "ies");
+		else if (!o->quiet && o->recorded_path)
+			fprintf(stderr, PROGRAM_NAME ": %s: no undeclared dlopen() dependency recorded for these files: "
+				"nothing to draft\n", o->recorded_path);
+		else if (!o->quiet)
+			fprintf(stderr, PROGRAM_NAME ": --discover is a heuristic: %zu soname-like string%s in read-only data, "
+				"neither DT_NEEDED nor declared; review the draft before using it\n",
+				o->found.n, o->found.n == 1 ? "" : "s");
+	}
+	return EXIT_OK;
+}
+

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* members.c - archives: every ELF member read in place as a window of the file; edits written
+ * by streaming the archive (archive_write.c), members selected with --member. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../archive/archive.h"
+#include "driver.h"
+#include "../elf/magic.h"
+#include "../report/travel.h"
+
+/* ---- archives: every ELF member, read in place ---- */
+
+struct ar_ctx {
+	struct opts *o;
+	const char *path;
+	char label[PATH_MAX + ARCHIVE_MAX_NAME + 3];   /* "PATH[MEMBER]" */
+	struct entries merged;                          /* --list: every member's entries */
+	struct file_kind kind;                          /* of the first ELF member */
+	int have_kind;
+	struct travel travel;                           /* --check: where the entries travel */
+};
+
+/* --member narrows reading and writing to the named members. */
+static int member_selected(struct opts *o, const char *name)
+{
+	int hit = o->nmembers == 0;
+
+	for (size_t i = 0; i < o->nmembers; i++)
+		if (strcmp(o->members[i], name) == 0)
+			hit = o->member_used[i] = 1;
+	return hit;
+}
+
+/* Open an ELF member as a window; 0 with *skip set for members that are kept as they are. */
+static int open_member(struct ar_ctx *c, const struct archive *ar, const struct archive_member *m, struct elf *ef, struct scan *sc,
+		       int *close_fd, int *skip, struct err *e)
+{
+	unsigned char magic[8];
+	const char *kind;
+	uint64_t base;
+	size_t n;
+	int fd;
+
+	n = str_cat(c->label, sizeof c->label, 0, c->path);          /* "PATH[MEMBER]" */
+	n = str_cat(c->label, sizeof c->label, n, "[");
+	n = str_cat(c->label, sizeof c->label, n, m->name);
+	str_cat(c->label, sizeof c->label, n, "]");
+	*skip = 1;
+	if (!member_selected(c->o, m->name))
+		return 0;
+	if (m->mem) {
+		fd = -1, base = 0, *close_fd = 0;
+		n = m->size < 8 ? (size_t)m->size : 8;
+		memcpy(magic, m->mem, n);
+	} else if (archive_member_fd(ar, m, &fd, &base, close_fd, e)) {
+		return -1;
+	} else if (m->head_len) {
+		n = m->head_len < 8 ? (size_t)m->head_len : 8;
+		memcpy(magic, m->head, n);
+	} else {
+		n = magic_read(fd, base, m->size, magic);
+	}
+	if (!magic_is_elf(magic, n)) {
+		kind = magic_foreign_kind(magic, n);
+		if (c->o->mode == MODE_CHECK)
+			travel_foreign(&c->travel, m, kind);
+		/* A program that takes only such members would get no entry: refused, not skipped. */
+		if (kind && (c->o->mode == MODE_MERGE || (c->o->mode == MODE_REPLACE && c->o->add.n))) {
+			if (*close_fd)
+				close(fd);
+			return err_set(e, EXIT_BAD_INPUT, "%s: it cannot carry a note, and a program that takes this member "
+				       "would not get the entries; build it with -fno-lto, or compile the entries in with "
+				       "--header (see dlnote-inject(1))", kind);
+		}
+		if (c->o->verbose)
+			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label, kind ? kind : "not ELF",
+				c->o->mode == MODE_LIST || c->o->mode == MODE_CHECK || c->o->mode == MODE_DISCOVER ? "skipped"
+				: "kept untouched");
+		if (*close_fd)
+			close(fd);
+		return 0;
+	}
+	*skip = 0;
+	if (m->mem ? elf_open_mem(ef, m->mem, c->label, m->size, e)
+		   : elf_open_at_head(ef, fd, c->label, base, m->size, m->head, m->head_len, e)) {
+		if (*close_fd)
+			close(fd);
+		return -1;
+	}
+	if (scan_file(ef, sc, e)) {
+		elf_close(ef);
+		if (*close_fd)
+			close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void close_member(struct elf *ef, struct scan *sc, int close_fd)
+{
+	int fd = ef->fd;
+
+	scan_free(sc);
+	elf_close(ef);
+	if (close_fd)
+		close(fd);
+}
+
+/* archive_write's and archive_changes' question: this member's plan. */
+static int plan_member(void *ctx, const struct archive *ar, const struct archive_member *m, struct plan *pl, struct err *e)
+{
+	struct ar_ctx *c = ctx;
+	struct elf ef;
+	struct scan sc;
+	int close_fd, skip, r, verbose = c->o->verbose;
+
+	if (ar->dry)
+		c->o->verbose = 0;          /* the plans are printed once, when written */
+	r = open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e);
+	if (r == 0 && !skip) {
+		r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
+		close_member(&ef, &sc, close_fd);
+	}
+	c->o->verbose = verbose;
+	return r ? -1 : !skip;
+}
+
+struct ar_write { struct archive *ar; struct ar_ctx *c; char member[ARCHIVE_MAX_NAME + 64]; };
+
+static int fill_archive(void *ctx, int in, int out, struct err *e)
+{
+	struct ar_write *w = ctx;
+
+	(void)in;
+	return archive_write(w->ar, out, plan_member, w->c, w->member, sizeof w->member, e);
+}
+
+static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const struct stat *st, struct err *e)
+{
+	struct ar_write w = { ar, c, "" };
+	struct opts *o = c->o;
+	int r = 1;
+
+	if (ar->thin)
+		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
+			       "(writing thin archives is not supported)");
+	/* Idempotence: nothing is written, not even the mtime, when no member would change. */
+	if (!o->output) {
+		int verbose = o->verbose;
+		o->verbose = 0;          /* the plans are printed once, when written */
+		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
+		o->verbose = verbose;
+	}
+	if (r > 0 && o->output && strcmp(o->output, "-") == 0)
+		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
+	else if (r > 0)
+		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
+	if (r == 0 && ar->widened && o->verbose)
+		fprintf(stderr, PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols is past 4 GiB)\n",
+			c->path);
+	if (r && w.member[0])
+		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, w.member);
+	else if (r)
+		snprintf(c->label, sizeof c->label, "%s", c->path);
+	return r < 0 ? -1 : 0;
+}
+
+/* The read-only modes on one member; --list gathers the entries of every member. */
+static int read_member(struct ar_ctx *c, struct archive *ar, const struct archive_member *m, struct err *e)
+{
+	struct entries es = { 0 };
+	struct elf ef;
+	struct scan sc;
+	int close_fd, skip, r;
+
+	if (open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e))
+		return -1;
+	if (skip)
+		return 0;
+	if (c->o->mode == MODE_LIST) {
+		r = scan_entries(&ef, &sc, &es, e);
+		if (r == 0 && manifest_merge(&c->merged, &es))
+			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+		if (!c->have_kind) {
+			action_file_kind(&ef, &c->kind);
+			c->have_kind = 1;
+		}
+		manifest_free(&es);
+	} else {
+		r = c->o->mode == MODE_CHECK ? action_check(c->o, c->label, &ef, &sc, 1, e) : action_discover(c->o, c->label, &ef, &sc, e);
+		if (c->o->mode == MODE_CHECK) {
+			struct err te = { 0 };
+			if (travel_member(&c->travel, m, &ef, &sc, &te) && r == 0)
+				r = -1, *e = te;
+		}
+	}
+	close_member(&ef, &sc, close_fd);
+	return r;
+}
+
+int members_process(struct opts *o, const char *path, int fd, const struct stat *st, int many)
+{
+	struct ar_ctx c = { .o = o, .path = path };
+	struct archive ar;
+	struct archive_member m;
+	struct err e = { 0 };
+	int status = EXIT_OK, r;
+
+	snprintf(c.label, sizeof c.label, "%s", path);
+	if (o->nmembers)
+		memset(o->member_used, 0, o->nmembers);
+	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && o->mode != MODE_LIST && o->mode != MODE_CHECK &&
+	    o->mode != MODE_DISCOVER) {
+		if (edit_archive(&c, &ar, fd, st, &e))
+			status = e.status ? e.status : EXIT_BAD_INPUT;
+	} else if (!e.msg[0]) {
+		/* A damaged member stops the walk; a member whose notes are wrong does not. */
+		while ((r = archive_next(&ar, &m, &e)) != 0) {
+			if (r > 0 && m.kind == AR_INDEX)
+				r = (o->mode == MODE_CHECK ? travel_index(&c.travel, &ar, &m, &e) : archive_check_index(&ar, &m, &e)) ? -1 : 1;
+			snprintf(c.label, sizeof c.label, "%s[", path);
+			archive_label(&m, c.label + strlen(c.label), sizeof c.label - strlen(c.label) - 1);
+			strcat(c.label, "]");
+			if (r < 0)
+				break;
+			if (m.kind == AR_MEMBER && read_member(&c, &ar, &m, &e)) {
+				err_report(c.label, &e);
+				status = e.status ? e.status : EXIT_BAD_INPUT;
+				memset(&e, 0, sizeof e);
+			}
+		}
+		if (r == 0 && o->mode == MODE_LIST && action_list(o, path, &c.merged, &c.kind, many, &e))
+			c.label[0] = '\0';
+		else if (r == 0)
+			memset(&e, 0, sizeof e);
+		if (r == 0 && o->mode == MODE_CHECK && status == EXIT_OK) {
+			size_t lost = travel_report(&c.travel, path, o->quiet, stdout);
+			if (lost) {
+				c.label[0] = '\0';
+				err_set(&e, EXIT_BAD_INPUT, "%zu dlopen entr%s that no link takes from this archive", lost,
+					lost == 1 ? "y" : "ies");
+			}
+		}
+	}
+	travel_free(&c.travel);
+	manifest_free(&c.merged);
+	if (e.msg[0]) {
+		err_report(c.label[0] ? c.label : path, &e);
+		status = e.status ? e.status : EXIT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < o->nmembers && status == EXIT_OK; i++)
+		if (!o->member_used[i]) {
+			fprintf(stderr, PROGRAM_NAME ": %s: no member named '%s'\n", path, o->members[i]);
+			status = EXIT_BAD_INPUT;
+		}
+	return status;
+}
+

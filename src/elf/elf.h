@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* elf.h - the ELF model: headers of any class and byte order, read once into native structs.
+ *
+ * Nothing is trusted: every offset and count is checked against the file size with
+ * overflow-safe arithmetic before it is used, and the file's bytes are never all read.  The
+ * model holds only the ELF header, the program headers and the section headers. */
+#ifndef DLNOTE_ELF_H
+#define DLNOTE_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../base/util.h"
+
+/* The few constants we need, so that the model does not depend on the host's <elf.h>. */
+enum {
+	ET_REL_ = 1, ET_EXEC_ = 2, ET_DYN_ = 3, ET_CORE_ = 4,
+	PT_NULL_ = 0, PT_LOAD_ = 1, PT_DYNAMIC_ = 2, PT_INTERP_ = 3, PT_NOTE_ = 4, PT_PHDR_ = 6,
+	PT_TLS_ = 7, PT_GNU_PROPERTY_ = 0x6474e553,
+	PF_X_ = 1, PF_W_ = 2, PF_R_ = 4,
+	SHT_NULL_ = 0, SHT_SYMTAB_ = 2, SHT_STRTAB_ = 3, SHT_RELA_ = 4, SHT_NOTE_ = 7,
+	SHT_NOBITS_ = 8, SHT_REL_ = 9, SHT_DYNSYM_ = 11, SHT_SYMTAB_SHNDX_ = 18,
+	SHF_WRITE_ = 1, SHF_ALLOC_ = 2, SHF_EXECINSTR_ = 4, SHF_INFO_LINK_ = 0x40, SHF_TLS_ = 0x400,
+	SHN_UNDEF_ = 0, SHN_LORESERVE_ = 0xff00, SHN_XINDEX_ = 0xffff, PN_XNUM_ = 0xffff,
+	STT_SECTION_ = 3,
+};
+
+struct elf_phdr {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+struct elf_shdr {
+	uint32_t name, type, link, info;
+	uint64_t flags, addr, offset, size, addralign, entsize;
+};
+
+struct elf_sym {
+	uint32_t name;
+	unsigned char info, other;
+	uint16_t shndx;
+	uint64_t value, size;
+};
+
+struct elf {
+	const char *path;
+	int fd;
+	uint64_t base;           /* where the object starts in fd: an archive member's data */
+	const unsigned char *mem;   /* or, when set, its bytes already in memory (a small member) */
+	const unsigned char *head;  /* or its first head_len bytes only (a large member's start) */
+	uint64_t head_len;
+	uint64_t size;           /* of the object (the window [base, base+size) of fd) */
+	int is64, big;
+	unsigned char ident[16];
+	uint16_t type, machine;
+	uint32_t version, flags;
+	uint64_t entry, phoff, shoff;
+	uint16_t ehsize;
+	size_t phnum, shnum, shstrndx;   /* real values, extended numbering resolved */
+	struct elf_phdr *ph;
+	struct elf_shdr *sh;
+	char *names;             /* the section-name table when it is small, else NULL */
+	uint64_t namesz;
+	/* A detached debug file (eu-strip -f, objcopy --only-keep-debug): its program headers
+	 * describe the stripped file, whose contents are not here.  They are dropped (phnum 0):
+	 * readers see its sections only; writers refuse it. */
+	int detached;
+	size_t detached_phnum;   /* how many program headers it had */
+};
+
+/* Read and check the headers.  Fails with a reason for anything malformed. */
+int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e);
+/* The same for an object that is a window of fd: [base, base+size), such as an archive member
+ * read in place.  Every offset of the model is relative to base and checked against size. */
+int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e);
+/* elf_open_at for an object whose first head_len bytes are also in memory (they must outlive
+ * the model): reads inside them are not system calls. */
+int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, const unsigned char *head,
+		     uint64_t head_len, struct err *e);
+/* The same for an object whose `size` bytes are in memory (they must outlive the model). */
+int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e);
+void elf_close(struct elf *ef);
+/* Before a rewrite: sections do not overlap each other or the ELF header, PT_LOAD segments are
+ * sorted, disjoint in memory and congruent. */
+int elf_check_layout(const struct elf *ef, struct err *e);
+
+/* patchelf 0.14 moves .note.gnu.property away from a growing program header table but leaves
+ * PT_GNU_PROPERTY (program header i) describing its old place, now inside the table: the
+ * index of the section it should describe, or 0 when it is not such a stale header. */
+size_t elf_stale_property(const struct elf *ef, size_t i);
+/* Bounds-checked read of the object's bytes (offsets relative to its window). */
+int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct err *e);
+/* Name of a section (from e_shstrndx), truncated to bufsz-1; "" when it has none. */
+void elf_section_name(const struct elf *ef, size_t index, char *buf, size_t bufsz);
+/* True when section `index` is named exactly `want` (without copying the name when the model
+ * holds the table). */
+int elf_section_named(const struct elf *ef, size_t index, const char *want);
+
+/* True for GCC LTO bytecode (slim or fat): an object with .gnu.lto_* sections.  The linker
+ * plugin claims such an object, and the link uses what LTO compiles from its bytecode: the
+ * object's own sections (a note added to it) are dropped. */
+int elf_is_gcc_lto(const struct elf *ef);
+
+/* Before names are appended to the section-name table: fails, naming the section, when a
+ * section's name points past the table's end, where an appended name would become its name. */
+int elf_names_inside_table(const struct elf *ef, struct err *e);
+
+/* True when [off, off+len) holds only zeros or holes (reads at most 1 MiB of data). */
+int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len);
+
+/* The PT_LOAD whose file content holds [off, off+len), or NULL. */
+const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uint64_t len);
+
+/* Sizes of the on-disk structures for this class. */
+size_t elf_ehdr_size(const struct elf *ef);
+size_t elf_phent_size(const struct elf *ef);
+size_t elf_shent_size(const struct elf *ef);
+size_t elf_sym_size(const struct elf *ef);
+
+/* Fixed-width fields in the file's byte order. */
+/* Fields in the file's byte order: loaded whole, swapped when the host's order differs (inline:
+ * every header, symbol and relocation goes through them). */
+#define ELF_HOST_BIG (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
+static inline uint64_t elf_get(const struct elf *ef, const unsigned char *p, int width)
+{
+	int swap = ef->big != ELF_HOST_BIG;
+	uint64_t v = 0;
+	int i;
+
+	switch (width) {
+	case 8: {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		return swap ? __builtin_bswap64(x) : x;
+	}
+	case 4: {
+		uint32_t x;
+		memcpy(&x, p, 4);
+		return swap ? __builtin_bswap32(x) : x;
+	}
+	case 2: {
+		uint16_t x;
+		memcpy(&x, p, 2);
+		return swap ? __builtin_bswap16(x) : x;
+	}
+	}
+	for (i = 0; i < width; i++)
+		v |= (uint64_t)p[ef->big ? width - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static inline void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v)
+{
+	int swap = ef->big != ELF_HOST_BIG;
+	int i;
+
+	switch (width) {
+	case 8: {
+		uint64_t x = swap ? __builtin_bswap64(v) : v;
+		memcpy(p, &x, 8);
+		return;
+	}
+	case 4: {
+		uint32_t x = swap ? __builtin_bswap32((uint32_t)v) : (uint32_t)v;
+		memcpy(p, &x, 4);
+		return;
+	}
+	case 2: {
+		uint16_t x = swap ? __builtin_bswap16((uint16_t)v) : (uint16_t)v;
+		memcpy(p, &x, 2);
+		return;
+	}
+	}
+	for (i = 0; i < width; i++)
+		p[ef->big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+
+/* Encoders: native struct -> file bytes (out must hold the on-disk size).  The ELF header is
+ * encoded from the model's fields with the given counts, extended numbering applied by the
+ * caller (e_phnum/e_shnum/e_shstrndx as they must appear in the header). */
+void elf_encode_ehdr(const struct elf *ef, unsigned char *out, uint16_t e_phnum, uint16_t e_shnum, uint16_t e_shstrndx);
+void elf_encode_phdr(const struct elf *ef, const struct elf_phdr *ph, unsigned char *out);
+void elf_decode_phdr(const struct elf *ef, const unsigned char *in, struct elf_phdr *ph);
+void elf_decode_shdr(const struct elf *ef, const unsigned char *in, struct elf_shdr *sh);
+void elf_encode_shdr(const struct elf *ef, const struct elf_shdr *sh, unsigned char *out);
+void elf_decode_sym(const struct elf *ef, const unsigned char *in, struct elf_sym *s);
+void elf_encode_sym(const struct elf *ef, const struct elf_sym *s, unsigned char *out);
+
+/* The ABI's largest page size for a machine: what a new PT_LOAD must be aligned to at least. */
+uint64_t elf_max_page(const struct elf *ef);
+
+const char *elf_type_name(const struct elf *ef);
+
+#endif

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/* travel.c - --check: entries a program would carry twice, and where an archive's entries
+ * travel (travel.h). */
+#include "travel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/json.h"
+#include "../note/note.h"
+#include "../edit/objedit.h"
+
+/* What makes two entries "the same dependency" for a reader: the feature and the sonames. */
+static void entry_identity(const struct entry *en, struct buf *out)
+{
+	const struct member *f = entry_find(en, "feature"), *s = entry_find(en, "soname");
+
+	if (f)
+		buf_put(out, f->val, f->vallen);
+	buf_putc(out, '\n');
+	if (s)
+		buf_put(out, s->val, s->vallen);
+}
+
+/* "feature" [sonames] for messages. */
+static void entry_label(const struct entry *en, struct buf *out)
+{
+	const struct member *f = entry_find(en, "feature"), *s = entry_find(en, "soname");
+
+	if (f)
+		buf_put(out, f->val, f->vallen);
+	else
+		buf_puts(out, "(no feature)");
+	buf_putc(out, ' ');
+	if (s)
+		buf_put(out, s->val, s->vallen);
+}
+
+size_t travel_repeats(const struct entries *es, struct buf *report)
+{
+	struct buf ids = { 0 };
+	struct key *k = xcalloc(es->n + 1, sizeof *k);
+	size_t *start = xcalloc(es->n + 1, sizeof *start), i, j, found = 0;
+
+	if (!k || !start) {
+		free(k), free(start);
+		buf_puts(report, "error: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < es->n; i++) {
+		start[i] = ids.len;
+		entry_identity(&es->v[i], &ids);
+	}
+	for (i = 0; i < es->n && !ids.oom; i++)
+		k[i] = (struct key){ ids.p + start[i], (i + 1 < es->n ? start[i + 1] : ids.len) - start[i], i };
+	if (!ids.oom)
+		keys_sort(k, es->n);
+	for (i = 0; i < es->n && !ids.oom; i = j) {
+		for (j = i + 1; j < es->n && key_same(&k[i], &k[j]); j++)
+			;
+		if (j - i < 2)
+			continue;
+		found++;
+		buf_puts(report, "error: entry ");
+		entry_label(&es->v[k[i].pos], report);
+		buf_printf(report, " is declared %zu times: a program would list it %zu times (notes that do not fold: "
+			   "the same entry from a manifest and from the code, or written differently)\n", j - i, j - i);
+	}
+	if (ids.oom)
+		buf_puts(report, "error: out of memory\n");
+	buf_free(&ids);
+	free(k), free(start);
+	return found + (ids.oom != 0);
+}
+
+size_t travel_dev_names(const struct entries *es, struct buf *report)
+{
+	struct buf s = { 0 };
+	size_t found = 0;
+
+	for (size_t i = 0; i < es->n; i++) {
+		const struct member *m = entry_find(&es->v[i], "soname");
+		size_t pos = 0;
+		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
+			if (soname_unversioned(s.p, s.len)) {
+				buf_puts(report, "warning: soname ");
+				buf_put(report, s.p, s.len);
+				buf_puts(report, " has no version after .so: it names a development symlink, which "
+					 "packages ship for linking, not for running; declare the versioned soname\n");
+				found++;
+			}
+			s.len = 0;
+		}
+	}
+	buf_free(&s);
+	return found;
+}
+
+/* ---- archives ---- */
+
+#define TRAVEL_NAMES 3
+
+struct travel_entry {
+	struct entries one;               /* the entry, as first seen */
+	char *id;
+	size_t idlen;
+	size_t members, taken;            /* ELF members carrying it; of those, members with symbols */
+	size_t last_nth;                  /* the member that counted it last */
+	uint64_t fold;                    /* identity of the first note seen: a group's payload hash */
+	int conflict;                     /* carried by notes that do not fold with each other */
+	char names[TRAVEL_NAMES][64];     /* the first members carrying it */
+	size_t single;                    /* carriers that define exactly one symbol */
+	uint64_t single_sym;              /* the index position of the first one's symbol */
+};
+
+int travel_index(struct travel *t, const struct archive *ar, const struct archive_member *m, struct err *e)
+{
+	free(t->idx);
+	t->idx = NULL, t->nidx = 0;
+	if (archive_index_members(ar, m, &t->idx, &t->nidx, e))
+		return -1;
+	t->ar = ar;
+	t->index = *m;
+	return 0;
+}
+
+static const struct archive_index_count *index_of(const struct travel *t, uint64_t hdr)
+{
+	size_t lo = 0, hi = t->nidx;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->idx[mid].off == hdr)
+			return &t->idx[mid];
+		if (t->idx[mid].off < hdr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static uint64_t fnv(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h | 1;                     /* never 0: 0 means "none yet" */
+}
+
+/* The slot of identity (id, len) in the open-addressing table: its entry's or a free one. */
+static size_t *slot_of(const struct travel *t, const char *id, size_t len)
+{
+	size_t mask = t->nslots - 1, i = (size_t)fnv((const unsigned char *)id, len) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		size_t k = t->slots[i];
+		if (!k || (t->v[k - 1].idlen == len && memcmp(t->v[k - 1].id, id, len) == 0))
+			return &t->slots[i];
+	}
+}
+
+/* Room for one more entry: the table kept at most half full, so a look-up is O(1) whatever
+ * the number of entries a hostile archive declares. */
+static int slots_grow(struct travel *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : 64, *old = t->slots, oldn = t->nslots;
+
+	if ((t->n + 1) * 2 <= t->nslots)
+		return 0;
+	if (!(t->slots = xcalloc(n, sizeof *t->slots))) {
+		t->slots = old;
+		return -1;
+	}
+	t->nslots = n;
+	for (size_t i = 0; i < oldn; i++)
+		if (old[i])
+			*slot_of(t, t->v[old[i] - 1].id, t->v[old[i] - 1].idlen) = old[i];
+	free(old);
+	return 0;
+}
+
+static struct travel_entry *find_or_add(struct travel *t, const struct entry *en, struct err *e)
+{
+	struct buf id = { 0 };
+	struct travel_entry *te, *v;
+	size_t *slot;
+
+	entry_identity(en, &id);
+	if (id.oom || slots_grow(t)) {
+		buf_free(&id);
+		return err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL;
+	}
+	slot = slot_of(t, id.p ? id.p : "", id.len);
+	if (*slot) {
+		buf_free(&id);
+		return &t->v[*slot - 1];
+	}
+	v = xgrow(t->v, &t->cap, t->n, sizeof *v);
+	if (!v) {
+		buf_free(&id);
+		return err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL;
+	}
+	t->v = v;
+	te = &t->v[t->n];
+	memset(te, 0, sizeof *te);
+	te->idlen = id.len;
+	te->id = buf_take(&id);
+	te->last_nth = (size_t)-1;
+	if (!te->id || manifest_append_copy(&te->one, en)) {
+		free(te->id);
+		manifest_free(&te->one);
+		return err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL;
+	}
+	*slot = ++t->n;
+	return te;
+}
+
+/* One entry of a note of member m: counted once per member; `fold` says which notes fold. */
+static void count_entry(struct travel_entry *te, const struct archive_member *m, const struct archive_index_count *ix,
+			uint64_t fold)
+{
+	if (te->fold && te->fold != fold)
+		te->conflict = 1;
+	if (!te->fold)
+		te->fold = fold;
+	if (te->last_nth == m->nth)
+		return;
+	te->last_nth = m->nth;
+	if (te->members < TRAVEL_NAMES)
+		str_cat(te->names[te->members], sizeof te->names[0], 0, m->name);
+	te->members++;
+	if (ix)                           /* the index lists only members that define symbols */
+		te->taken++;
+	if (ix && ix->nsyms == 1 && te->single++ == 0)
+		te->single_sym = ix->first;
+}
+
+int travel_member(struct travel *t, const struct archive_member *m, const struct elf *ef, const struct scan *sc,
+		  struct err *e)
+{
+	const struct archive_index_count *ix = index_of(t, m->hdr);
+	const struct scan_item **items = NULL;
+	size_t nitems = scan_dlopen_notes(sc, &items), *grp = NULL;
+	int r = 0;
+
+	t->elf_members++;
+	if (ix && ix->nsyms)
+		t->code_members++;
+	if (elf_is_gcc_lto(ef) && t->lto_members++ == 0)
+		str_cat(t->lto_first, sizeof t->lto_first, 0, m->name);
+	if (!items && sc->nitems)
+		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	if (nitems && ef->type == ET_REL_ && objedit_groups(ef, &grp, e))
+		r = -1;
+	for (size_t i = 0; i < nitems && r == 0; i++) {
+		const struct scan_area *a = scan_area_of(sc, AREA_SECTION, items[i]->off, items[i]->size);
+		struct entries es = { 0 };
+		struct note nt = { .descsz = items[i]->descsz };
+		unsigned char *desc = malloc(nt.descsz ? nt.descsz : 1);
+		uint64_t fold;
+
+		/* Read once: hashed (a note in a COMDAT group folds with every group of the same
+		 * payload; any other note is one more copy for each member taken), then decoded. */
+		if (!desc || elf_read(ef, items[i]->desc_off, nt.descsz, desc, e)) {
+			free(desc);
+			r = e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+			break;
+		}
+		if (grp && a && a->index < ef->shnum && grp[a->index])
+			fold = fnv(desc, nt.descsz);
+		else
+			fold = ((uint64_t)m->nth << 24 ^ i) << 1;   /* even: never a payload's hash */
+		nt.desc = desc;
+		if ((r = note_decode(&nt, &es, e)) != 0)
+			err_prefix(e, "dlopen note at offset 0x%llx: ", (unsigned long long)items[i]->off);
+		for (size_t k = 0; k < es.n && r == 0; k++) {
+			struct travel_entry *te = find_or_add(t, &es.v[k], e);
+			if (!te)
+				r = -1;
+			else
+				count_entry(te, m, ix, fold);
+		}
+		manifest_free(&es);
+		free(desc);
+	}
+	free(grp);
+	free(items);
+	return r;
+}
+
+void travel_foreign(struct travel *t, const struct archive_member *m, const char *kind)
+{
+	if (kind && t->foreign_members++ == 0)
+		str_cat(t->foreign_first, sizeof t->foreign_first, 0, m->name);
+}
+
+static void put_names(struct buf *b, const struct travel_entry *te)
+{
+	for (size_t i = 0; i < te->members && i < TRAVEL_NAMES; i++)
+		buf_printf(b, "%s%s", i ? ", " : "", te->names[i]);
+	if (te->members > TRAVEL_NAMES)
+		buf_printf(b, " and %zu more", te->members - TRAVEL_NAMES);
+}
+
+/* The entry's carriers each define one symbol, and the first one's is a helper's pull symbol
+ * (dlnote 0.1's static libraries): links need -Wl,-u,<it>. */
+static const char *pull_symbol(struct travel *t, const struct travel_entry *te)
+{
+	struct err ignore = { 0 };
+
+	/* The entries of one note member share its symbol: its name is read once. */
+	if (!t->sym_read || t->sym_nth != te->single_sym) {
+		t->sym_nth = te->single_sym;
+		t->sym_read = 1;
+		if (archive_index_name(t->ar, &t->index, te->single_sym, t->sym, sizeof t->sym, &ignore))
+			t->sym[0] = '\0';
+	}
+	return strncmp(t->sym, "dlnote_pull_", 12) == 0 ? t->sym : NULL;
+}
+
+size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
+{
+	size_t errors = 0, everywhere = 0;
+	struct buf b = { 0 };
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct travel_entry *te = &t->v[i];
+		int error = 0, warn = te->conflict;
+		const char *sym;
+
+		b.len = 0;
+		entry_label(&te->one.v[0], &b);
+		buf_puts(&b, ": in ");
+		if (te->members == t->elf_members)
+			buf_printf(&b, "every ELF member (%zu)", te->members);
+		else {
+			buf_printf(&b, "%zu of %zu ELF members (", te->members, t->elf_members);
+			put_names(&b, te);
+			buf_putc(&b, ')');
+		}
+		if (!t->ar) {
+			buf_puts(&b, "; the archive has no symbol index, so links cannot say which members they take");
+			warn = 1;
+		} else if (te->taken && te->single == te->taken && (sym = pull_symbol(t, te)) != NULL) {
+			buf_printf(&b, "; %s defines only the symbol %s: a link takes it only when something needs that "
+				   "symbol (a pull symbol: -Wl,-u,%s)", te->names[0], sym, sym);
+			warn = 1;
+		} else if (te->taken == 0) {
+			buf_puts(&b, "; no member carrying it defines a symbol: no link takes them (but with "
+				 "--whole-archive), the entry is lost");
+			error = 1;
+		} else if (te->taken == t->code_members) {
+			buf_puts(&b, "; every program that takes a member of this archive carries it");
+			everywhere++;
+		} else if (te->taken == 1 && te->members == 1) {
+			buf_printf(&b, "; only a program that takes %s carries it", te->names[0]);
+		} else {
+			buf_printf(&b, "; only a program that takes one of these %zu members carries it", te->taken);
+		}
+		if (te->conflict)
+			buf_puts(&b, "; in notes that do not fold (not one COMDAT group of the same payload): a program "
+				 "that takes two of these members lists it twice");
+		if (!b.oom && (!quiet || error))
+			print_text(out, "%s: %s%.*s\n", path, error ? "error: " : warn ? "warning: " : "", (int)b.len, b.p);
+		errors += (size_t)error;
+	}
+	if (t->lto_members)
+		print_text(out, "%s: warning: %zu GCC LTO member%s (%s%s): a link uses what LTO compiles from their bytecode, "
+			   "whose notes this tool cannot read; notes added to them after compiling are dropped\n", path,
+			   t->lto_members, t->lto_members == 1 ? "" : "s", t->lto_first, t->lto_members > 1 ? ", ..." : "");
+	if (t->foreign_members)
+		print_text(out, "%s: warning: %zu LLVM bitcode member%s (%s%s): their notes cannot be read here\n", path,
+			   t->foreign_members, t->foreign_members == 1 ? "" : "s", t->foreign_first,
+			   t->foreign_members > 1 ? ", ..." : "");
+	if (!quiet && !errors)
+		print_text(out, "%s: ok (%zu dlopen entr%s in %zu ELF members; %zu of them reach every program that takes "
+			   "a member)\n", path, t->n, t->n == 1 ? "y" : "ies", t->elf_members, everywhere);
+	buf_free(&b);
+	return errors;
+}
+
+void travel_free(struct travel *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].id);
+		manifest_free(&t->v[i].one);
+	}
+	free(t->v);
+	free(t->slots);
+	free(t->idx);
+	memset(t, 0, sizeof *t);
+}
