@@ -219,6 +219,39 @@ static const struct scan_area *segment_area(const struct lay *L, size_t index)
 	return NULL;
 }
 
+/* Candidate places for an in-place rewrite: the old dlopen sections, or (no section headers)
+ * the runs of dlopen notes found through PT_NOTE. */
+int lay_place_in_place(struct lay *L)
+{
+	const struct elf *ef = L->ef;
+	const struct elf_phdr *ld;
+	size_t i;
+
+	if (ef->shnum) {
+		i = L->target;
+		if (!i || ef->sh[i].size < L->notesz || ef->sh[i].type == SHT_NOBITS_)
+			return 0;
+		ld = L->linked ? elf_load_covering(ef, ef->sh[i].offset, L->notesz) : NULL;
+		if (L->linked && (!ld || (ld->flags & PF_W_)))
+			return 0;
+		L->note_off = ef->sh[i].offset;
+		L->note_vaddr = ld ? ld->vaddr + (L->note_off - ld->offset) : 0;
+		return 1;
+	}
+	for (i = 0; i < L->sc->nareas; i++) {
+		const struct scan_area *a = &L->sc->areas[i];
+		if (a->kind != AREA_SEGMENT || a->n == 0 || a->n != a->ndlopen || a->size < L->notesz)
+			continue;
+		ld = elf_load_covering(ef, a->off, L->notesz);
+		if (!ld || (ld->flags & PF_W_))
+			continue;
+		L->note_off = a->off;
+		L->note_vaddr = ld->vaddr + (a->off - ld->offset);
+		return 1;
+	}
+	return 0;
+}
+
 /* The input's entries minus our old segments and dlopen PT_NOTEs (and PT_NULL entries when the
  * table moves into our segment, as older versions did), plus our
  * PT_LOADs (nseg of them; placed and sorted later) and our PT_NOTE. */
