@@ -42,7 +42,7 @@ CORE_SRC  := src/base/util.c src/base/json.c src/note/manifest.c src/note/note.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
-.PHONY: all clean install uninstall dist release check-packaging check-installed check check-all check-distro unit integration regress demo fuzz bench
+.PHONY: all clean install uninstall dist release layers check-packaging check-installed check check-all check-distro unit integration regress demo fuzz bench
 all: $(BIN)
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*/*.h) | $(BUILD)
@@ -145,7 +145,14 @@ $(RELEASE_BIN): tests/release/test_release.c tests/integration/harness.c tests/i
 release: $(BIN) $(RELEASE_BIN)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(RELEASE_BIN) --jobs $(JOBS) $(CRITERION_ARGS)
 
-check: unit regress integration buildsys release
+check: layers unit regress integration buildsys release
+
+# The layers of src/, lowest first: a folder calls and includes only itself and the folders
+# before it, and no two files call each other in a circle (README, "Layout").  Read from the
+# objects (nm) and the #include lines by tests/tools/check-layers.sh.
+LAYERS := base elf note edit archive report cli
+layers: $(BIN)
+	sh tests/tools/check-layers.sh $(BUILD) $(LAYERS)
 
 # make check with version 0.0.0-installed of this tree installed under /usr and /usr/local,
 # each dlnote-inject a tripwire: fails if a test runs an installed tool (docs/release.md).

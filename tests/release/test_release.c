@@ -232,3 +232,43 @@ Test(release, make_dist_refuses_a_version_mismatch)
 	free(ls);
 	cmd_free(&c);
 }
+
+/* The layer check (make layers, in make check) on a tree of two layers, low and high, built
+ * here: it passes a clean tree and names each breach of a broken one. */
+Test(release, the_layer_check_names_upward_calls_includes_and_circles)
+{
+	struct cmd c;
+	char *out;
+
+	need("nm");
+	need("tsort");
+	free(sh("mkdir -p src/low src/high build/low build/high && "
+		"printf 'int low_a(void);\\nint low_b(void);\\n' > src/low/low.h && "
+		"printf '#include \"low.h\"\\nint low_a(void) { return 1; }\\n' > src/low/a.c && "
+		"printf '#include \"low.h\"\\nint low_b(void) { return low_a(); }\\n' > src/low/b.c && "
+		"printf '#include \"../low/low.h\"\\nint high_c(void) { return low_b(); }\\n' > src/high/c.c && "
+		"for f in low/a low/b high/c; do cc -c -o build/$f.o src/$f.c || exit 1; done"));
+	out = sh("sh '%s/tests/tools/check-layers.sh' build low high", srcdir());
+	cr_assert_str_eq(out, "");
+	free(out);
+	/* low/a.c now calls up into high/ (a circle too: c -> b -> a -> c) and includes its
+	 * private header. */
+	free(sh("printf 'int high_c(void);\\n' > src/high/high_int.h && "
+		"printf '#include \"low.h\"\\n#include \"../high/high_int.h\"\\nint low_a(void) { return high_c(); }\\n' "
+		"> src/low/a.c && cc -c -Isrc -o build/low/a.o src/low/a.c"));
+	c = run("sh '%s/tests/tools/check-layers.sh' build low high", srcdir());
+	cr_assert_eq(c.status, 1);
+	cr_assert_str_eq(c.out, "upward call: low/a.c calls high_c of high/c.c\n"
+				"upward include: low/a.c includes \"high/high_int.h\"\n"
+				"circle of calls: high/c.c low/b.c low/a.c\n");
+	cmd_free(&c);
+	/* Within one layer: the private header is fine, a circle is not. */
+	free(sh("printf '#include \"low.h\"\\nint low_a(void) { return low_b(); }\\n' > src/low/a.c && "
+		"printf '#include \"low.h\"\\nint low_b(void) { return low_a(); }\\n' > src/low/b.c && "
+		"printf '#include \"high_int.h\"\\nint high_c(void) { return 0; }\\n' > src/high/c.c && "
+		"for f in low/a low/b high/c; do cc -c -o build/$f.o src/$f.c || exit 1; done"));
+	c = run("sh '%s/tests/tools/check-layers.sh' build low high", srcdir());
+	cr_assert_eq(c.status, 1);
+	cr_assert_str_eq(c.out, "circle of calls: low/a.c low/b.c\n");
+	cmd_free(&c);
+}

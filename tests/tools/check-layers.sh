@@ -56,8 +56,13 @@ awk -v layers="$layers" '
 # Circles: tsort names the files of a loop on its standard error.
 awk '{ print $1, $2 }' "$tmp/calls" | tsort >/dev/null 2>"$tmp/loops" || true
 if [ -s "$tmp/loops" ]; then
-	awk '/input contains a loop/ { if (line != "") print line; line = "circle of calls:"; next }
-	     { sub(/^tsort: /, ""); line = line " " $0 ".c" } END { if (line != "") print line }' "$tmp/loops"
+	# Each loop in call order (each file calls the next, the last the first), from its first name.
+	awk 'function flush(   i, m, line) { if (!n) return; m = 1
+		for (i = 2; i <= n; i++) if (v[i] < v[m]) m = i
+		line = "circle of calls:"; for (i = 0; i < n; i++) line = line " " v[(m - 1 + i) % n + 1] ".c"
+		print line; n = 0 }
+	     /input contains a loop/ { flush(); next }
+	     { sub(/^tsort: /, ""); v[++n] = $0 } END { flush() }' "$tmp/loops"
 	status=1
 fi
 exit ${status:-0}
