@@ -9,7 +9,7 @@
  *      into that segment, placed so that old kernels and qemu-user still find them;
  *   4. what follows the last input byte we keep: segment, section-name table, section headers
  *      (layout_sections.c writes the section headers and symbols).
- * Nothing allocated moves.  The plan is a list of byte patches (layout_patch.c) over a prefix of
+ * Nothing allocated moves.  The plan is a list of byte patches (plan.c) over a prefix of
  * the input. */
 #include <stdlib.h>
 #include <string.h>

@@ -15,8 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 # "FOLDER/FILE D|U SYMBOL" for every object of every layer.
 for layer in $layers; do
 	for o in "$build/$layer"/*.o; do
-		[ -e "$o" ] || continue
 		f=$layer/$(basename "$o" .o)
+		[ -e "$o" ] && [ -e "src/$f.c" ] || continue  # an object whose source went away
 		nm -P "$o" | awk -v f="$f" '$2 == "U" { print f, "U", $1; next }
 			$2 ~ /^[TDBRCGSV]$/ { print f, "D", $1 }'
 	done

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* layout_patch.c - the plan's byte patches, and the facts about the input that every planner
- * asks (overlaps, our own segment). */
+/* plan.c - the plan every planner writes and every writer applies: byte patches over the
+ * input, the size to keep and to write, and the log -v prints (plan.h). */
 #include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "layout_int.h"
-
-/* ---- patches ---- */
+#include "plan.h"
 
 int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e)
 {
@@ -64,21 +62,6 @@ int layout_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src
 	return 0;
 }
 
-int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src)
-{
-	return layout_patch(L->pl, off, len, data, src, L->e);
-}
-
-/* Zero input bytes that stay in the output (those past `keep` are dropped anyway). */
-int lay_zero(struct lay *L, uint64_t off, uint64_t len)
-{
-	if (off >= L->keep)
-		return 0;
-	if (off + len > L->keep)
-		len = L->keep - off;
-	return lay_patch(L, off, len, NULL, PATCH_ZERO);
-}
-
 void plan_reset(struct plan *pl)
 {
 	int quiet = pl->quiet;
@@ -107,39 +90,4 @@ void layout_free(struct plan *pl)
 	free(pl->p);
 	buf_free(&pl->log);
 	memset(pl, 0, sizeof *pl);
-}
-
-/* ---- facts about the input ---- */
-
-int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
-{
-	return alen && blen && a < b + blen && b < a + alen;
-}
-
-int lay_in_own(const struct lay *L, uint64_t off)
-{
-	size_t i;
-
-	for (i = 0; L->nown && i < L->ef->phnum; i++)
-		if (L->isown[i] && off >= L->ef->ph[i].offset && off < L->ef->ph[i].offset + L->ef->ph[i].filesz)
-			return 1;
-	return 0;
-}
-
-
-const struct elf_phdr *lay_first_load(const struct lay *L)
-{
-	size_t i;
-
-	for (i = 0; i < L->ef->phnum; i++)
-		if (L->ef->ph[i].type == PT_LOAD_ && !(L->isown && L->isown[i]))
-			return &L->ef->ph[i];
-	return NULL;
-}
-
-int lay_pair_cmp(const void *x, const void *y)
-{
-	const uint64_t *a = x, *b = y;
-
-	return a[0] < b[0] ? -1 : a[0] > b[0];
 }
