@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../edit/layout.h"
+#include "../edit/plan.h"
 #include "../base/util.h"
 
 #define ARCHIVE_MAGIC "!<arch>\n"

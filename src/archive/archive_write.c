@@ -148,7 +148,7 @@ int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *l
 		r = plan(ctx, ar, &m, &pl, e);
 		if (r > 0) {
 			r = !pl.unchanged;
-			layout_free(&pl);
+			plan_free(&pl);
 		}
 		if (r)
 			break;
@@ -398,10 +398,10 @@ static int write_member(struct archive *ar, const struct archive_member *m, uint
 		return -1;
 	if (r > 0 && dry) {
 		len = ARCHIVE_HDR + m->name_len + pl.out_size;
-		layout_free(&pl);
+		plan_free(&pl);
 	} else if (r > 0) {
 		r = write_edited(ar, m, &pl, pos, e);
-		layout_free(&pl);
+		plan_free(&pl);
 		return r;
 	}
 	if (dry) {

@@ -211,7 +211,7 @@ int action_edit(struct opts *o, const char *path, int fd, const struct stat *st,
 		else
 			r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
 	}
-	layout_free(&pl);
+	plan_free(&pl);
 	return r;
 }
 

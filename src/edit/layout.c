@@ -454,7 +454,7 @@ out:
 	buf_free(&L.newnames);
 	free(L.ph);
 	if (r)
-		layout_free(pl);
+		plan_free(pl);
 	return r;
 }
 

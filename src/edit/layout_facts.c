@@ -10,7 +10,7 @@
 
 int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src)
 {
-	return layout_patch(L->pl, off, len, data, src, L->e);
+	return plan_patch(L->pl, off, len, data, src, L->e);
 }
 
 /* Zero input bytes that stay in the output (those past `keep` are dropped anyway). */

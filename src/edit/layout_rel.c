@@ -247,7 +247,7 @@ out:
 	manifest_free(&present);
 	layout_memo_free(&own);
 	if (r)
-		layout_free(pl);
+		plan_free(pl);
 	return r;
 }
 

@@ -409,7 +409,7 @@ int lay_renumber_symbols(struct lay *L)
 			r = err_set(L->e, EXIT_BAD_INPUT, "symbol table %zu has entries of %llu bytes: cannot renumber it", t,
 				    (unsigned long long)st->entsize);
 		else
-			r = layout_patch_xform(L->pl, L->sh[t].offset, st->size, st->offset, lay_symbols_renumbered, m,
+			r = plan_patch_xform(L->pl, L->sh[t].offset, st->size, st->offset, lay_symbols_renumbered, m,
 					       sizeof *m + ef->shnum * sizeof m->map[0], L->e);
 	}
 	free(m);

@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "layout.h"
+#include "../elf/elf.h"
+#include "plan.h"
 
 /* A COMDAT group to add: one SHT_GROUP section, its signature symbol (weak, hidden, undefined,
  * after every input symbol, so that adding moves no symbol: docs/layout.md),

@@ -16,9 +16,9 @@ int objedit_patch_flush(struct oe *X)
 		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
 	if (len <= 256) {                /* copied: the buffer stays for the next run */
 		X->run.len = 0;
-		return layout_patch(X->o->pl, X->run_off, len, X->run.p, 0, X->e);
+		return plan_patch(X->o->pl, X->run_off, len, X->run.p, 0, X->e);
 	}
-	return layout_patch_own(X->o->pl, X->run_off, len, (unsigned char *)buf_take(&X->run), X->e);
+	return plan_patch_own(X->o->pl, X->run_off, len, (unsigned char *)buf_take(&X->run), X->e);
 }
 
 int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, uint64_t src)
@@ -49,5 +49,5 @@ int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, ui
 		p->len = off + len - p->off;
 		return 0;
 	}
-	return layout_patch(pl, off, len, data, src, X->e);
+	return plan_patch(pl, off, len, data, src, X->e);
 }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "layout.h"
+#include "plan.h"
 #include "../base/util.h"
 
 struct output_opts {

@@ -7,7 +7,7 @@
 
 #include "plan.h"
 
-int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e)
+int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e)
 {
 	struct patch *p;
 
@@ -32,7 +32,7 @@ int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, 
 	return 0;
 }
 
-int layout_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *data, struct err *e)
+int plan_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *data, struct err *e)
 {
 	struct patch *p;
 
@@ -50,12 +50,12 @@ int layout_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char 
 	return 0;
 }
 
-int layout_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
+int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
 		       size_t ctxlen, struct err *e)
 {
 	if (len == 0)
 		return 0;
-	if (layout_patch(pl, off, ctxlen, ctx, src, e))
+	if (plan_patch(pl, off, ctxlen, ctx, src, e))
 		return -1;
 	pl->p[pl->n - 1].len = len;
 	pl->p[pl->n - 1].xform = xform;
@@ -81,7 +81,7 @@ void plan_log(struct plan *pl, const char *fmt, ...)
 	va_end(ap);
 }
 
-void layout_free(struct plan *pl)
+void plan_free(struct plan *pl)
 {
 	size_t i;
 

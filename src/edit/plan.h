@@ -42,17 +42,17 @@ struct plan {
 	int quiet;                 /* set by the caller before planning: no log is kept */
 };
 
-void layout_free(struct plan *pl);
+void plan_free(struct plan *pl);
 /* An empty plan, as quiet as it was (planners start with it). */
 void plan_reset(struct plan *pl);
 /* A line of the plan's log (unless the plan is quiet). */
 void plan_log(struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append a patch to the plan (data is copied; NULL: copy from input at src, or PATCH_ZERO). */
-int layout_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e);
+int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e);
 /* The same for new bytes the plan takes over (malloc'd; freed with the plan, or now on failure). */
-int layout_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *data, struct err *e);
+int plan_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *data, struct err *e);
 /* Append a patch copying input bytes [src, src+len) through xform (ctx is copied, ctxlen bytes). */
-int layout_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
+int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
 		       size_t ctxlen, struct err *e);
 
 #endif

@@ -154,8 +154,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(out2);
 		close(out);
 	}
-	layout_free(&pl);
-	layout_free(&pl2);
+	plan_free(&pl);
+	plan_free(&pl2);
 	manifest_free(&want);
 	manifest_free(&got);
 	buf_free(&a);
