@@ -25,23 +25,20 @@
 
 #include "layout_int.h"
 
-enum {
-	SHT_PROGBITS_ = 1, SHT_HASH_ = 5, SHT_GNU_HASH_ = 0x6ffffff6, SHT_GNU_VERDEF_ = 0x6ffffffd,
-	SHT_GNU_VERNEED_ = 0x6ffffffe, SHT_GNU_VERSYM_ = 0x6fffffff, SHT_MIPS_ABIFLAGS_ = 0x7000002a,
-	SHT_MIPS_REGINFO_ = 0x70000006, PT_MIPS_REGINFO_ = 0x70000000, PT_MIPS_ABIFLAGS_ = 0x70000003,
-};
-
 /* .dynamic tags whose value is an address (gABI: the d_ptr ones) that a carried section may
  * be: when one points into the block it moves with it. */
 static int dyn_is_address(uint64_t tag)
 {
-	static const uint64_t ptr[] = { 3, 4, 5, 6, 7, 12, 13, 17, 21, 23, 25, 26, 32, 0x6ffffff0, 0x6ffffffc, 0x6ffffffe };
+	static const uint64_t ptr[] = {
+		DT_PLTGOT_, DT_HASH_, DT_STRTAB_, DT_SYMTAB_, DT_RELA_, DT_INIT_, DT_FINI_, DT_REL_, DT_DEBUG_,
+		DT_JMPREL_, DT_INIT_ARRAY_, DT_FINI_ARRAY_, DT_PREINIT_ARRAY_, DT_VERSYM_, DT_VERDEF_, DT_VERNEED_,
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof ptr / sizeof ptr[0]; i++)
 		if (tag == ptr[i])
 			return 1;
-	return tag >= 0x6ffffe00 && tag <= 0x6ffffeff;     /* DT_ADDRRNGLO..HI: DT_GNU_HASH */
+	return tag >= DT_ADDRRNGLO_ && tag <= DT_ADDRRNGHI_;     /* DT_GNU_HASH among them */
 }
 
 /* A program header of `type` covers section i exactly. */
@@ -124,7 +121,7 @@ static int find_dynamic_refs(struct lay *L)
 				break;
 			if (val < c->vaddr || val >= vend)
 				continue;
-			if (tag >= 0x70000000 && tag <= 0x7fffffff)
+			if (tag >= DT_LOPROC_ && tag <= DT_HIPROC_)
 				return refuse(L, "a processor-specific .dynamic entry points after them");
 			if (!dyn_is_address(tag))
 				continue;

@@ -111,7 +111,6 @@ struct lay_symmap {
 	uint32_t map[];
 };
 #define LAY_SYM_MOVED 0x80000000u
-#define SHN_ABS_ 0xfff1u
 void lay_symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len);
 uint64_t lay_names_hole(const struct lay *L, uint64_t size);
 

@@ -14,7 +14,6 @@
 #include "objedit.h"
 
 
-enum { SHT_GROUP_ = 17, GRP_COMDAT_ = 1 };
 
 /* area[i]: 1 + the scan area of section i, 0 when it has none (one pass, not one per section:
  * an object may hold a group per entry, 100,000 of them). */

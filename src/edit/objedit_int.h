@@ -7,14 +7,6 @@
 #include "../note/scan.h"
 #include "objedit.h"
 
-enum {
-	SHT_HASH_ = 5, SHT_DYNAMIC_ = 6, SHT_GROUP_ = 17, SHT_GNU_HASH_ = 0x6ffffff6, SHT_GNU_VERDEF_ = 0x6ffffffd,
-	SHT_GNU_VERNEED_ = 0x6ffffffe, SHT_GNU_VERSYM_ = 0x6fffffff,
-	SHT_LLVM_ADDRSIG_ = 0x6fff4c03, SHT_LLVM_CALL_GRAPH_PROFILE_ = 0x6fff4c09,
-	SHF_LINK_ORDER_ = 0x80, SHN_ABS_ = 0xfff1, SHF_GROUP_ = 0x200, SHF_GNU_RETAIN_ = 0x200000, GRP_COMDAT_ = 1, EM_MIPS_ = 8,
-	STB_WEAK_ = 2, STV_HIDDEN_ = 2,
-};
-
 struct move {
 	uint64_t from, to;
 };

@@ -401,18 +401,18 @@ const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uin
 uint64_t elf_max_page(const struct elf *ef)
 {
 	switch (ef->machine) {
-	case 183: /* EM_AARCH64 */
-	case 21:  /* EM_PPC64 */
-	case 20:  /* EM_PPC */
-	case 8:   /* EM_MIPS */
-	case 258: /* EM_LOONGARCH */
-	case 40:  /* EM_ARM: 64 KiB pages exist on some ARM cores; binutils uses 64 KiB too */
+	case EM_AARCH64_:
+	case EM_PPC64_:
+	case EM_PPC_:
+	case EM_MIPS_:
+	case EM_LOONGARCH_:
+	case EM_ARM_:     /* 64 KiB pages exist on some ARM cores; binutils uses 64 KiB too */
 		return 0x10000;
-	case 2:   /* EM_SPARC */
-	case 43:  /* EM_SPARCV9 */
-	case 18:  /* EM_SPARC32PLUS */
+	case EM_SPARC_:
+	case EM_SPARCV9_:
+	case EM_SPARC32PLUS_:
 		return 0x2000;
-	case 22:  /* EM_S390: binutils uses 4 KiB */
+	case EM_S390_:    /* binutils uses 4 KiB */
 	default:
 		return 0x1000;
 	}

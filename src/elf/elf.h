@@ -12,19 +12,8 @@
 #include <string.h>
 
 #include "../base/util.h"
+#include "elf_const.h"
 
-/* The few constants we need, so that the model does not depend on the host's <elf.h>. */
-enum {
-	ET_REL_ = 1, ET_EXEC_ = 2, ET_DYN_ = 3, ET_CORE_ = 4,
-	PT_NULL_ = 0, PT_LOAD_ = 1, PT_DYNAMIC_ = 2, PT_INTERP_ = 3, PT_NOTE_ = 4, PT_PHDR_ = 6,
-	PT_TLS_ = 7, PT_GNU_PROPERTY_ = 0x6474e553,
-	PF_X_ = 1, PF_W_ = 2, PF_R_ = 4,
-	SHT_NULL_ = 0, SHT_SYMTAB_ = 2, SHT_STRTAB_ = 3, SHT_RELA_ = 4, SHT_NOTE_ = 7,
-	SHT_NOBITS_ = 8, SHT_REL_ = 9, SHT_DYNSYM_ = 11, SHT_SYMTAB_SHNDX_ = 18,
-	SHF_WRITE_ = 1, SHF_ALLOC_ = 2, SHF_EXECINSTR_ = 4, SHF_INFO_LINK_ = 0x40, SHF_TLS_ = 0x400,
-	SHN_UNDEF_ = 0, SHN_LORESERVE_ = 0xff00, SHN_XINDEX_ = 0xffff, PN_XNUM_ = 0xffff,
-	STT_SECTION_ = 3,
-};
 
 struct elf_phdr {
 	uint32_t type, flags;

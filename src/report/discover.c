@@ -8,7 +8,6 @@
 
 #include "../base/json.h"
 
-enum { SHT_DYNAMIC_ = 6, DT_NULL_ = 0, DT_NEEDED_ = 1, DT_STRTAB_ = 5, DT_STRSZ_ = 10, DT_SONAME_ = 14 };
 
 #define CHUNK 65536u
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../base/json.h"
+#include "../elf/elf_const.h"
 
 static const char *const rpm_tags[RANKS] = { "Suggests", "Recommends", "Requires" };
 static const char *const deb_fields[RANKS] = { "dlopen:Suggests", "dlopen:Recommends", "dlopen:Depends" };
@@ -121,8 +122,8 @@ void pkgdeps_debmap_free(struct debmap *map)
 const char *pkgdeps_rpm_suffix(int is64, unsigned machine)
 {
 	/* rpm's elfdeps writes SONAME(VERSION)MARKER, with the marker "(64bit)" for ELFCLASS64 but
-	 * on Alpha (EM_ALPHA 0x9026, EM_FAKE_ALPHA 41), and the bare soname when it has neither. */
-	return is64 && machine != 0x9026 && machine != 41 ? "()(64bit)" : "";
+	 * on Alpha (EM_ALPHA, EM_FAKE_ALPHA), and the bare soname when it has neither. */
+	return is64 && machine != EM_ALPHA_ && machine != EM_FAKE_ALPHA_ ? "()(64bit)" : "";
 }
 
 /* The rpm tag an entry gets: with --rpm-requires/-recommends/-suggests, the strongest of those

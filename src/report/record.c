@@ -105,15 +105,15 @@ static int resolve(const char *cmd, char *out)
 static const char *machine_name(unsigned m)
 {
 	switch (m) {
-	case 3: return "i386";
-	case 8: return "MIPS";
-	case 20: return "PowerPC";
-	case 21: return "PowerPC64";
-	case 22: return "S/390";
-	case 40: return "ARM";
-	case 62: return "x86-64";
-	case 183: return "AArch64";
-	case 243: return "RISC-V";
+	case EM_386_: return "i386";
+	case EM_MIPS_: return "MIPS";
+	case EM_PPC_: return "PowerPC";
+	case EM_PPC64_: return "PowerPC64";
+	case EM_S390_: return "S/390";
+	case EM_ARM_: return "ARM";
+	case EM_X86_64_: return "x86-64";
+	case EM_AARCH64_: return "AArch64";
+	case EM_RISCV_: return "RISC-V";
 	default: return "another machine";
 	}
 }
