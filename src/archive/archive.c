@@ -2,6 +2,7 @@
 /* archive.c - reading ar archives member by member, and writing an edited copy by streaming. */
 #include "archive.h"
 #include "archive_int.h"
+#include "../base/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,38 +18,6 @@
 int archive_is(const unsigned char *m, size_t len)
 {
 	return len >= 8 && (memcmp(m, ARCHIVE_MAGIC, 8) == 0 || memcmp(m, ARCHIVE_THIN_MAGIC, 8) == 0);
-}
-
-int archive_read_at(int fd, uint64_t off, void *buf, size_t len, struct err *e)
-{
-	unsigned char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = pread(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return err_set(e, EXIT_BAD_INPUT, "read error: %s", n < 0 ? strerror(errno) : "the file shrank");
-		p += n, off += (uint64_t)n, len -= (size_t)n;
-	}
-	return 0;
-}
-
-int archive_write_at(int fd, uint64_t off, const void *buf, size_t len, struct err *e)
-{
-	const unsigned char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return err_set(e, EXIT_BAD_INPUT, "write failed: %s", n < 0 ? strerror(errno) : "no progress");
-		p += n, off += (uint64_t)n, len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* A decimal field: digits, then spaces only; at least one digit. */
@@ -76,7 +45,7 @@ int archive_open(struct archive *ar, int fd, const char *path, uint64_t size, st
 	memset(ar, 0, sizeof *ar);
 	ar->fd = fd, ar->path = path, ar->size = size, ar->pos = 8;
 	ar->offset32_max = UINT32_MAX, ar->plan_first = 2ull << 30;
-	if (size < 8 || archive_read_at(fd, 0, magic, 8, e) || !archive_is(magic, 8))
+	if (size < 8 || io_read_at(fd, 0, magic, 8, e) || !archive_is(magic, 8))
 		return err_set(e, EXIT_BAD_INPUT, "not an ar archive");
 	ar->thin = memcmp(magic, ARCHIVE_THIN_MAGIC, 8) == 0;
 	return 0;
@@ -114,7 +83,7 @@ static int long_name(struct archive *ar, struct archive_member *m, const char *f
 		return err_set(e, EXIT_BAD_INPUT, "long-name reference /%llu is outside the name table (%llu bytes)",
 			       (unsigned long long)at, (unsigned long long)ar->names_size);
 	n = ar->names_size - at < ARCHIVE_MAX_NAME ? ar->names_size - at : ARCHIVE_MAX_NAME;
-	if (archive_read_at(ar->fd, ar->names_off + at, m->name, (size_t)n, e))
+	if (io_read_at(ar->fd, ar->names_off + at, m->name, (size_t)n, e))
 		return -1;
 	m->name[n] = '\0';
 	nl = memchr(m->name, '\n', (size_t)n);
@@ -138,7 +107,7 @@ static int member_name(struct archive *ar, struct archive_member *m, const char 
 		if (parse_dec(f + 3, 13, &m->name_len) || m->name_len > field_size || m->name_len > ARCHIVE_MAX_NAME)
 			return err_set(e, EXIT_BAD_INPUT, "bad BSD name length '%.16s' (member size %llu)", f,
 				       (unsigned long long)field_size);
-		if (archive_read_at(ar->fd, m->hdr + ARCHIVE_HDR, m->name, (size_t)m->name_len, e))
+		if (io_read_at(ar->fd, m->hdr + ARCHIVE_HDR, m->name, (size_t)m->name_len, e))
 			return -1;
 		m->name[m->name_len] = '\0';
 		if (strncmp(m->name, "__.SYMDEF", 9) == 0)
@@ -187,7 +156,7 @@ const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, s
 	want = ar->size - off < io->in_cap ? (size_t)(ar->size - off) : io->in_cap;
 	if (io->before_refill && io->before_refill(io, e))
 		return NULL;
-	if (len > want || archive_read_at(ar->fd, off, io->in, want, e)) {
+	if (len > want || io_read_at(ar->fd, off, io->in, want, e)) {
 		io->in_len = 0;
 		return e->msg[0] ? NULL : (err_set(e, EXIT_BAD_INPUT, "read past the end of the archive"), NULL);
 	}
@@ -200,7 +169,7 @@ static int read_hdr(const struct archive *ar, uint64_t off, char *h, struct err 
 	const unsigned char *p;
 
 	if (!ar->io)
-		return archive_read_at(ar->fd, off, h, ARCHIVE_HDR, e);
+		return io_read_at(ar->fd, off, h, ARCHIVE_HDR, e);
 	if (!(p = archive_io_window(ar, off, ARCHIVE_HDR, e)))
 		return -1;
 	memcpy(h, p, ARCHIVE_HDR);
@@ -330,7 +299,7 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 	unsigned char word[8], chunk[4096], wchunk[8192];
 	uint64_t count, tab, i, n, j, off, new, last_old = 0, last_new = 0;
 
-	if (m->size < (uint64_t)w || archive_read_at(ar->fd, m->data, word, (size_t)w, e))
+	if (m->size < (uint64_t)w || io_read_at(ar->fd, m->data, word, (size_t)w, e))
 		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
 	count = get_word(word, w, big);
 	if (!big && count % stride)
@@ -342,12 +311,12 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 		return err_set(e, EXIT_BAD_INPUT, "symbol index of %llu entries does not fit in its %llu bytes",
 			       (unsigned long long)count, (unsigned long long)m->size);
 	tab = (uint64_t)w + count * stride;
-	if (!big && (tab + (uint64_t)w > m->size || archive_read_at(ar->fd, m->data + tab, word, (size_t)w, e) ||
+	if (!big && (tab + (uint64_t)w > m->size || io_read_at(ar->fd, m->data + tab, word, (size_t)w, e) ||
 		     get_word(word, w, 0) > m->size - tab - (uint64_t)w))
 		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "BSD symbol index string table runs past the index");
 	for (i = 0; i < count; i += n) {
 		n = count - i < sizeof chunk / stride ? count - i : sizeof chunk / stride;
-		if (archive_read_at(ar->fd, m->data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
+		if (io_read_at(ar->fd, m->data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
 			return -1;
 		for (j = 0; j < n; j++) {
 			unsigned char *p = chunk + j * stride + at_off;
@@ -374,7 +343,7 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 			else
 				put_word(p, w, big, new);
 		}
-		if (map && out >= 0 && archive_write_at(out, out_data + (wide ? 8u : (uint64_t)w) + i * ostride,
+		if (map && out >= 0 && io_write_at(out, out_data + (wide ? 8u : (uint64_t)w) + i * ostride,
 							wide ? wchunk : chunk, (size_t)(n * ostride), e))
 			return -1;
 	}
@@ -389,7 +358,7 @@ int archive_index_wide_size(const struct archive *ar, const struct archive_membe
 {
 	unsigned char word[4];
 
-	if (m->size < 4 || archive_read_at(ar->fd, m->data, word, 4, e))
+	if (m->size < 4 || io_read_at(ar->fd, m->data, word, 4, e))
 		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
 	*count = get_word(word, 4, 1);
 	if (*count > (m->size - 4) / 4)
@@ -424,7 +393,7 @@ static int index_geometry(const struct archive *ar, const struct archive_member 
 	g->big = k == AR_GNU32 || k == AR_GNU64;
 	g->stride = g->big ? (uint64_t)g->w : 2u * (uint64_t)g->w;
 	g->at_off = g->big ? 0 : (uint64_t)g->w;
-	if (m->size < (uint64_t)g->w || archive_read_at(ar->fd, m->data, word, (size_t)g->w, e))
+	if (m->size < (uint64_t)g->w || io_read_at(ar->fd, m->data, word, (size_t)g->w, e))
 		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
 	g->count = get_word(word, g->w, g->big) / (g->big ? 1 : g->stride);
 	if (g->count > (m->size - (uint64_t)g->w) / g->stride)
@@ -455,7 +424,7 @@ int archive_index_members(const struct archive *ar, const struct archive_member 
 		return -1;
 	for (i = 0; i < g.count; i += got) {
 		got = g.count - i < sizeof chunk / g.stride ? g.count - i : sizeof chunk / g.stride;
-		if (archive_read_at(ar->fd, m->data + (uint64_t)g.w + i * g.stride, chunk, (size_t)(got * g.stride), e))
+		if (io_read_at(ar->fd, m->data + (uint64_t)g.w + i * g.stride, chunk, (size_t)(got * g.stride), e))
 			goto fail;
 		for (j = 0; j < got; j++) {
 			uint64_t off = get_word(chunk + j * g.stride + g.at_off, g.w, g.big);
@@ -506,14 +475,14 @@ int archive_index_name(const struct archive *ar, const struct archive_member *m,
 	if (g.big) {
 		at = g.names;
 	} else {                 /* BSD: the entry's string offset, into the table after its size */
-		if (archive_read_at(ar->fd, m->data + (uint64_t)g.w + nth * g.stride, chunk, (size_t)g.w, e))
+		if (io_read_at(ar->fd, m->data + (uint64_t)g.w + nth * g.stride, chunk, (size_t)g.w, e))
 			return -1;
 		at = g.names + get_word(chunk, g.w, 0);
 		seen = nth;
 	}
 	while (at < end) {
 		size_t piece = end - at < sizeof chunk ? (size_t)(end - at) : sizeof chunk;
-		if (archive_read_at(ar->fd, m->data + at, chunk, piece, e))
+		if (io_read_at(ar->fd, m->data + at, chunk, piece, e))
 			return -1;
 		for (size_t i = 0; i < piece; i++) {
 			if (chunk[i] == '\0') {

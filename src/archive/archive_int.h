@@ -44,8 +44,6 @@ struct remap {
 	size_t n, cap;
 };
 
-int archive_read_at(int fd, uint64_t off, void *buf, size_t len, struct err *e);
-int archive_write_at(int fd, uint64_t off, const void *buf, size_t len, struct err *e);
 
 /* True when the read buffer holds the archive's unchanged bytes [off, off+len). */
 static inline int archive_io_holds(const struct archive_io *io, uint64_t off, uint64_t len)

@@ -3,6 +3,7 @@
  * members, the index moved to the new offsets. */
 #include "archive.h"
 #include "archive_int.h"
+#include "../base/io.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,12 +20,11 @@
  * bytes), written with one pwritev before the read buffer is read again; other output gathers
  * in a write buffer.  Unchanged members and larger ones are copied by the kernel.  A few
  * system calls per buffer instead of some twenty per member; the buffers bound the memory. */
-static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off, struct err *e);
 
 /* The edited members gathered for one vectored write (write_vectored), written. */
 static int io_flush_pending(struct archive_io *io, struct err *e)
 {
-	int r = io->npend ? pwritev_all(io->fd_out, io->pend, io->npend, io->pend_at, e) : 0;
+	int r = io->npend ? io_writev_at(io->fd_out, io->pend_at, io->pend, io->npend, e) : 0;
 
 	io->npend = 0, io->pend_len = 0, io->gat_len = 0;
 	return r;
@@ -62,7 +62,7 @@ static int io_flush(struct archive_io *io, struct err *e)
 {
 	if (io_flush_pending(io, e))
 		return -1;
-	if (io->out_len && archive_write_at(io->fd_out, io->out_off, io->out, io->out_len, e))
+	if (io->out_len && io_write_at(io->fd_out, io->out_off, io->out, io->out_len, e))
 		return -1;
 	io->out_off += io->out_len, io->out_len = 0;
 	return 0;
@@ -90,7 +90,7 @@ static int io_put(struct archive_io *io, uint64_t pos, const void *data, size_t 
 	unsigned char *p;
 
 	if (len > IO_CAP)
-		return io_flush(io, e) ? -1 : archive_write_at(io->fd_out, pos, data, len, e);
+		return io_flush(io, e) ? -1 : io_write_at(io->fd_out, pos, data, len, e);
 	if (!(p = io_reserve(io, pos, len, e)))
 		return -1;
 	memcpy(p, data, len);
@@ -186,27 +186,6 @@ static int patchable_in_place(const struct plan *pl)
 	return 1;
 }
 
-static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off, struct err *e)
-{
-	ssize_t w;
-
-	while (n) {
-		w = pwritev(fd, iov, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return err_set(e, EXIT_BAD_INPUT, "write failed: %s", w < 0 ? strerror(errno) : "no progress");
-		off += (uint64_t)w;
-		for (; n && (size_t)w >= iov->iov_len; n--, iov++)
-			w -= (ssize_t)iov->iov_len;
-		if (n) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
-	}
-	return 0;
-}
-
 /* A small member edited in the read buffer: the kept prefix is patched there and written from
  * there, with the header before it and the new tail after it gathered in the write buffer (one
  * pwritev, no copy of the prefix).  Returns 1 when done, 0 when the plan does not allow it. */
@@ -248,7 +227,7 @@ static int write_gathered(struct archive *ar, const struct archive_member *m, co
 	iov[0] = (struct iovec){ io->out, io->out_len };
 	iov[1] = (struct iovec){ body, (size_t)pl->keep };
 	iov[2] = (struct iovec){ tail, (size_t)(tlen + odd) };
-	if (pwritev_all(io->fd_out, iov, 3, io->out_off, e))
+	if (io_writev_at(io->fd_out, io->out_off, iov, 3, e))
 		return -1;
 	io->out_off = pos + ARCHIVE_HDR + m->name_len + pl->out_size + odd, io->out_len = 0;
 	io->in_valid = m->data + m->size;                /* the member's input bytes are changed */
@@ -448,9 +427,9 @@ static int write_wide_index(struct archive *ar, const struct archive_member *m, 
 	for (int i = 0; i < 8; i++)
 		word[i] = (unsigned char)(count >> (56 - 8 * i));
 	nlen = m->data + m->size - names;
-	if (archive_write_at(out, data, word, 8, e) || archive_index_walk(ar, m, map, out, data, 1, e) ||
+	if (io_write_at(out, data, word, 8, e) || archive_index_walk(ar, m, map, out, data, 1, e) ||
 	    output_copy(ar->fd, names, out, data + 8 + 8 * count, nlen, e) ||
-	    archive_write_at(out, data + 8 + 8 * count + nlen, zero, (size_t)(size - 8 - 8 * count - nlen), e))
+	    io_write_at(out, data + 8 + 8 * count + nlen, zero, (size_t)(size - 8 - 8 * count - nlen), e))
 		return -1;
 	return 0;
 }

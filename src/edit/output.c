@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* output.c - temporary file, kernel copies, patches, metadata, atomic rename. */
 #include "output.h"
+#include "../base/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,38 +14,17 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-int output_put(int fd, const void *data, uint64_t len, uint64_t off, struct err *e)
-{
-	const unsigned char *p = data;
-	ssize_t n;
-
-	while (len) {
-		n = pwrite(fd, p, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return err_set(e, EXIT_BAD_INPUT, "write failed: %s", n < 0 ? strerror(errno) : "no progress");
-		p += n, off += (uint64_t)n, len -= (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Fallback when the kernel cannot copy between these files: a fixed 64 KiB buffer, so memory
  * stays flat whatever the size. */
 static int copy_slow(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e)
 {
 	unsigned char buf[65536];
-	ssize_t n;
 
 	while (len) {
-		n = pread(in, buf, len < sizeof buf ? len : sizeof buf, (off_t)src);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return err_set(e, EXIT_BAD_INPUT, "read failed: %s", n < 0 ? strerror(errno) : "unexpected end of file");
-		if (output_put(out, buf, (uint64_t)n, dst, e))
+		uint64_t n = len < sizeof buf ? len : sizeof buf;
+		if (io_read_at(in, src, buf, n, e) || io_write_at(out, dst, buf, n, e))
 			return -1;
-		src += (uint64_t)n, dst += (uint64_t)n, len -= (uint64_t)n;
+		src += n, dst += n, len -= n;
 	}
 	return 0;
 }
@@ -55,7 +35,7 @@ static int copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 	ssize_t n;
 
 	while (len) {
-		n = copy_file_range(in, &si, out, &di, len > (1u << 30) ? (1u << 30) : len, 0);
+		n = copy_file_range(in, &si, out, &di, len > IO_MAX_CALL ? IO_MAX_CALL : len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF))
@@ -101,25 +81,12 @@ int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struc
 static int copy_stream(int in, int out, uint64_t len, struct err *e)
 {
 	unsigned char buf[65536];
-	uint64_t pos = 0;
-	ssize_t n, w;
+	uint64_t pos, n;
 
-	while (pos < len) {
-		n = pread(in, buf, len - pos < sizeof buf ? len - pos : sizeof buf, (off_t)pos);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return err_set(e, EXIT_BAD_INPUT, "read failed: %s", n < 0 ? strerror(errno) : "unexpected end of file");
-		for (ssize_t done = 0; done < n; done += w) {
-			w = write(out, buf + done, (size_t)(n - done));
-			if (w < 0 && errno == EINTR) {
-				w = 0;
-				continue;
-			}
-			if (w <= 0)
-				return err_set(e, EXIT_BAD_INPUT, "standard output: write failed: %s", w < 0 ? strerror(errno) : "no progress");
-		}
-		pos += (uint64_t)n;
+	for (pos = 0; pos < len; pos += n) {
+		n = len - pos < sizeof buf ? len - pos : sizeof buf;
+		if (io_read_at(in, pos, buf, n, e) || io_write_all(out, buf, n, "standard output", e))
+			return -1;
 	}
 	return 0;
 }
@@ -131,7 +98,7 @@ static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 
 	while (len) {
 		n = len < sizeof zeros ? len : sizeof zeros;
-		if (output_put(fd, zeros, n, off, e))
+		if (io_write_at(fd, off, zeros, n, e))
 			return -1;
 		off += n, len -= n;
 	}
@@ -143,19 +110,13 @@ static int copy_xform(int in, uint64_t src, int out, uint64_t dst, const struct 
 {
 	unsigned char buf[PATCH_CHUNK];
 	uint64_t k, n;
-	ssize_t got;
 
 	for (k = 0; k < p->len; k += n) {
 		n = p->len - k < sizeof buf ? p->len - k : sizeof buf;
-		got = pread(in, buf, (size_t)n, (off_t)(src + k));
-		if (got < 0 && errno == EINTR) {
-			n = 0;
-			continue;
-		}
-		if (got < 0 || (uint64_t)got != n)
-			return err_set(e, EXIT_BAD_INPUT, "read failed: %s", got < 0 ? strerror(errno) : "unexpected end of file");
+		if (io_read_at(in, src + k, buf, n, e))
+			return -1;
 		p->xform(p->data, buf, n);
-		if (output_put(out, buf, n, dst + k, e))
+		if (io_write_at(out, dst + k, buf, n, e))
 			return -1;
 	}
 	return 0;
@@ -169,7 +130,7 @@ static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base, c
 	for (i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
 		int r = p->xform ? copy_xform(in, in_base + p->src, out, out_base + p->off, p, e) :
-			p->data ? output_put(out, p->data, p->len, out_base + p->off, e) :
+			p->data ? io_write_at(out, out_base + p->off, p->data, p->len, e) :
 			p->src == PATCH_ZERO ? write_zeros(out, out_base + p->off, p->len, e) :
 			output_copy(in, in_base + p->src, out, out_base + p->off, p->len, e);
 		if (r)

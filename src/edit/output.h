@@ -47,7 +47,6 @@ int output_apply_at(int in, uint64_t in_base, int out, uint64_t out_base, const 
 int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl, unsigned char *out, struct err *e);
 
 /* Write len bytes at out@off, retrying short writes (a call writes at most 1 GiB). */
-int output_put(int fd, const void *data, uint64_t len, uint64_t off, struct err *e);
 
 /* Copy len bytes from in@src to out@dst, in the kernel when possible. */
 int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struct err *e);

@@ -2,6 +2,7 @@
 /* elf.c - opening an ELF file or member: its headers and tables read and checked, names,
  * ranges and layout facts (the records' byte formats are in elf_codec.c). */
 #include "elf.h"
+#include "../base/io.h"
 
 #include "debugfile.h"
 #include "magic.h"
@@ -24,9 +25,6 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 {
 	const unsigned char *m;
 
-	unsigned char *p = buf;
-	ssize_t n;
-
 	if (!range_ok(off, len, ef->size))
 		return err_set(e, EXIT_BAD_INPUT, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
 			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
@@ -34,17 +32,7 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 		memcpy(buf, m, len);
 		return 0;
 	}
-	while (len) {
-		n = pread(ef->fd, p, len > (1u << 30) ? (1u << 30) : len, (off_t)(ef->base + off));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
-		if (n == 0)
-			return err_set(e, EXIT_BAD_INPUT, "file shrank while being read");
-		p += n, off += (uint64_t)n, len -= (uint64_t)n;
-	}
-	return 0;
+	return io_read_at(ef->fd, ef->base + off, buf, len, e);
 }
 
 static int read_ident(struct elf *ef, struct err *e)

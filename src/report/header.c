@@ -8,6 +8,7 @@
  * to the final code), so that whichever objects a link takes, the entries come along and
  * their groups fold to one copy. */
 #include "header.h"
+#include "../base/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,7 +122,7 @@ static int fill_text(void *ctx, int in, int out, struct err *e)
 	const struct buf *text = ctx;
 
 	(void)in;
-	return output_put(out, text->p, text->len, 0, e);
+	return io_write_at(out, 0, text->p, text->len, e);
 }
 
 int header_write(const char *path, const struct entries *es, const struct output_opts *o, struct err *e)
