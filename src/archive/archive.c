@@ -434,7 +434,7 @@ int archive_index_members(const struct archive *ar, const struct archive_member 
 			}
 			struct archive_index_count *nv = xgrow(v, &cap, n, sizeof *v);
 			if (!nv) {
-				err_set(e, EXIT_BAD_INPUT, "out of memory");
+				err_oom(e);
 				goto fail;
 			}
 			v = nv;

@@ -45,7 +45,7 @@ static int io_init(struct archive *ar, struct archive_io *io, int out, struct er
 	io->before_refill = out >= 0 ? io_flush_pending : NULL;
 	ar->io = io;
 	if (!io->in || (out >= 0 && (!io->out || !io->pend || !io->gat)))
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	return 0;
 }
 
@@ -357,7 +357,7 @@ static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *
 		size_t cap = map->cap ? 2 * map->cap : 64;
 		struct remap_pair *v = xrealloc(map->v, cap, sizeof *v);
 		if (!v)
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(e);
 		map->v = v, map->cap = cap;
 	}
 	map->v[map->n].old = old, map->v[map->n++].new = new;

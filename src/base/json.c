@@ -283,7 +283,7 @@ static int string_out(struct json *j, struct buf *out, struct json_keyset *ks)
 	if (r == 0) {
 		json_put_string(out, tmp.p ? tmp.p : "", tmp.len);
 		if (ks && json_keyset_add(ks, tmp.p ? tmp.p : "", tmp.len, line, col))
-			r = err_set(j->e, EXIT_BAD_INPUT, "out of memory");
+			r = err_oom(j->e);
 	}
 	buf_free(&tmp);
 	return r;
@@ -367,7 +367,7 @@ close:
 done:
 	json_keyset_free(&ks);
 	if (r == 0 && out->oom)
-		r = err_set(j->e, EXIT_BAD_INPUT, "out of memory");
+		r = err_oom(j->e);
 	return r;
 }
 
@@ -427,7 +427,7 @@ int json_keyset_close(struct json_keyset *ks, size_t first, struct err *e)
 	if (n > 8) {
 		r = xcalloc(n, sizeof *r);
 		if (!r)
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(e);
 		for (i = 0; i < n; i++) {
 			r[i].k = &ks->k[first + i];
 			r[i].p = ks->text.p + r[i].k->off;

@@ -18,6 +18,17 @@ int err_set(struct err *e, int status, const char *fmt, ...)
 	return -1;
 }
 
+int err_oom(struct err *e)
+{
+	return err_set(e, EXIT_BAD_INPUT, OOM_MESSAGE);
+}
+
+int print_oom(void)
+{
+	fputs(PROGRAM_NAME ": " OOM_MESSAGE "\n", stderr);
+	return EXIT_BAD_INPUT;
+}
+
 int err_prefix(struct err *e, const char *fmt, ...)
 {
 	char head[256], old[sizeof e->msg];
@@ -206,7 +217,7 @@ void print_text(FILE *f, const char *fmt, ...)
 		line.len = (size_t)n;
 	}
 	if (line.oom) {
-		fputs(PROGRAM_NAME ": out of memory\n", f);
+		fputs(PROGRAM_NAME ": " OOM_MESSAGE "\n", f);
 		return;
 	}
 	n = line.len && line.p[line.len - 1] == '\n';

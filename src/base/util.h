@@ -20,6 +20,11 @@ struct err {
 	char msg[512];
 };
 
+/* The one "out of memory": in an error (exit status 1, as any input that cannot be handled;
+ * returns -1), or printed on standard error where no error is passed (returns 1). */
+#define OOM_MESSAGE "out of memory"
+int err_oom(struct err *e);
+int print_oom(void);
 int err_set(struct err *e, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Prefix an existing message, e.g. with "note 2: ". */

@@ -32,9 +32,9 @@ int action_list(struct opts *o, const char *path, struct entries *es, const stru
 	int r = 0;
 
 	if (!per_file && report_listing_add(&o->listed, es, path, suffix, &o->rep))
-		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+		r = err_oom(e);
 	if (r == 0 && per_file && report_listing_add(&one, es, path, suffix, &o->rep))
-		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+		r = err_oom(e);
 	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
 		if (many)
 			print_text(stdout, "%s:\n", path);
@@ -46,7 +46,7 @@ int action_list(struct opts *o, const char *path, struct entries *es, const stru
 	 * (rpm's elfdeps also looks at executables and shared objects only). */
 	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && !k->object &&
 	    pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
-		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+		r = err_oom(e);
 	report_listing_free(&one);
 	return r;
 }
@@ -99,7 +99,7 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 		if (o->expect_path && undeclared >= 0 && report_listing_add(&o->listed, &es, path, "", NULL)) {
 			manifest_free(&es);
 			buf_free(&report);
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(e);
 		}
 	}
 	manifest_free(&es);
@@ -147,7 +147,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	if (o->mode == MODE_REPLACE)
 		want = &o->add;
 	else if (o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) {
-		err_set(e, EXIT_BAD_INPUT, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	if (ef->type == ET_REL_ && want->n && elf_is_gcc_lto(ef)) {

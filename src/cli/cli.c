@@ -229,7 +229,7 @@ static int add_rpm_tag(struct opts *o, int rank, const char *opt, const char *li
 	if (set_format(o, FORMAT_RPM, opt) || set_mode(o, MODE_LIST))
 		return -1;
 	if (deps_namelist_add(&o->rep.rpm_tag[rank], list))
-		return usage_error("%s", "out of memory");
+		return print_oom();
 	return 0;
 }
 
@@ -297,7 +297,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case 'm': {
 			char **v = xgrow(o->manifests, &o->manifests_cap, o->nmanifests, sizeof *v);
 			if (!v) {
-				bad = usage_error("%s", "out of memory");
+				bad = print_oom();
 				break;
 			}
 			o->manifests = v;
@@ -337,7 +337,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_ONLY_FEATURE:
 			o->list_only = 1;
 			if (deps_namelist_add(&o->rep.only_feature, optarg))
-				bad = usage_error("%s", "out of memory");
+				bad = print_oom();
 			break;
 		case OPT_ONLY_PRIORITY: o->list_only = 1; bad = add_ranks(o, optarg); break;
 		case OPT_RPM_SUGGESTS: bad = add_rpm_tag(o, RANK_SUGGESTED, "--rpm-suggests", optarg); break;
@@ -365,7 +365,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			if (u)
 				o->member_used = u;
 			if (!v || !u) {
-				bad = usage_error("%s", "out of memory");
+				bad = print_oom();
 				break;
 			}
 			o->members[o->nmembers++] = optarg;

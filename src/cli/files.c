@@ -30,7 +30,7 @@ static int read_bounded(int fd, struct buf *b, struct err *e)
 		if (n < 0)
 			return err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
 		if (n == 0)
-			return b->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+			return b->oom ? err_oom(e) : 0;
 		if (b->len + (size_t)n > MANIFEST_MAX_BYTES)
 			return err_set(e, EXIT_BAD_INPUT, "manifest larger than %u bytes", MANIFEST_MAX_BYTES);
 		buf_put(b, chunk, (size_t)n);

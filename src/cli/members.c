@@ -187,7 +187,7 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 	if (c->o->mode == MODE_LIST) {
 		r = scan_entries(&ef, &sc, &es, e);
 		if (r == 0 && manifest_merge(&c->merged, &es))
-			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+			r = err_oom(e);
 		if (!c->have_kind) {
 			action_file_kind(&ef, &c->kind);
 			c->have_kind = 1;

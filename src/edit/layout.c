@@ -26,7 +26,7 @@ static int find_dlopen_sections(struct lay *L)
 
 	L->isd = xcalloc(L->ef->shnum ? L->ef->shnum : 1, 1);
 	if (!L->isd)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	if (scan_dlopen_sections(L->ef, sc, L->isd, L->e))
 		return -1;
 	/* The note goes into the first section named .note.dlopen (readers look it up by name),
@@ -257,7 +257,7 @@ static int emit(struct lay *L)
 	int r = 0;
 
 	if (!v)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	/* Old notes, emptied sections and our old segment become zeros; then the new bytes are
 	 * laid over them. */
 	for (i = 0; L->nown && i < ef->phnum && r == 0; i++)

@@ -127,7 +127,7 @@ static int find_dynamic_refs(struct lay *L)
 				continue;
 			v = xgrow(c->dyn, &c->dyn_cap, 2 * c->ndyn + 1, sizeof *v);
 			if (!v)
-				return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+				return err_oom(L->e);
 			c->dyn = v;
 			v[2 * c->ndyn] = p->offset + k * 2 * w + w;
 			v[2 * c->ndyn + 1] = val;
@@ -260,7 +260,7 @@ int lay_front_room(struct lay *L, uint64_t at, uint64_t size)
 		return refuse(L, "the first PT_LOAD is too small");
 	c->in = xcalloc(ef->shnum, 1);
 	if (!c->in)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	r = find_block(L, at, at + size);
 	if (r == 2) {
 		c->off = c->end = at + size;
@@ -295,7 +295,7 @@ int lay_carry_from_own(struct lay *L)
 		return 0;
 	c->in = xcalloc(ef->shnum, 1);
 	if (!c->in)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	c->off = UINT64_MAX;
 	c->align = 1;
 	for (i = 1; i < ef->shnum; i++) {

@@ -130,7 +130,7 @@ int lay_find_own(struct lay *L)
 
 	L->isown = xcalloc(ef->phnum, 1);
 	if (!L->isown)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		int entry = ef->entry && ef->entry >= p->vaddr && ef->entry - p->vaddr < p->memsz;
@@ -150,7 +150,7 @@ static int push_ph(struct lay *L, const struct elf_phdr *ph)
 	struct elf_phdr *v = xgrow(L->ph, &L->ph_cap, L->phnum, sizeof *v);
 
 	if (!v)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	L->ph = v;
 	L->ph[L->phnum++] = *ph;
 	return 0;
@@ -489,7 +489,7 @@ int lay_emit_phdrs(struct lay *L)
 	int r;
 
 	if (!pht)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	for (i = 0; i < L->phnum; i++)
 		elf_encode_phdr(ef, &L->ph[i], pht + i * es);
 	if (L->pht_in_seg)

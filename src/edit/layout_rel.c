@@ -69,7 +69,7 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 	int r = 0;
 
 	if (!area)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 
 	for (i = 1; i < ef->shnum; i++) {
 		struct entries es = { 0 };
@@ -87,7 +87,7 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 			;          /* a repeated entry is written once (kept: want[0..next) and repeats) */
 		if (keep && manifest_merge_all(present, &es)) {
 			manifest_free(&es);
-			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+			r = err_oom(e);
 			break;
 		}
 		drop[i] = !keep;
@@ -121,7 +121,7 @@ static int memo_fill(struct layout_memo *m, const struct elf *ef, const struct e
 	m->dup = xcalloc(want->n + 1, 1);
 	m->g = xcalloc(want->n + 1, sizeof *m->g);
 	if (!m->dup || !m->g || manifest_mark_seen(&none, want, m->dup))
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	m->ready = 1;
 	return 0;
 }
@@ -141,7 +141,7 @@ static const struct objedit_group *memo_group(struct layout_memo *m, size_t i, s
 	}
 	buf_puts(&g->sig, NOTE_GROUP_PREFIX);
 	manifest_serialize(&one, &g->sig);
-	return g->sig.oom ? (err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL) : g;
+	return g->sig.oom ? (err_oom(e), NULL) : g;
 }
 
 void layout_memo_free(struct layout_memo *m)
@@ -181,7 +181,7 @@ static int groups_to_add(struct layout_memo *m, const struct entries *want, cons
 	return 0;
 oom:
 	free(seen);
-	return err_set(e, EXIT_BAD_INPUT, "out of memory");
+	return err_oom(e);
 }
 
 int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
@@ -202,7 +202,7 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 	isd = xcalloc(ef->shnum, 1);
 	o.drop = xcalloc(ef->shnum, 1);
 	if (!isd || !o.drop) {
-		err_set(e, EXIT_BAD_INPUT, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	if (elf_check_layout(ef, e) || scan_dlopen_sections(ef, sc, isd, e) || objedit_groups(ef, &grp, e) ||

@@ -125,7 +125,7 @@ static int linker_nulls(struct lay *L, uint64_t home)
 			break;
 		v = xgrow(L->ph, &L->ph_cap, L->phnum, sizeof *v);
 		if (!v)
-			return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(L->e);
 		L->ph = v;
 		L->ph[L->phnum++] = ph;
 		L->phsz += es;
@@ -146,7 +146,7 @@ int lay_pht_home(struct lay *L)
 
 	pht = xcalloc(L->phnum ? L->phnum : 1, es);
 	if (!pht)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	for (i = 0; i < L->phnum; i++)
 		elf_encode_phdr(ef, &L->ph[i], pht + i * es);
 	ok = home_is_free(L, home, L->phsz) && home_bytes_ok(L, home, pht);
@@ -388,7 +388,7 @@ int lay_renumber_symbols(struct lay *L)
 		return 0;
 	m = malloc(sizeof *m + ef->shnum * sizeof m->map[0]);
 	if (!m)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	m->es = (uint32_t)es;
 	m->at = ef->is64 ? 6 : 14;
 	m->big = (uint32_t)ef->big;

@@ -45,7 +45,7 @@ static int find_name(struct lay *L, const char *want, uint32_t *name)
 	*name = (uint32_t)(st->size + L->newnames.len);
 	buf_put(&L->newnames, want, wlen);
 	L->move_shstr = 1;
-	return L->newnames.oom ? err_set(L->e, EXIT_BAD_INPUT, "out of memory") : 0;
+	return L->newnames.oom ? err_oom(L->e) : 0;
 }
 
 /* New sections go at the end of the table, so no index changes: the PHT's section (when the
@@ -75,7 +75,7 @@ int lay_setup_sections(struct lay *L)
 	L->shnum = ef->shnum + (size_t)new_ph + (size_t)L->new_section;
 	L->sh = xcalloc(L->shnum, sizeof *L->sh);
 	if (!L->sh)
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	memcpy(L->sh, ef->sh, ef->shnum * sizeof *L->sh);
 	L->shout = lay_plan_drops(L);
 	if (L->shout == (size_t)-1)
@@ -202,7 +202,7 @@ int lay_order_sections(struct lay *L)
 		L->newidx = xcalloc(n, sizeof *L->newidx);
 	if (!mov || !L->newidx) {
 		free(mov);
-		return err_set(L->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(L->e);
 	}
 	for (i = 1; i < n; i++)
 		if ((!L->drop || !L->drop[i]) && (L->sh[i].flags & SHF_ALLOC_) && moving(L, i))

@@ -29,7 +29,7 @@ int objedit_group_words(const struct elf *ef, size_t g, uint32_t **out, size_t *
 	*out = xcalloc(*n, sizeof **out);
 	if (!raw || !*out) {
 		free(raw);
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	}
 	if (elf_read(ef, s->offset, s->size, raw, e)) {
 		free(raw);
@@ -48,7 +48,7 @@ int objedit_groups(const struct elf *ef, size_t **out, struct err *e)
 
 	*out = grp;
 	if (!grp)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	for (g = 1; g < ef->shnum; g++) {
 		if (ef->sh[g].type != SHT_GROUP_)
 			continue;
@@ -135,7 +135,7 @@ static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, int
 	int cached = t == X->ef->shstrndx && X->ef->names && X->ef->namesz == st->size;
 
 	if (search && !cached && csz > sizeof stack && !(chunk = malloc(csz)))
-		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(X->e);
 	while (search && base < st->size) {
 		const unsigned char *c = cached ? (const unsigned char *)X->ef->names : chunk;
 		n = cached ? st->size : st->size - base < csz ? st->size - base : csz;
@@ -166,7 +166,7 @@ static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, int
 	*off = (uint32_t)(st->size + add->len);
 	buf_put(add, want, len);
 	buf_putc(add, '\0');
-	return add->oom ? err_set(X->e, EXIT_BAD_INPUT, "out of memory") : 0;
+	return add->oom ? err_oom(X->e) : 0;
 }
 
 static int names(struct oe *X)
@@ -184,7 +184,7 @@ static int names(struct oe *X)
 		return -1;
 	X->sig_name = xcalloc(X->o->nadd, sizeof *X->sig_name);
 	if (!X->sig_name)
-		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(X->e);
 	if (X->new_symtab) {
 		buf_putc(&X->strtab_add, '\0');
 		for (j = 0; j < X->o->nadd; j++) {
@@ -228,7 +228,7 @@ static int build_sections(struct oe *X)
 	X->nout += 2 * X->o->nadd + 2 * (size_t)X->new_symtab;
 	X->os = xcalloc(X->nout, sizeof *X->os);
 	if (!X->map || !X->os)
-		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(X->e);
 	for (i = 1; i < X->n; i++)
 		if (!X->o->drop[i])
 			X->map[i] = k++;
@@ -261,7 +261,7 @@ static int build_sections(struct oe *X)
 		struct elf_shdr *g = &X->os[k].sh, *m = &X->os[k + 1].sh;
 		unsigned char *d = malloc(8);
 		if (!d)
-			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(X->e);
 		elf_put(ef, d, 4, GRP_COMDAT_);
 		elf_put(ef, d + 4, 4, k + 1);
 		X->os[k].data = d;
@@ -271,7 +271,7 @@ static int build_sections(struct oe *X)
 					.size = X->o->add[j].note.len, .addralign = 4 };
 		X->os[k + 1].data = malloc(X->o->add[j].note.len);
 		if (!X->os[k + 1].data)
-			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(X->e);
 		memcpy(X->os[k + 1].data, X->o->add[j].note.p, X->o->add[j].note.len);
 		k += 2;
 	}
@@ -281,7 +281,7 @@ static int build_sections(struct oe *X)
 		X->os[k + 1].sh = (struct elf_shdr){ .name = X->name_strtab, .type = SHT_STRTAB_, .size = X->strtab_add.len, .addralign = 1 };
 		X->os[k + 1].data = malloc(X->strtab_add.len);
 		if (!X->os[k + 1].data)
-			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(X->e);
 		memcpy(X->os[k + 1].data, X->strtab_add.p, X->strtab_add.len);
 	}
 	return 0;
@@ -303,7 +303,7 @@ static int rewrite_groups(struct oe *X)
 		o->data = malloc(n * 4);
 		if (!o->data) {
 			free(w);
-			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(X->e);
 		}
 		elf_put(ef, o->data, 4, w[0]);
 		for (k = 1; k < n; k++)
@@ -326,7 +326,7 @@ static int lay_out(struct oe *X, size_t **order)
 	*order = ord;
 	if (!ord || !k) {
 		free(k);
-		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(X->e);
 	}
 	if (ef->phnum)
 		pos = align_up(pos, 8) + ef->phnum * elf_phent_size(ef);
@@ -399,7 +399,7 @@ static int emit(struct oe *X, const size_t *order)
 			return -1;
 	}
 	if (!(sht = xcalloc(X->nout, shes)))
-		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(X->e);
 	for (i = 0; i < X->nout; i++)
 		elf_encode_shdr(ef, &X->os[i].sh, sht + i * shes);
 	r = objedit_patch(X, X->shoff, X->nout * shes, sht, 0);

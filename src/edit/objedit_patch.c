@@ -13,7 +13,7 @@ int objedit_patch_flush(struct oe *X)
 	if (!len)
 		return 0;
 	if (X->run.oom)
-		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(X->e);
 	if (len <= 256) {                /* copied: the buffer stays for the next run */
 		X->run.len = 0;
 		return plan_patch(X->o->pl, X->run_off, len, X->run.p, 0, X->e);
@@ -36,7 +36,7 @@ int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, ui
 			X->run_off = off;
 		}
 		buf_put(&X->run, data, (size_t)len);
-		return X->run.oom ? err_set(X->e, EXIT_BAD_INPUT, "out of memory") : 0;
+		return X->run.oom ? err_oom(X->e) : 0;
 	}
 	if (objedit_patch_flush(X))
 		return -1;

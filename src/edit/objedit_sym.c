@@ -150,7 +150,7 @@ int objedit_sym_removed(struct oe *X)
 	r = 0;
 	goto out;
 oom:
-	r = err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+	r = err_oom(X->e);
 out:
 	free(sig_gone);
 	free(sig_kept);
@@ -162,7 +162,7 @@ static int add_move(struct oe *X, size_t *cap, uint64_t from, uint64_t to)
 	if (X->nmv == *cap) {
 		struct move *v = xrealloc(X->mv, *cap = *cap ? *cap * 2 : 16, sizeof *v);
 		if (!v)
-			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(X->e);
 		X->mv = v;
 	}
 	X->mv[X->nmv++] = (struct move){ from, to };
@@ -214,7 +214,7 @@ int objedit_sym_permute(struct oe *X)
 	r = h == nh ? 0 : err_set(X->e, EXIT_BAD_INPUT, "internal error: symbol renumbering does not add up");
 	goto out;
 oom:
-	r = err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+	r = err_oom(X->e);
 out:
 	free(holes);
 	return r;
@@ -286,7 +286,7 @@ int objedit_sym_rewrite(struct oe *X)
 			buf_put(&X->xtab_add, "\0\0\0\0", X->xtab ? 4 : 0);
 		}
 		if (X->symtab_add.oom || X->xtab_add.oom)
-			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(X->e);
 		st->tail = &X->symtab_add;
 		if (X->xtab)
 			X->os[X->map[X->xtab]].tail = &X->xtab_add;
@@ -300,7 +300,7 @@ int objedit_sym_rewrite(struct oe *X)
 		xt->data = xcalloc((size_t)X->nsym_out, 4);
 	}
 	if (!st->data || (xt && !xt->data))
-		return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(X->e);
 	for (k = 0; X->symtab && k < X->nsym; k += 256) {
 		size_t n = X->nsym - k < 256 ? (size_t)(X->nsym - k) : 256;
 		if (read_syms(X, k, n, s, x))
@@ -347,7 +347,7 @@ int objedit_sym_addrsig(struct oe *X)
 		if (!in || !out) {
 			free(in);
 			free(out);
-			return err_set(X->e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(X->e);
 		}
 		if (elf_read(ef, s->offset, s->size, in, X->e)) {
 			free(in);

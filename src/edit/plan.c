@@ -15,7 +15,7 @@ int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, ui
 		return 0;
 	p = xgrow(pl->p, &pl->cap, pl->n, sizeof *p);
 	if (!p)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	pl->p = p;
 	p = &pl->p[pl->n];
 	memset(p, 0, sizeof *p);
@@ -25,7 +25,7 @@ int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, ui
 	if (data) {
 		p->data = malloc(len);
 		if (!p->data)
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(e);
 		memcpy(p->data, data, len);
 	}
 	pl->n++;
@@ -43,7 +43,7 @@ int plan_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *d
 	p = xgrow(pl->p, &pl->cap, pl->n, sizeof *p);
 	if (!p) {
 		free(data);
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	}
 	pl->p = p;
 	pl->p[pl->n++] = (struct patch){ .off = off, .len = len, .data = data };

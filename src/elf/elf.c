@@ -75,7 +75,7 @@ static int read_table(const struct elf *ef, uint64_t off, size_t num, size_t ent
 {
 	*out = xcalloc(num, entsize);
 	if (!*out)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	return elf_read(ef, off, (uint64_t)num * entsize, *out, e);
 }
 
@@ -122,7 +122,7 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	ef->sh = xcalloc(ef->shnum, sizeof *ef->sh);
 	if (!ef->sh || (!raw && read_table(ef, ef->shoff, ef->shnum, es, &raw, e))) {
 		free(raw);
-		return ef->sh ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return ef->sh ? -1 : err_oom(e);
 	}
 	for (i = 0; i < ef->shnum; i++)
 		elf_decode_shdr(ef, raw + i * es, &ef->sh[i]);
@@ -148,7 +148,7 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 	ef->ph = xcalloc(ef->phnum, sizeof *ef->ph);
 	if (!ef->ph || read_table(ef, ef->phoff, ef->phnum, es, &raw, e)) {
 		free(raw);
-		return ef->ph ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return ef->ph ? -1 : err_oom(e);
 	}
 	for (i = 0; i < ef->phnum; i++) {
 		elf_decode_phdr(ef, raw + i * es, &ef->ph[i]);
@@ -449,7 +449,7 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 	int r = 0, seen = 0;
 
 	if (!v)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
 		if (s->type == SHT_NOBITS_ || s->type == SHT_NULL_ || s->size == 0)

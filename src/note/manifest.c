@@ -196,7 +196,7 @@ static int parse_entry(struct json *j, size_t index, struct entries *out, struct
 	r = 0;
 	goto out;
 oom:
-	err_set(j->e, EXIT_BAD_INPUT, "out of memory");
+	err_oom(j->e);
 out:
 	entry_free(&en);
 	ks->n = 0;                 /* an error leaves keys behind; the next entry starts afresh */
@@ -252,7 +252,7 @@ static int add_string_member(struct entry *en, const char *key, const char *valu
 	json_put_string(&v, value, strlen(value));
 	r = v.oom || entry_add_member(en, key, strlen(key), v.p, v.len);
 	buf_free(&v);
-	return r ? err_set(e, EXIT_USAGE, "out of memory") : 0;
+	return r ? err_oom(e) : 0;
 }
 
 int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, struct err *e)
@@ -281,7 +281,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 	buf_putc(&arr, ']');
 	if (arr.oom || entry_add_member(&en, "soname", 6, arr.p, arr.len)) {
 		buf_free(&arr);
-		return err_set(e, EXIT_USAGE, "out of memory");
+		return err_oom(e);
 	}
 	buf_free(&arr);
 	for (i = 0; s->priority && i < 3 && strcmp(s->priority, priorities[i]); i++)
@@ -297,7 +297,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 		entry_free(&en);
 		return -1;
 	}
-	return entries_push(out, &en) ? err_set(e, EXIT_USAGE, "out of memory") : 0;
+	return entries_push(out, &en) ? err_oom(e) : 0;
 }
 
 void manifest_serialize_entry(const struct entry *en, struct buf *out)

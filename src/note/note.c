@@ -34,9 +34,10 @@ int note_encode(const struct entries *es, int big, struct buf *out, struct err *
 	buf_putc(&payload, '\0');
 	descsz = payload.len;
 	if (payload.oom || descsz > MANIFEST_MAX_BYTES) {
+		int oom = payload.oom;
 		buf_free(&payload);
-		return err_set(e, EXIT_BAD_INPUT, payload.oom ? "out of memory" : "the entries make a note larger than %u bytes",
-			       MANIFEST_MAX_BYTES);
+		return oom ? err_oom(e) : err_set(e, EXIT_BAD_INPUT, "the entries make a note larger than %u bytes",
+						  MANIFEST_MAX_BYTES);
 	}
 	put32(hdr, 4, big);
 	put32(hdr + 4, (uint32_t)descsz, big);
@@ -46,7 +47,7 @@ int note_encode(const struct entries *es, int big, struct buf *out, struct err *
 	buf_put(out, payload.p, payload.len);
 	buf_zero(out, (size_t)(align_up(descsz, 4) - descsz));
 	buf_free(&payload);
-	return out->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+	return out->oom ? err_oom(e) : 0;
 }
 
 void note_iter_init(struct note_iter *it, const void *area, uint64_t len, uint64_t align, int big)

@@ -44,7 +44,7 @@ static int walk_area(const struct elf *ef, struct scan *sc, struct scan_area *a,
 			       (unsigned long long)a->size, SCAN_MAX_AREA);
 	data = malloc(a->size ? a->size : 1);
 	if (!data)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	if (elf_read(ef, a->off, a->size, data, e)) {
 		free(data);
 		return err_prefix(e, "%s: ", what);
@@ -59,7 +59,7 @@ static int walk_area(const struct elf *ef, struct scan *sc, struct scan_area *a,
 		item.build_id = n.type == 3 && n.namesz == 4 && memcmp(n.name, "GNU", 4) == 0;
 		a->ndlopen += (size_t)item.dlopen;
 		if (push_item(sc, &item)) {
-			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+			r = err_oom(e);
 			break;
 		}
 		a->n++;
@@ -132,7 +132,7 @@ static int segment_from_sections(struct scan *sc, struct scan_area *seg, const s
 		for (k = 0; k < s->n; k++) {
 			struct scan_item copy = sc->items[s->first + k];
 			if (push_item(sc, &copy))
-				return err_set(e, EXIT_BAD_INPUT, "out of memory");
+				return err_oom(e);
 			seg->n++;
 			seg->ndlopen += (size_t)copy.dlopen;
 		}
@@ -190,7 +190,7 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 	return 0;
 fail:
 	if (e->msg[0] == '\0')
-		err_set(e, EXIT_BAD_INPUT, "out of memory");
+		err_oom(e);
 	free(order);
 	scan_free(sc);
 	return -1;
@@ -235,7 +235,7 @@ int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct en
 	int r;
 
 	if (!desc)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	memset(&n, 0, sizeof n);
 	n.desc = desc;
 	n.descsz = it->descsz;
@@ -270,7 +270,7 @@ int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *ou
 {
 	const struct scan_item **v;
 	size_t n = scan_dlopen_notes(sc, &v), i;
-	int r = v ? 0 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+	int r = v ? 0 : err_oom(e);
 
 	for (i = 0; i < n && r == 0; i++)
 		r = scan_decode_item(ef, v[i], out, e);

@@ -155,7 +155,7 @@ static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
 	for (k = 0; r == 0 && d.str_known && k < nwant; k++)
 		r = dyn_string(ef, &d, want[k], ns);
 	free(want);
-	return r ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+	return r ? err_oom(e) : 0;
 }
 
 int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e)
@@ -168,7 +168,7 @@ int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, stru
 		(*n)++;
 	}
 	names_free(&ns);
-	return r == 0 && out->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : r;
+	return r == 0 && out->oom ? err_oom(e) : r;
 }
 
 /* ---- the scan ---- */
@@ -337,9 +337,9 @@ static int scan_region(const struct elf *ef, struct scanner *sc, unsigned char *
 		if (elf_read(ef, off + pos, n, buf, e))
 			return -1;
 		if (scan_bytes(sc, buf, (size_t)n))
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(e);
 	}
-	return (sc->len || sc->too_long) && token_end(sc) ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+	return (sc->len || sc->too_long) && token_end(sc) ? err_oom(e) : 0;
 }
 
 /* Read-only data: every PT_LOAD without PF_W (text and rodata); in a file without segments (an
@@ -351,7 +351,7 @@ static int scan_readonly(const struct elf *ef, struct scanner *sc, struct err *e
 	size_t i;
 
 	if (!buf)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	for (i = 0; i < ef->phnum && r == 0; i++) {
 		const struct elf_phdr *ph = &ef->ph[i];
 		if (ph->type != PT_LOAD_)
@@ -393,7 +393,7 @@ int discover_file(const struct elf *ef, const struct entries *declared, const ch
 
 	r = dynamic_names(ef, &known, e);
 	if (r == 0 && declared_names(declared, &known))
-		r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+		r = err_oom(e);
 	if (r == 0) {
 		if (known.n)
 			qsort(known.v, known.n, sizeof *known.v, str_cmp);

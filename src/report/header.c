@@ -72,7 +72,7 @@ int header_render(const struct entries *es, struct buf *out, struct err *e)
 	if (!dup || manifest_mark_seen(&none, es, dup) || note_encode(es, 0, &whole, e)) {
 		free(dup);
 		buf_free(&whole);
-		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return e->msg[0] ? -1 : err_oom(e);
 	}
 	buf_free(&whole);
 	for (size_t i = 0; i < es->n; i++)
@@ -90,7 +90,7 @@ int header_render(const struct entries *es, struct buf *out, struct err *e)
 			put_group(out, &es->v[i]);
 	buf_puts(out, "#endif\n");
 	free(dup);
-	return out->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+	return out->oom ? err_oom(e) : 0;
 }
 
 /* Whether the file at `path` holds exactly these bytes (read in pieces; a header is small). */

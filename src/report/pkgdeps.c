@@ -84,7 +84,7 @@ static int map_line(struct debmap *map, const char *s, size_t len, size_t line, 
 		if (!deb_name_ok(p, plen))
 			return err_set(e, EXIT_BAD_INPUT, "line %zu: \"%.*s\" is not a Debian package name", line, (int)plen, p);
 		if (map_push(map, base, (size_t)(s + len - base), p, plen, line))
-			return err_set(e, EXIT_BAD_INPUT, "out of memory");
+			return err_oom(e);
 	}
 	return 0;
 }
@@ -338,7 +338,7 @@ static int override_word(struct rpm_overrides *o, const char *w, size_t len, str
 	if (rank < 0 && !(llen == 7 && memcmp(level, "ignored", 7) == 0))
 		return err_set(e, EXIT_USAGE, "'%.*s': the level is not required, recommended, suggested or ignored", (int)len, w);
 	if (override_push(o, w, c1, c2, rank))
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	return 0;
 }
 

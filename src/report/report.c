@@ -290,10 +290,8 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 	case FORMAT_JSONL:
 	case FORMAT_RPM_GENERATE: break;   /* printed file by file */
 	}
-	if (rc) {
-		fprintf(stderr, PROGRAM_NAME ": out of memory\n");
-		return EXIT_BAD_INPUT;
-	}
+	if (rc)
+		return print_oom();
 	/* The generator sees one file at a time: a feature it does not have is no mistake. */
 	bad = r->format != FORMAT_RPM_GENERATE && deps_namelist_unused(&r->only_feature, "--only-feature");
 	for (int k = RANKS - 1; k >= 0; k--)
@@ -376,7 +374,7 @@ size_t report_lint(const struct entries *declared, const char *manifest_path, co
 	size_t i, nd = declared->n, diffs = 0;
 
 	if (group(declared, &found->es, &g)) {
-		fprintf(stderr, PROGRAM_NAME ": out of memory\n");
+		print_oom();
 		diffs = 1;
 		goto out;
 	}

@@ -69,7 +69,7 @@ static int parse_line(const char *s, size_t len, size_t lineno, struct line *l, 
 	for (k = 0; k < FIELDS; k++)
 		r |= l->f[k].oom;
 	if (r)
-		err_set(e, EXIT_BAD_INPUT, "out of memory");
+		err_oom(e);
 out:
 	buf_free(&key);
 	buf_free(&val);
@@ -178,7 +178,7 @@ int trace_load(const char *path, struct trace *t, struct err *e)
 		if (n > TRACE_MAX_LINE)
 			r = err_set(e, EXIT_BAD_INPUT, "line %zu: longer than %d bytes", lineno, TRACE_MAX_LINE);
 		else if (n && parse_line(s, (size_t)n, lineno, &l, e) == 0 && take_line(t, &l))
-			r = err_set(e, EXIT_BAD_INPUT, "out of memory");
+			r = err_oom(e);
 		else if (n && e->msg[0])
 			r = -1;
 	}
@@ -259,7 +259,7 @@ static int declared_list(const struct elf *ef, const struct entries *declared, s
 		}
 	}
 	buf_free(&s);
-	return all->oom ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+	return all->oom ? err_oom(e) : 0;
 }
 
 /* Whether the list of n NUL-terminated names holds (name, len). */
@@ -398,7 +398,7 @@ int trace_discover(const struct trace *t, const struct elf *ef, const struct sca
 	}
 	if (make_groups(t, &id, &g, &ng)) {
 		buf_free(&dl);
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	}
 	for (i = 0; i < ng && r == 0; i++) {
 		const char **v = xrealloc(names, 2 * g[i].n, sizeof *v), *asked_as = NULL;
@@ -425,7 +425,7 @@ int trace_discover(const struct trace *t, const struct elf *ef, const struct sca
 	free(names);
 	groups_free(g, ng);
 	buf_free(&dl);
-	return r ? err_set(e, EXIT_BAD_INPUT, "out of memory") : 0;
+	return r ? err_oom(e) : 0;
 }
 
 long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared, FILE *out,
@@ -442,7 +442,7 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 		return buf_free(&dl), -1;
 	if (make_groups(t, &id, &g, &ng)) {
 		buf_free(&dl);
-		return err_set(e, EXIT_BAD_INPUT, "out of memory"), -1;
+		return err_oom(e), -1;
 	}
 	/* What FILE asked for, and the sonames of what was loaded for it (libfoo.so.1 for libfoo.so). */
 	for (i = 0; i < t->n; i++)

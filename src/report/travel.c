@@ -44,7 +44,7 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 
 	if (!k || !start) {
 		free(k), free(start);
-		buf_puts(report, "error: out of memory\n");
+		buf_puts(report, "error: " OOM_MESSAGE "\n");
 		return 1;
 	}
 	for (i = 0; i < es->n; i++) {
@@ -67,7 +67,7 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 			   "the same entry from a manifest and from the code, or written differently)\n", j - i, j - i);
 	}
 	if (ids.oom)
-		buf_puts(report, "error: out of memory\n");
+		buf_puts(report, "error: " OOM_MESSAGE "\n");
 	buf_free(&ids);
 	free(k), free(start);
 	return found + (ids.oom != 0);
@@ -190,7 +190,7 @@ static struct travel_entry *find_or_add(struct travel *t, const struct entry *en
 	entry_identity(en, &id);
 	if (id.oom || slots_grow(t)) {
 		buf_free(&id);
-		return err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL;
+		return err_oom(e), NULL;
 	}
 	slot = slot_of(t, id.p ? id.p : "", id.len);
 	if (*slot) {
@@ -200,7 +200,7 @@ static struct travel_entry *find_or_add(struct travel *t, const struct entry *en
 	v = xgrow(t->v, &t->cap, t->n, sizeof *v);
 	if (!v) {
 		buf_free(&id);
-		return err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL;
+		return err_oom(e), NULL;
 	}
 	t->v = v;
 	te = &t->v[t->n];
@@ -211,7 +211,7 @@ static struct travel_entry *find_or_add(struct travel *t, const struct entry *en
 	if (!te->id || manifest_append_copy(&te->one, en)) {
 		free(te->id);
 		manifest_free(&te->one);
-		return err_set(e, EXIT_BAD_INPUT, "out of memory"), NULL;
+		return err_oom(e), NULL;
 	}
 	*slot = ++t->n;
 	return te;
@@ -251,7 +251,7 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 	if (elf_is_gcc_lto(ef) && t->lto_members++ == 0)
 		str_cat(t->lto_first, sizeof t->lto_first, 0, m->name);
 	if (!items && sc->nitems)
-		return err_set(e, EXIT_BAD_INPUT, "out of memory");
+		return err_oom(e);
 	if (nitems && ef->type == ET_REL_ && objedit_groups(ef, &grp, e))
 		r = -1;
 	for (size_t i = 0; i < nitems && r == 0; i++) {
@@ -265,7 +265,7 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 		 * payload; any other note is one more copy for each member taken), then decoded. */
 		if (!desc || elf_read(ef, items[i]->desc_off, nt.descsz, desc, e)) {
 			free(desc);
-			r = e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "out of memory");
+			r = e->msg[0] ? -1 : err_oom(e);
 			break;
 		}
 		if (grp && a && a->index < ef->shnum && grp[a->index])
