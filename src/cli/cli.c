@@ -11,7 +11,7 @@
 
 #include "driver.h"
 #include "../report/header.h"
-#include "../report/record.h"
+#include "record.h"
 
 #ifndef VERSION
 #error "VERSION is defined by the build, from the file VERSION"
