@@ -46,7 +46,7 @@ int archive_open(struct archive *ar, int fd, const char *path, uint64_t size, st
 	ar->fd = fd, ar->path = path, ar->size = size, ar->pos = 8;
 	ar->offset32_max = UINT32_MAX, ar->plan_first = 2ull << 30;
 	if (size < 8 || io_read_at(fd, 0, magic, 8, e) || !archive_is(magic, 8))
-		return err_set(e, EXIT_BAD_INPUT, "not an ar archive");
+		return err_set(e, "not an ar archive");
 	ar->thin = memcmp(magic, ARCHIVE_THIN_MAGIC, 8) == 0;
 	return 0;
 }
@@ -78,9 +78,9 @@ static int long_name(struct archive *ar, struct archive_member *m, const char *f
 	char *nl;
 
 	if (parse_dec(field + 1, 15, &at))
-		return err_set(e, EXIT_BAD_INPUT, "bad long-name reference '%.16s' in the member header", field);
+		return err_set(e, "bad long-name reference '%.16s' in the member header", field);
 	if (!ar->names_size || at >= ar->names_size)
-		return err_set(e, EXIT_BAD_INPUT, "long-name reference /%llu is outside the name table (%llu bytes)",
+		return err_set(e, "long-name reference /%llu is outside the name table (%llu bytes)",
 			       (unsigned long long)at, (unsigned long long)ar->names_size);
 	n = ar->names_size - at < ARCHIVE_MAX_NAME ? ar->names_size - at : ARCHIVE_MAX_NAME;
 	if (io_read_at(ar->fd, ar->names_off + at, m->name, (size_t)n, e))
@@ -88,7 +88,7 @@ static int long_name(struct archive *ar, struct archive_member *m, const char *f
 	m->name[n] = '\0';
 	nl = memchr(m->name, '\n', (size_t)n);
 	if (!nl)
-		return m->name[0] = '\0', err_set(e, EXIT_BAD_INPUT, "long name /%llu is not terminated in the name table",
+		return m->name[0] = '\0', err_set(e, "long name /%llu is not terminated in the name table",
 						  (unsigned long long)at);
 	*nl = '\0';
 	if (nl > m->name && nl[-1] == '/')
@@ -105,7 +105,7 @@ static int member_name(struct archive *ar, struct archive_member *m, const char 
 	m->kind = AR_MEMBER;
 	if (memcmp(f, "#1/", 3) == 0) {
 		if (parse_dec(f + 3, 13, &m->name_len) || m->name_len > field_size || m->name_len > ARCHIVE_MAX_NAME)
-			return err_set(e, EXIT_BAD_INPUT, "bad BSD name length '%.16s' (member size %llu)", f,
+			return err_set(e, "bad BSD name length '%.16s' (member size %llu)", f,
 				       (unsigned long long)field_size);
 		if (io_read_at(ar->fd, m->hdr + ARCHIVE_HDR, m->name, (size_t)m->name_len, e))
 			return -1;
@@ -158,7 +158,7 @@ const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, s
 		return NULL;
 	if (len > want || io_read_at(ar->fd, off, io->in, want, e)) {
 		io->in_len = 0;
-		return e->msg[0] ? NULL : (err_set(e, EXIT_BAD_INPUT, "read past the end of the archive"), NULL);
+		return e->msg[0] ? NULL : (err_set(e, "read past the end of the archive"), NULL);
 	}
 	io->in_off = io->in_valid = off, io->in_len = want;
 	return io->in;
@@ -187,22 +187,22 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 	if (ar->pos >= ar->size)
 		return 0;
 	if (!range_ok(ar->pos, ARCHIVE_HDR, ar->size))
-		return err_set(e, EXIT_BAD_INPUT, "truncated member header (%llu bytes left)",
+		return err_set(e, "truncated member header (%llu bytes left)",
 			       (unsigned long long)(ar->size - ar->pos));
 	if (read_hdr(ar, ar->pos, h, e))
 		return -1;
 	memcpy(m->raw, h, sizeof h);
 	if (h[F_FMAG] != '`' || h[F_FMAG + 1] != '\n')
-		return err_set(e, EXIT_BAD_INPUT, "bad member header (no \"`\\n\" at its end): not an ar member");
+		return err_set(e, "bad member header (no \"`\\n\" at its end): not an ar member");
 	if (parse_dec(h + F_SIZE, W_SIZE, &field_size)) {
 		struct err ignore = { 0 };
 		member_name(ar, m, h, 0, &ignore);        /* only to name it */
-		return err_set(e, EXIT_BAD_INPUT, "bad size field '%.10s' in the member header", h + F_SIZE);
+		return err_set(e, "bad size field '%.10s' in the member header", h + F_SIZE);
 	}
 	if (member_name(ar, m, h, field_size, e))
 		return -1;
 	if (m->kind == AR_INDEX && ar->index != AR_NO_INDEX)
-		return err_set(e, EXIT_BAD_INPUT, "a second symbol index");
+		return err_set(e, "a second symbol index");
 	if (m->kind == AR_INDEX)
 		ar->index = index_kind(m->name);
 	m->data = m->hdr + ARCHIVE_HDR + m->name_len;
@@ -210,7 +210,7 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 	/* A thin archive holds its index and name table; its members' bytes are other files. */
 	end = ar->thin && m->kind == AR_MEMBER ? m->data : m->data + m->size;
 	if (!range_ok(m->hdr + ARCHIVE_HDR, end - m->hdr - ARCHIVE_HDR, ar->size))
-		return err_set(e, EXIT_BAD_INPUT, "truncated member: %llu bytes at offset 0x%llx run past the end of the archive "
+		return err_set(e, "truncated member: %llu bytes at offset 0x%llx run past the end of the archive "
 			       "(%llu bytes)", (unsigned long long)field_size, (unsigned long long)(m->hdr + ARCHIVE_HDR),
 			       (unsigned long long)ar->size);
 	if (m->kind == AR_NAMES)
@@ -238,10 +238,10 @@ int archive_member_fd(const struct archive *ar, const struct archive_member *m, 
 		snprintf(path, sizeof path, "%.*s/%s", (int)(slash - ar->path), ar->path, m->name);
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (*fd < 0)
-		return err_set(e, EXIT_BAD_INPUT, "thin archive member %s: %s", path, strerror(errno));
+		return err_set(e, "thin archive member %s: %s", path, strerror(errno));
 	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != m->size) {
 		close(*fd);
-		return err_set(e, EXIT_BAD_INPUT, "thin archive member %s is not the %llu-byte regular file the archive lists",
+		return err_set(e, "thin archive member %s is not the %llu-byte regular file the archive lists",
 			       path, (unsigned long long)m->size);
 	}
 	*base = 0, *close_fd = 1;
@@ -300,20 +300,20 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 	uint64_t count, tab, i, n, j, off, new, last_old = 0, last_new = 0;
 
 	if (m->size < (uint64_t)w || io_read_at(ar->fd, m->data, word, (size_t)w, e))
-		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
+		return e->msg[0] ? -1 : err_set(e, "symbol index smaller than its count field");
 	count = get_word(word, w, big);
 	if (!big && count % stride)
-		return err_set(e, EXIT_BAD_INPUT, "BSD symbol index size %llu is not a multiple of %llu",
+		return err_set(e, "BSD symbol index size %llu is not a multiple of %llu",
 			       (unsigned long long)count, (unsigned long long)stride);
 	if (!big)
 		count /= stride;
 	if (count > (m->size - (uint64_t)w) / stride)
-		return err_set(e, EXIT_BAD_INPUT, "symbol index of %llu entries does not fit in its %llu bytes",
+		return err_set(e, "symbol index of %llu entries does not fit in its %llu bytes",
 			       (unsigned long long)count, (unsigned long long)m->size);
 	tab = (uint64_t)w + count * stride;
 	if (!big && (tab + (uint64_t)w > m->size || io_read_at(ar->fd, m->data + tab, word, (size_t)w, e) ||
 		     get_word(word, w, 0) > m->size - tab - (uint64_t)w))
-		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "BSD symbol index string table runs past the index");
+		return e->msg[0] ? -1 : err_set(e, "BSD symbol index string table runs past the index");
 	for (i = 0; i < count; i += n) {
 		n = count - i < sizeof chunk / stride ? count - i : sizeof chunk / stride;
 		if (io_read_at(ar->fd, m->data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
@@ -322,7 +322,7 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 			unsigned char *p = chunk + j * stride + at_off;
 			off = get_word(p, w, big);
 			if (off < 8 || off >= ar->size)
-				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, outside the archive",
+				return err_set(e, "symbol %llu points to offset 0x%llx, outside the archive",
 					       (unsigned long long)(i + j), (unsigned long long)off);
 			if (!map)
 				continue;
@@ -330,13 +330,13 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 			if (off == last_old)
 				new = last_new;
 			else if (remap_find(map, off, &new))
-				return err_set(e, EXIT_BAD_INPUT, "symbol %llu points to offset 0x%llx, which is not a member",
+				return err_set(e, "symbol %llu points to offset 0x%llx, which is not a member",
 					       (unsigned long long)(i + j), (unsigned long long)off);
 			/* GNU ar (bfd) writes "/SYM64/" exactly when an offset does not fit; a BSD
 			 * "__.SYMDEF_64" is not written. */
 			last_old = off, last_new = new;
 			if (w == 4 && !wide && new > ar->offset32_max)
-				return big ? 1 : err_set(e, EXIT_BAD_INPUT, "the edited archive is larger than 4 GiB and its BSD "
+				return big ? 1 : err_set(e, "the edited archive is larger than 4 GiB and its BSD "
 							 "index would need 64-bit offsets (__.SYMDEF_64), which this version does not write");
 			if (wide)
 				put_word(wchunk + j * 8, 8, 1, new);
@@ -359,10 +359,10 @@ int archive_index_wide_size(const struct archive *ar, const struct archive_membe
 	unsigned char word[4];
 
 	if (m->size < 4 || io_read_at(ar->fd, m->data, word, 4, e))
-		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
+		return e->msg[0] ? -1 : err_set(e, "symbol index smaller than its count field");
 	*count = get_word(word, 4, 1);
 	if (*count > (m->size - 4) / 4)
-		return err_set(e, EXIT_BAD_INPUT, "symbol index of %llu entries does not fit in its %llu bytes",
+		return err_set(e, "symbol index of %llu entries does not fit in its %llu bytes",
 			       (unsigned long long)*count, (unsigned long long)m->size);
 	*names = m->data + 4 + 4 * *count;
 	*size = 8 + 8 * *count + (m->data + m->size - *names);
@@ -394,10 +394,10 @@ static int index_geometry(const struct archive *ar, const struct archive_member 
 	g->stride = g->big ? (uint64_t)g->w : 2u * (uint64_t)g->w;
 	g->at_off = g->big ? 0 : (uint64_t)g->w;
 	if (m->size < (uint64_t)g->w || io_read_at(ar->fd, m->data, word, (size_t)g->w, e))
-		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "symbol index smaller than its count field");
+		return e->msg[0] ? -1 : err_set(e, "symbol index smaller than its count field");
 	g->count = get_word(word, g->w, g->big) / (g->big ? 1 : g->stride);
 	if (g->count > (m->size - (uint64_t)g->w) / g->stride)
-		return err_set(e, EXIT_BAD_INPUT, "symbol index of %llu entries does not fit in its %llu bytes",
+		return err_set(e, "symbol index of %llu entries does not fit in its %llu bytes",
 			       (unsigned long long)g->count, (unsigned long long)m->size);
 	g->names = (uint64_t)g->w + g->count * g->stride + (g->big ? 0 : (uint64_t)g->w);
 	return 0;
@@ -471,7 +471,7 @@ int archive_index_name(const struct archive *ar, const struct archive_member *m,
 	if (index_geometry(ar, m, &g, e))
 		return -1;
 	if (nth >= g.count || bufsz == 0)
-		return err_set(e, EXIT_BAD_INPUT, "symbol %llu is not in the index", (unsigned long long)nth);
+		return err_set(e, "symbol %llu is not in the index", (unsigned long long)nth);
 	if (g.big) {
 		at = g.names;
 	} else {                 /* BSD: the entry's string offset, into the table after its size */
@@ -497,5 +497,5 @@ int archive_index_name(const struct archive *ar, const struct archive_member *m,
 		}
 		at += piece;
 	}
-	return err_set(e, EXIT_BAD_INPUT, "symbol %llu has no name in the index", (unsigned long long)nth);
+	return err_set(e, "symbol %llu has no name in the index", (unsigned long long)nth);
 }

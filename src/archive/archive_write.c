@@ -214,7 +214,7 @@ static int write_gathered(struct archive *ar, const struct archive_member *m, co
 			uint64_t at = p->off + k, n = at < pl->keep ? (p->off + p->len < pl->keep ? p->len - k : pl->keep - at) : p->len - k;
 			unsigned char *dst = at < pl->keep ? body + at : tail + (at - pl->keep);
 			if (!range_ok(at, n, pl->out_size) || (!p->data && p->src != PATCH_ZERO && !range_ok(p->src + k, n, m->size)))
-				return err_set(e, EXIT_BAD_INPUT, "a patch runs past the member");
+				return err_set(e, "a patch runs past the member");
 			if (p->data)
 				memmove(dst, p->data + k, (size_t)n);
 			else if (p->src == PATCH_ZERO)
@@ -327,7 +327,7 @@ static int write_edited(struct archive *ar, const struct archive_member *m, cons
 	int r;
 
 	if (size > 9999999999ull)
-		return err_set(e, EXIT_BAD_INPUT, "the edited member is too large for the header's size field");
+		return err_set(e, "the edited member is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
 	put_size_field(h + F_SIZE, size);
 	if (m->mem && ((r = write_vectored(ar, m, pl, h, *pos, e)) != 0 || (r = write_gathered(ar, m, pl, h, *pos, e)) != 0)) {
@@ -403,7 +403,7 @@ static int write_wide_header(struct archive *ar, const struct archive_member *m,
 	if (archive_index_wide_size(ar, m, &size, &count, &names, e))
 		return -1;
 	if (size > 9999999999ull)
-		return err_set(e, EXIT_BAD_INPUT, "the 64-bit symbol index is too large for the header's size field");
+		return err_set(e, "the 64-bit symbol index is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
 	memcpy(h + F_NAME, "/SYM64/         ", 16);
 	put_size_field(h + F_SIZE, size);
@@ -480,7 +480,7 @@ static int write_pass(struct archive *ar, int out, int wide, struct remap *map, 
 	if (r == 0 && out >= 0) {
 		label[0] = '\0';
 		if (ftruncate(out, (off_t)pos))
-			r = err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
+			r = err_set(e, "cannot set the output size: %s", strerror(errno));
 	}
 	io_free(ar, &io);
 	return r;
@@ -494,7 +494,7 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 
 	label[0] = '\0';
 	if (ar->thin)
-		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
+		return err_set(e, "thin archive: its members are other files; edit those files instead "
 			       "(writing thin archives is not supported)");
 	/* A "/" index widened to "/SYM64/" grows, which moves every member: the kind is decided
 	 * before writing, by placing every member of a large archive once (their plans, read
@@ -508,7 +508,7 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 		r = write_pass(ar, out, wide, &map, plan, ctx, label, labelsz, e);
 	/* A smaller archive that an edit took past 4 GiB: written again, with "/SYM64/". */
 	if (r == 1 && !wide)
-		r = ftruncate(out, 0) ? err_set(e, EXIT_BAD_INPUT, "cannot empty the output: %s", strerror(errno))
+		r = ftruncate(out, 0) ? err_set(e, "cannot empty the output: %s", strerror(errno))
 				      : write_pass(ar, out, wide = 1, &map, plan, ctx, label, labelsz, e);
 	ar->widened = r == 0 && wide == 1;
 	free(map.v);

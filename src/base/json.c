@@ -23,7 +23,7 @@ int json_error(struct json *j, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return err_set(j->e, EXIT_BAD_INPUT, "line %zu, column %zu: %s", j->line, j->col, msg);
+	return err_set(j->e, "line %zu, column %zu: %s", j->line, j->col, msg);
 }
 
 /* Advance one byte, keeping line and column.  Columns count characters, so UTF-8
@@ -421,7 +421,7 @@ int json_keyset_close(struct json_keyset *ks, size_t first, struct err *e)
 		for (k = 0; k < i && rc == 0; k++) {
 			const struct json_key *a = &ks->k[first + k], *b = &ks->k[first + i];
 			if (a->len == b->len && memcmp(ks->text.p + a->off, ks->text.p + b->off, a->len) == 0)
-				rc = err_set(e, EXIT_BAD_INPUT, "line %zu, column %zu: duplicate key \"%.*s\" (keys must be unique)",
+				rc = err_set(e, "line %zu, column %zu: duplicate key \"%.*s\" (keys must be unique)",
 					     b->line, b->col, (int)(b->len > 64 ? 64 : b->len), ks->text.p + b->off);
 		}
 	if (n > 8) {
@@ -435,7 +435,7 @@ int json_keyset_close(struct json_keyset *ks, size_t first, struct err *e)
 		qsort(r, n, sizeof *r, keyref_cmp);
 		for (i = 1; i < n && rc == 0; i++) {
 			if (r[i].k->len == r[i - 1].k->len && memcmp(r[i].p, r[i - 1].p, r[i].k->len) == 0)
-				rc = err_set(e, EXIT_BAD_INPUT, "line %zu, column %zu: duplicate key \"%.*s\" (keys must be unique)",
+				rc = err_set(e, "line %zu, column %zu: duplicate key \"%.*s\" (keys must be unique)",
 					     r[i].k->line, r[i].k->col, (int)(r[i].k->len > 64 ? 64 : r[i].k->len), r[i].p);
 		}
 		free(r);

@@ -7,11 +7,22 @@
 #include <string.h>
 #include <sys/mman.h>
 
-int err_set(struct err *e, int status, const char *fmt, ...)
+int err_set(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	e->status = status;
+	e->usage = 0;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int err_usage(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->usage = 1;
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 	va_end(ap);
@@ -20,13 +31,12 @@ int err_set(struct err *e, int status, const char *fmt, ...)
 
 int err_oom(struct err *e)
 {
-	return err_set(e, EXIT_BAD_INPUT, OOM_MESSAGE);
+	return err_set(e, OOM_MESSAGE);
 }
 
-int print_oom(void)
+void print_oom(void)
 {
 	fputs(PROGRAM_NAME ": " OOM_MESSAGE "\n", stderr);
-	return EXIT_BAD_INPUT;
 }
 
 int err_prefix(struct err *e, const char *fmt, ...)

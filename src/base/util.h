@@ -10,23 +10,22 @@
 
 #define PROGRAM_NAME "dlnote-inject"
 
-/* Exit statuses: the tool never dies from a signal and never exits with anything else. */
-enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
-
-/* The one error type.  A stage fills it and returns -1; the driver prints
- * "dlnote-inject: PATH: msg" and exits with `status`. */
+/* The one error type.  A stage fills it and returns -1; the command line (src/cli/) prints
+ * "dlnote-inject: PATH: msg" and chooses the exit status from `usage`. */
 struct err {
-	int status;
+	int usage;                 /* the fault is in what the command line gave (an option's value) */
 	char msg[512];
 };
 
-/* The one "out of memory": in an error (exit status 1, as any input that cannot be handled;
- * returns -1), or printed on standard error where no error is passed (returns 1). */
+/* A fault of the input (a file, a manifest), or of the machine (memory, I/O). */
+int err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A fault of what the caller was given to do: an option's value, entries built from flags. */
+int err_usage(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one "out of memory": in an error (returns -1), or printed on standard error where no
+ * error is passed. */
 #define OOM_MESSAGE "out of memory"
 int err_oom(struct err *e);
-int print_oom(void);
-int err_set(struct err *e, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void print_oom(void);
 /* Prefix an existing message, e.g. with "note 2: ". */
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print the one-line error "dlnote-inject: PATH: msg" (escaped as print_text does). */

@@ -105,10 +105,10 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 	manifest_free(&es);
 	buf_free(&report);
 	if (undeclared)
-		return undeclared < 0 ? -1 : err_set(e, EXIT_BAD_INPUT, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
+		return undeclared < 0 ? -1 : err_set(e, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
 						     undeclared == 1 ? "y" : "ies", o->recorded_path);
 	/* One line on stderr that names the cause (a build log may show nothing else). */
-	return errors ? err_set(e, EXIT_BAD_INPUT, "%zu error%s in dlopen notes%s%s", errors, errors == 1 ? "" : "s",
+	return errors ? err_set(e, "%zu error%s in dlopen notes%s%s", errors, errors == 1 ? "" : "s",
 				first[0] ? (errors == 1 ? ": " : ", the first: ") : "", first) : 0;
 }
 
@@ -151,7 +151,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		goto out;
 	}
 	if (ef->type == ET_REL_ && want->n && elf_is_gcc_lto(ef)) {
-		err_set(e, EXIT_BAD_INPUT, "GCC LTO object (-flto): the LTO plugin drops the notes of such objects when "
+		err_set(e, "GCC LTO object (-flto): the LTO plugin drops the notes of such objects when "
 			"it links them; build it with -fno-lto, or compile the entries in with --header (see "
 			"dlnote-inject(1))");
 		goto out;

@@ -78,6 +78,13 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 bad input (some FILE failed), 2 bad usage.\n"
 	"See dlnote-inject(1).\n";
 
+/* Not the user's fault: exit status 1. */
+static int out_of_memory(void)
+{
+	print_oom();
+	return EXIT_BAD_INPUT;
+}
+
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
@@ -229,7 +236,7 @@ static int add_rpm_tag(struct opts *o, int rank, const char *opt, const char *li
 	if (set_format(o, FORMAT_RPM, opt) || set_mode(o, MODE_LIST))
 		return -1;
 	if (deps_namelist_add(&o->rep.rpm_tag[rank], list))
-		return print_oom();
+		return out_of_memory();
 	return 0;
 }
 
@@ -297,7 +304,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case 'm': {
 			char **v = xgrow(o->manifests, &o->manifests_cap, o->nmanifests, sizeof *v);
 			if (!v) {
-				bad = print_oom();
+				bad = out_of_memory();
 				break;
 			}
 			o->manifests = v;
@@ -337,7 +344,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_ONLY_FEATURE:
 			o->list_only = 1;
 			if (deps_namelist_add(&o->rep.only_feature, optarg))
-				bad = print_oom();
+				bad = out_of_memory();
 			break;
 		case OPT_ONLY_PRIORITY: o->list_only = 1; bad = add_ranks(o, optarg); break;
 		case OPT_RPM_SUGGESTS: bad = add_rpm_tag(o, RANK_SUGGESTED, "--rpm-suggests", optarg); break;
@@ -365,7 +372,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			if (u)
 				o->member_used = u;
 			if (!v || !u) {
-				bad = print_oom();
+				bad = out_of_memory();
 				break;
 			}
 			o->members[o->nmembers++] = optarg;

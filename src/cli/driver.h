@@ -18,6 +18,16 @@
 #include "../report/trace.h"
 #include "../base/util.h"
 
+/* Exit statuses, chosen here only: the tool never dies from a signal and never exits with
+ * anything else (--record ends as COMMAND did, record.h). */
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+
+/* The exit status of an error a stage reported. */
+static inline int exit_status(const struct err *e)
+{
+	return e->usage ? EXIT_USAGE : EXIT_BAD_INPUT;
+}
+
 enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD, MODE_HEADER };
 
 struct opts {

@@ -28,11 +28,11 @@ static int read_bounded(int fd, struct buf *b, struct err *e)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
+			return err_set(e, "read error: %s", strerror(errno));
 		if (n == 0)
 			return b->oom ? err_oom(e) : 0;
 		if (b->len + (size_t)n > MANIFEST_MAX_BYTES)
-			return err_set(e, EXIT_BAD_INPUT, "manifest larger than %u bytes", MANIFEST_MAX_BYTES);
+			return err_set(e, "manifest larger than %u bytes", MANIFEST_MAX_BYTES);
 		buf_put(b, chunk, (size_t)n);
 	}
 }
@@ -45,16 +45,16 @@ static int read_text(const char *path, const char *what, struct buf *text, struc
 	int r = -1;
 
 	if (fd < 0) {
-		err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
+		err_set(e, "%s", strerror(errno));
 	} else if (fstat(fd, &st) || S_ISDIR(st.st_mode)) {
-		err_set(e, EXIT_BAD_INPUT, "is a directory");
+		err_set(e, "is a directory");
 	} else {
 		if (fd) {
 			int fl = fcntl(fd, F_GETFL);
 			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 		}
 		if (read_bounded(fd, text, e) == 0 && memchr(text->p ? text->p : "", 0, text->len))
-			err_set(e, EXIT_BAD_INPUT, "NUL byte in %s", what);
+			err_set(e, "NUL byte in %s", what);
 		else if (!e->msg[0])
 			r = 0;
 	}
@@ -105,9 +105,9 @@ static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
 {
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (*fd < 0)
-		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
+		return err_set(e, "%s", strerror(errno));
 	if (fstat(*fd, st) || !S_ISREG(st->st_mode)) {
-		err_set(e, EXIT_BAD_INPUT, "not a regular file");
+		err_set(e, "not a regular file");
 		close(*fd);
 		*fd = -1;
 		return -1;
@@ -142,7 +142,7 @@ int files_process(struct opts *o, const char *path, int many)
 	}
 	if (o->nmembers) {
 		close(fd);
-		err_set(&e, EXIT_BAD_INPUT, "--member is given but this is not an archive");
+		err_set(&e, "--member is given but this is not an archive");
 		goto fail;
 	}
 	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e)) {
@@ -178,7 +178,7 @@ int files_process(struct opts *o, const char *path, int many)
 		return 0;
 fail:
 	err_report(path, &e);
-	return e.status ? e.status : EXIT_BAD_INPUT;
+	return exit_status(&e);
 }
 
 /* --files-from: each name is processed as it is read, so the list may be of any length.  A
@@ -250,7 +250,7 @@ int files_finish(struct opts *o, int failed)
 	size_t diffs;
 
 	if (o->mode == MODE_LIST)
-		return report_list(&o->listed, &o->rep, o->quiet, stdout);
+		return report_list(&o->listed, &o->rep, o->quiet, stdout) ? EXIT_BAD_INPUT : EXIT_OK;
 	if (o->mode == MODE_CHECK && o->expect_path) {
 		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
 		if (!diffs)

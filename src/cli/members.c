@@ -75,7 +75,7 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 		if (kind && (c->o->mode == MODE_MERGE || (c->o->mode == MODE_REPLACE && c->o->add.n))) {
 			if (*close_fd)
 				close(fd);
-			return err_set(e, EXIT_BAD_INPUT, "%s: it cannot carry a note, and a program that takes this member "
+			return err_set(e, "%s: it cannot carry a note, and a program that takes this member "
 				       "would not get the entries; build it with -fno-lto, or compile the entries in with "
 				       "--header (see dlnote-inject(1))", kind);
 		}
@@ -149,7 +149,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 	int r = 1;
 
 	if (ar->thin)
-		return err_set(e, EXIT_BAD_INPUT, "thin archive: its members are other files; edit those files instead "
+		return err_set(e, "thin archive: its members are other files; edit those files instead "
 			       "(writing thin archives is not supported)");
 	/* Idempotence: nothing is written, not even the mtime, when no member would change. */
 	if (!o->output) {
@@ -219,7 +219,7 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && o->mode != MODE_LIST && o->mode != MODE_CHECK &&
 	    o->mode != MODE_DISCOVER) {
 		if (edit_archive(&c, &ar, fd, st, &e))
-			status = e.status ? e.status : EXIT_BAD_INPUT;
+			status = exit_status(&e);
 	} else if (!e.msg[0]) {
 		/* A damaged member stops the walk; a member whose notes are wrong does not. */
 		while ((r = archive_next(&ar, &m, &e)) != 0) {
@@ -232,7 +232,7 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 				break;
 			if (m.kind == AR_MEMBER && read_member(&c, &ar, &m, &e)) {
 				err_report(c.label, &e);
-				status = e.status ? e.status : EXIT_BAD_INPUT;
+				status = exit_status(&e);
 				memset(&e, 0, sizeof e);
 			}
 		}
@@ -244,7 +244,7 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 			size_t lost = travel_report(&c.travel, path, o->quiet, stdout);
 			if (lost) {
 				c.label[0] = '\0';
-				err_set(&e, EXIT_BAD_INPUT, "%zu dlopen entr%s that no link takes from this archive", lost,
+				err_set(&e, "%zu dlopen entr%s that no link takes from this archive", lost,
 					lost == 1 ? "y" : "ies");
 			}
 		}
@@ -253,7 +253,7 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 	manifest_free(&c.merged);
 	if (e.msg[0]) {
 		err_report(c.label[0] ? c.label : path, &e);
-		status = e.status ? e.status : EXIT_BAD_INPUT;
+		status = exit_status(&e);
 	}
 	for (size_t i = 0; i < o->nmembers && status == EXIT_OK; i++)
 		if (!o->member_used[i]) {

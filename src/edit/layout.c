@@ -225,7 +225,7 @@ static int emit_headers(struct lay *L)
 		model.shoff = L->shoff;
 		model.shnum = L->shout;
 	} else if (model.phnum >= PN_XNUM_) {
-		return err_set(L->e, EXIT_BAD_INPUT, "too many program headers for a file without section headers");
+		return err_set(L->e, "too many program headers for a file without section headers");
 	}
 	e_phnum = model.phnum >= PN_XNUM_ ? PN_XNUM_ : (uint16_t)model.phnum;
 	e_shnum = model.shnum >= SHN_LORESERVE_ ? 0 : (uint16_t)model.shnum;
@@ -361,7 +361,7 @@ static int layout_tail(struct lay *L)
 	if (L->tail_moves) {
 		end = lay_tail_layout(L, end);
 		if (end == UINT64_MAX)
-			return err_set(L->e, EXIT_BAD_INPUT, "the non-allocated sections cannot follow the new segment (out of memory, "
+			return err_set(L->e, "the non-allocated sections cannot follow the new segment (out of memory, "
 				       "or sizes past the end of the address space)");
 	} else if (L->move_shstr) {
 		uint64_t size = ef->sh[ef->shstrndx].size - L->shstr_cut + L->newnames.len;
@@ -378,7 +378,7 @@ static int layout_tail(struct lay *L)
 		end = L->shoff + L->shout * elf_shent_size(ef);
 	}
 	if (!ef->is64 && end > UINT32_MAX)
-		return err_set(L->e, EXIT_BAD_INPUT, "the file would grow past 4 GiB, which a 32-bit ELF file cannot describe");
+		return err_set(L->e, "the file would grow past 4 GiB, which a 32-bit ELF file cannot describe");
 	L->pl->keep = L->keep;
 	L->pl->out_size = end;
 	return 0;
@@ -396,10 +396,10 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	L.notesz = note->len;
 	L.note_ph = -1;
 	if (ef->type != ET_REL_ && ef->type != ET_EXEC_ && ef->type != ET_DYN_)
-		return err_set(e, EXIT_BAD_INPUT, "cannot edit a %s", elf_type_name(ef));
+		return err_set(e, "cannot edit a %s", elf_type_name(ef));
 	/* Its program headers describe another file: a layout planned from them would be wrong. */
 	if (ef->detached || debugfile_code_missing(ef))
-		return err_set(e, EXIT_BAD_INPUT, "detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "
+		return err_set(e, "detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "
 			       "headers describe the stripped file, whose contents are not here; edit that file instead");
 	L.linked = ef->type != ET_REL_;
 	if (L.linked) {
@@ -407,7 +407,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		for (i = 0; i < ef->phnum && ef->ph[i].type != PT_LOAD_; i++)
 			;
 		if (i == ef->phnum)   /* nothing loaded: not a program, and our table would be empty */
-			return err_set(e, EXIT_BAD_INPUT, "linked file without a PT_LOAD segment");
+			return err_set(e, "linked file without a PT_LOAD segment");
 	}
 	if (!L.linked)
 		return layout_plan_rel_note(ef, sc, note, pl, e);

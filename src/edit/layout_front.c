@@ -318,7 +318,7 @@ int lay_carry_from_own(struct lay *L)
 	if ((r = headers_inside(L, c->off)) < 0 || (r == 1 && (r = find_dynamic_refs(L)) < 0))
 		return -1;
 	if (r == 0)
-		return err_set(L->e, EXIT_BAD_INPUT, "our segment holds sections that cannot move with it");
+		return err_set(L->e, "our segment holds sections that cannot move with it");
 	c->present = 1;
 	return 0;
 }

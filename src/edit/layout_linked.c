@@ -283,7 +283,7 @@ int lay_build_phdrs(struct lay *L)
 			fixed.offset = ef->sh[prop].offset;
 			fixed.vaddr = fixed.paddr = ef->sh[prop].addr;
 			if (!ld || ef->sh[prop].addr - ld->vaddr != fixed.offset - ld->offset)
-				return err_set(L->e, EXIT_BAD_INPUT, "PT_GNU_PROPERTY describes the program headers, and .note.gnu.property is not loaded");
+				return err_set(L->e, "PT_GNU_PROPERTY describes the program headers, and .note.gnu.property is not loaded");
 			if (push_ph(L, &fixed))
 				return -1;
 			continue;
@@ -466,7 +466,7 @@ int lay_plan_linked(struct lay *L)
 		}
 	}
 	if (L->pht_in_seg && L->carry.present)
-		return err_set(L->e, EXIT_BAD_INPUT, "a segment of ours holds both the program headers and carried sections: "
+		return err_set(L->e, "a segment of ours holds both the program headers and carried sections: "
 			       "no layout this tool writes (damaged file)");
 	/* An old note among the carried sections moves with them: into our segment, not in place. */
 	if (L->where == NOTE_INPLACE && (L->carry.present || L->pht_home) &&

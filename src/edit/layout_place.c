@@ -87,15 +87,15 @@ static int survey(struct lay *L, struct space *s)
 			s->align = p->align;
 	}
 	if (!first)
-		return err_set(L->e, EXIT_BAD_INPUT, "no PT_LOAD segment: cannot place the note in memory");
+		return err_set(L->e, "no PT_LOAD segment: cannot place the note in memory");
 	if (s->align & (s->align - 1))
-		return err_set(L->e, EXIT_BAD_INPUT, "PT_LOAD alignment 0x%llx is not a power of two", (unsigned long long)s->align);
+		return err_set(L->e, "PT_LOAD alignment 0x%llx is not a power of two", (unsigned long long)s->align);
 	s->symsz = largest_reloc_symbol(ef);
 	if (s->symsz > MAX_SYMBOL_REACH)
 		s->symsz = 0;     /* nonsense sizes: then only the loader's rules count */
 	s->bias = first->vaddr - first->offset;
 	if (s->bias % s->align)
-		return err_set(L->e, EXIT_BAD_INPUT, "first PT_LOAD is not aligned to 0x%llx: cannot place a segment congruently",
+		return err_set(L->e, "first PT_LOAD is not aligned to 0x%llx: cannot place a segment congruently",
 			       (unsigned long long)s->align);
 	return 0;
 }
@@ -327,11 +327,11 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 	}
 	g->size = seg_layout(L, g, off, &sp);
 	if (vaddr < vend || vaddr > limit || g->size > limit - vaddr)
-		return err_set(L->e, EXIT_BAD_INPUT, "no room in the address space for a new segment above 0x%llx",
+		return err_set(L->e, "no room in the address space for a new segment above 0x%llx",
 			       (unsigned long long)vend);
 	/* The gap is sparse, so it costs no I/O, but a file must still be writable and copyable. */
 	if (off > ef->size + MAX_SPARSE_GAP)
-		return err_set(L->e, EXIT_BAD_INPUT, "the new segment would need a %llu GiB hole in the file (memory ends at 0x%llx)",
+		return err_set(L->e, "the new segment would need a %llu GiB hole in the file (memory ends at 0x%llx)",
 			       (unsigned long long)((off - ef->size) >> 30), (unsigned long long)vend);
 	g->off = off;
 	g->vaddr = vaddr;

@@ -196,9 +196,9 @@ int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct en
 
 	plan_reset(pl);
 	if (ef->type != ET_REL_)
-		return err_set(e, EXIT_BAD_INPUT, "cannot edit a %s as an object", elf_type_name(ef));
+		return err_set(e, "cannot edit a %s as an object", elf_type_name(ef));
 	if (!ef->shnum)
-		return err_set(e, EXIT_BAD_INPUT, "relocatable object without section headers");
+		return err_set(e, "relocatable object without section headers");
 	isd = xcalloc(ef->shnum, 1);
 	o.drop = xcalloc(ef->shnum, 1);
 	if (!isd || !o.drop) {

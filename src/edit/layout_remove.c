@@ -406,7 +406,7 @@ int lay_renumber_symbols(struct lay *L)
 		if ((st->type != SHT_SYMTAB_ && st->type != SHT_DYNSYM_) || (L->drop && L->drop[t]))
 			continue;
 		if (st->entsize != es || st->size % es)
-			r = err_set(L->e, EXIT_BAD_INPUT, "symbol table %zu has entries of %llu bytes: cannot renumber it", t,
+			r = err_set(L->e, "symbol table %zu has entries of %llu bytes: cannot renumber it", t,
 				    (unsigned long long)st->entsize);
 		else
 			r = plan_patch_xform(L->pl, L->sh[t].offset, st->size, st->offset, lay_symbols_renumbered, m,

@@ -21,7 +21,7 @@ static int find_name(struct lay *L, const char *want, uint32_t *name)
 	struct err ignore;
 
 	if (ef->shstrndx == 0 || st->type != SHT_STRTAB_)
-		return err_set(L->e, EXIT_BAD_INPUT, "no section name table (e_shstrndx): cannot name a new section");
+		return err_set(L->e, "no section name table (e_shstrndx): cannot name a new section");
 	/* Chunks overlap by wlen, so a match across a boundary is seen whole once. */
 	while (base < st->size) {
 		n = st->size - base < sizeof chunk ? st->size - base : sizeof chunk;
@@ -37,7 +37,7 @@ static int find_name(struct lay *L, const char *want, uint32_t *name)
 		base += n - wlen;
 	}
 	if (st->size + L->newnames.len + wlen + 1 > UINT32_MAX)
-		return err_set(L->e, EXIT_BAD_INPUT, "section name table too large");
+		return err_set(L->e, "section name table too large");
 	if (elf_names_inside_table(ef, L->e))
 		return -1;
 	if (st->size + L->newnames.len == 0)
@@ -281,7 +281,7 @@ int lay_fix_symbols(struct lay *L)
 					continue;
 				/* .dynsym is loaded: its entries are never rewritten. */
 				if (st->type == SHT_DYNSYM_)
-					return err_set(L->e, EXIT_BAD_INPUT, "dynamic symbol %zu points into the dlopen note, which would %s", i + k,
+					return err_set(L->e, "dynamic symbol %zu points into the dlopen note, which would %s", i + k,
 						       L->notesz ? "move" : "be left outside its emptied section (.dynsym is never rewritten)");
 				s.value = start;
 				s.size = 0;

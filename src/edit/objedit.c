@@ -23,7 +23,7 @@ int objedit_group_words(const struct elf *ef, size_t g, uint32_t **out, size_t *
 
 	*out = NULL;
 	if (s->size % 4 || s->size < 4 || s->size / 4 > ef->shnum + 1)
-		return err_set(e, EXIT_BAD_INPUT, "section group [%zu] has a malformed size (%llu bytes)", g, (unsigned long long)s->size);
+		return err_set(e, "section group [%zu] has a malformed size (%llu bytes)", g, (unsigned long long)s->size);
 	*n = (size_t)(s->size / 4);
 	raw = malloc((size_t)s->size);
 	*out = xcalloc(*n, sizeof **out);
@@ -58,7 +58,7 @@ int objedit_groups(const struct elf *ef, size_t **out, struct err *e)
 			if (w[i] == 0 || w[i] >= ef->shnum || w[i] == g || grp[w[i]]) {
 				uint32_t bad = w[i];
 				free(w);
-				return err_set(e, EXIT_BAD_INPUT, "section group [%zu] lists section %u, which is invalid or in another group", g, bad);
+				return err_set(e, "section group [%zu] lists section %u, which is invalid or in another group", g, bad);
 			}
 			grp[w[i]] = g;
 		}
@@ -98,7 +98,7 @@ static int close_sections(struct oe *X)
 			if (gone && gone < n - 1) {
 				char name[64];
 				elf_section_name(ef, i, name, sizeof name);
-				return err_set(X->e, EXIT_BAD_INPUT,
+				return err_set(X->e,
 					       "section group [%zu] %s holds a dlopen note and other sections: removing the note would change what the group's signature stands for",
 					       i, name);
 			}
@@ -160,7 +160,7 @@ static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, int
 	if (chunk != stack)
 		free(chunk);
 	if (st->size + add->len + wlen + 1 > UINT32_MAX)
-		return err_set(X->e, EXIT_BAD_INPUT, "string table [%zu] too large", t);
+		return err_set(X->e, "string table [%zu] too large", t);
 	if (st->size + add->len == 0)
 		buf_putc(add, '\0');
 	*off = (uint32_t)(st->size + add->len);
@@ -177,7 +177,7 @@ static int names(struct oe *X)
 	if (!X->o->nadd)
 		return 0;
 	if (!ef->shstrndx || ef->sh[ef->shstrndx].type != SHT_STRTAB_)
-		return err_set(X->e, EXIT_BAD_INPUT, "no section name table (e_shstrndx): cannot name a new section");
+		return err_set(X->e, "no section name table (e_shstrndx): cannot name a new section");
 	if (elf_names_inside_table(ef, X->e) ||
 	    find_or_add(X, ef->shstrndx, ".group", 6, 1, &X->shstr_add, &X->name_group) ||
 	    find_or_add(X, ef->shstrndx, SECTION_NAME, strlen(SECTION_NAME), 1, &X->shstr_add, &X->name_note))
@@ -193,7 +193,7 @@ static int names(struct oe *X)
 			buf_putc(&X->strtab_add, '\0');
 		}
 		if (X->strtab_add.len > UINT32_MAX)
-			return err_set(X->e, EXIT_BAD_INPUT, "string table too large");
+			return err_set(X->e, "string table too large");
 		return find_or_add(X, ef->shstrndx, ".symtab", 7, 1, &X->shstr_add, &X->name_symtab) ||
 		       find_or_add(X, ef->shstrndx, ".strtab", 7, 1, &X->shstr_add, &X->name_strtab);
 	}
@@ -243,7 +243,7 @@ static int build_sections(struct oe *X)
 		o->sh = *s;
 		if (links_by_index(s) && s->link) {
 			if (s->link >= X->n || X->o->drop[s->link])
-				return err_set(X->e, EXIT_BAD_INPUT, "section [%zu] is linked to section [%u], which would be removed", i, s->link);
+				return err_set(X->e, "section [%zu] is linked to section [%u], which would be removed", i, s->link);
 			o->sh.link = (uint32_t)X->map[s->link];
 		}
 		if ((objedit_is_rel(s) || (s->flags & SHF_INFO_LINK_)) && s->info && s->info < X->n)
@@ -253,7 +253,7 @@ static int build_sections(struct oe *X)
 		if (s->type == SHT_GROUP_ && s->link == X->symtab) {
 			int64_t ns = objedit_sym_new(X, s->info);
 			if (ns < 0)
-				return err_set(X->e, EXIT_BAD_INPUT, "section group [%zu] keeps its signature symbol %u, which would be removed", i, s->info);
+				return err_set(X->e, "section group [%zu] keeps its signature symbol %u, which would be removed", i, s->info);
 			o->sh.info = (uint32_t)ns;
 		}
 	}
@@ -347,7 +347,7 @@ static int lay_out(struct oe *X, size_t **order)
 		/* Sections are laid out again at their alignment: a hostile one could send the output
 		 * anywhere.  Real objects ask for pages at most (2 MiB huge pages, say). */
 		if (o->sh.addralign > OBJEDIT_MAX_ALIGN)
-			return err_set(X->e, EXIT_BAD_INPUT, "section [%zu] asks for an alignment of %llu bytes; the tool lays sections out up to %u",
+			return err_set(X->e, "section [%zu] asks for an alignment of %llu bytes; the tool lays sections out up to %u",
 				       o->in, (unsigned long long)o->sh.addralign, OBJEDIT_MAX_ALIGN);
 		pos = align_up(pos, o->sh.addralign > 1 ? o->sh.addralign : 1);
 		o->sh.offset = pos;
@@ -421,7 +421,7 @@ int objedit_plan(struct objedit *o)
 	/* The sections are laid out anew: program headers, which a relocatable object does not
 	 * use (gABI), would describe bytes that moved or were dropped. */
 	if (o->ef->phnum)
-		return err_set(o->e, EXIT_BAD_INPUT, "a relocatable object with program headers (%zu): its sections are laid "
+		return err_set(o->e, "a relocatable object with program headers (%zu): its sections are laid "
 			       "out anew, and they would describe bytes that moved; not written", o->ef->phnum);
 	memset(&X, 0, sizeof X);
 	X.o = o, X.ef = o->ef, X.e = o->e, X.n = o->ef->shnum;

@@ -23,7 +23,7 @@ int objedit_sym_table(struct oe *X)
 		if (ef->sh[i].type != SHT_SYMTAB_)
 			continue;
 		if (X->symtab)
-			return err_set(X->e, EXIT_BAD_INPUT, "more than one symbol table");
+			return err_set(X->e, "more than one symbol table");
 		X->symtab = i;
 	}
 	for (i = 1; X->symtab && i < X->n; i++)
@@ -39,14 +39,14 @@ int objedit_sym_table(struct oe *X)
 		const struct elf_shdr *st = &ef->sh[X->symtab];
 		if (st->entsize != elf_sym_size(ef) || st->size % st->entsize || st->link == 0 || st->link >= X->n ||
 		    ef->sh[st->link].type != SHT_STRTAB_)
-			return err_set(X->e, EXIT_BAD_INPUT, "malformed symbol table [%zu]", X->symtab);
+			return err_set(X->e, "malformed symbol table [%zu]", X->symtab);
 		X->nsym = st->size / st->entsize;
 		X->nlocal = st->info;
 		if (X->nlocal > X->nsym || X->nsym == 0)
-			return err_set(X->e, EXIT_BAD_INPUT, "malformed symbol table [%zu]: %llu locals of %llu symbols", X->symtab,
+			return err_set(X->e, "malformed symbol table [%zu]: %llu locals of %llu symbols", X->symtab,
 				       (unsigned long long)X->nlocal, (unsigned long long)X->nsym);
 		if (X->xtab && ef->sh[X->xtab].size < X->nsym * 4)
-			return err_set(X->e, EXIT_BAD_INPUT, "extended section index table [%zu] is too short", X->xtab);
+			return err_set(X->e, "extended section index table [%zu] is too short", X->xtab);
 	}
 	return 0;
 }
@@ -135,7 +135,7 @@ int objedit_sym_removed(struct oe *X)
 			if (!gone)
 				continue;
 			if (k + j == 0) {
-				r = err_set(X->e, EXIT_BAD_INPUT, "symbol 0 is defined in a removed section");
+				r = err_set(X->e, "symbol 0 is defined in a removed section");
 				goto out;
 			}
 			if (X->ndel == cap) {
@@ -211,7 +211,7 @@ int objedit_sym_permute(struct oe *X)
 		if (!u64_find(X->del, X->ndel, q) && add_move(X, &cap, q, holes[h++]))
 			goto out;
 #undef HOLE
-	r = h == nh ? 0 : err_set(X->e, EXIT_BAD_INPUT, "internal error: symbol renumbering does not add up");
+	r = h == nh ? 0 : err_set(X->e, "internal error: symbol renumbering does not add up");
 	goto out;
 oom:
 	r = err_oom(X->e);
@@ -253,7 +253,7 @@ static int put_shndx(struct oe *X, struct elf_sym *s, uint32_t *x, uint64_t sec)
 		return 0;
 	}
 	if (!X->xtab)
-		return err_set(X->e, EXIT_BAD_INPUT, "a symbol would need an extended section index, and the object has no SHT_SYMTAB_SHNDX table");
+		return err_set(X->e, "a symbol would need an extended section index, and the object has no SHT_SYMTAB_SHNDX table");
 	s->shndx = SHN_XINDEX_;
 	*x = (uint32_t)sec;
 	return 0;
@@ -341,7 +341,7 @@ int objedit_sym_addrsig(struct oe *X)
 		if (!s || s->type != SHT_LLVM_ADDRSIG_ || !X->symtab || s->link != X->symtab)
 			continue;
 		if (s->size > SCAN_MAX_AREA)
-			return err_set(X->e, EXIT_BAD_INPUT, "address-significance table [%zu] too large", o->in);
+			return err_set(X->e, "address-significance table [%zu] too large", o->in);
 		in = malloc(s->size + 1);
 		out = malloc(s->size * 10 + 10);    /* an index takes at most 10 bytes */
 		if (!in || !out) {
@@ -362,7 +362,7 @@ int objedit_sym_addrsig(struct oe *X)
 				if (k >= s->size || shift > 63) {
 					free(in);
 					free(out);
-					return err_set(X->e, EXIT_BAD_INPUT, "malformed address-significance table [%zu]", o->in);
+					return err_set(X->e, "malformed address-significance table [%zu]", o->in);
 				}
 				v |= (uint64_t)(in[k] & 0x7f) << shift;
 				shift += 7;
@@ -394,7 +394,7 @@ int objedit_sym_relocs(struct oe *X, const struct osec *o)
 	unsigned char chunk[65536], out[8];
 
 	if (es < (uint64_t)(2 * w) || es > sizeof chunk || s->size % es)
-		return err_set(X->e, EXIT_BAD_INPUT, "relocation section [%zu] has a malformed entry size", o->in);
+		return err_set(X->e, "relocation section [%zu] has a malformed entry size", o->in);
 	n = s->size / es;
 	for (k = 0; k < n;) {
 		uint64_t m = n - k < sizeof chunk / es ? n - k : sizeof chunk / es, j;
@@ -407,7 +407,7 @@ int objedit_sym_relocs(struct oe *X, const struct osec *o)
 			type = !ef->is64 ? info & 0xff : mips64el ? info & ~(uint64_t)0xffffffffu : info & 0xffffffffu;
 			to = sym >= X->nsym ? (int64_t)sym : objedit_sym_new(X, sym);
 			if (to < 0)
-				return err_set(X->e, EXIT_BAD_INPUT, "relocation %llu of section [%zu] refers to symbol %llu, which is defined in a section that would be removed",
+				return err_set(X->e, "relocation %llu of section [%zu] refers to symbol %llu, which is defined in a section that would be removed",
 					       (unsigned long long)(k + j), o->in, (unsigned long long)sym);
 			if ((uint64_t)to == sym)
 				continue;

@@ -41,9 +41,9 @@ static int copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF))
 			return copy_slow(in, (uint64_t)si, out, (uint64_t)di, len, e);
 		if (n < 0)
-			return err_set(e, EXIT_BAD_INPUT, "copy failed: %s", strerror(errno));
+			return err_set(e, "copy failed: %s", strerror(errno));
 		if (n == 0)
-			return err_set(e, EXIT_BAD_INPUT, "copy failed: input ended early");
+			return err_set(e, "copy failed: input ended early");
 		len -= (uint64_t)n;
 	}
 	return 0;
@@ -142,14 +142,14 @@ static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base, c
 int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl, unsigned char *out, struct err *e)
 {
 	if (pl->keep > in_size)
-		return err_set(e, EXIT_BAD_INPUT, "the plan keeps more bytes than the input has");
+		return err_set(e, "the plan keeps more bytes than the input has");
 	memcpy(out, in, pl->keep);
 	memset(out + pl->keep, 0, pl->out_size - pl->keep);
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
 		if (!range_ok(p->off, p->len, pl->out_size) ||
 		    ((!p->data || p->xform) && p->src != PATCH_ZERO && !range_ok(p->src, p->len, in_size)))
-			return err_set(e, EXIT_BAD_INPUT, "a patch runs past the member");
+			return err_set(e, "a patch runs past the member");
 		if (p->xform) {
 			memmove(out + p->off, in + p->src, p->len);
 			for (uint64_t k = 0; k < p->len; k += PATCH_CHUNK)
@@ -183,7 +183,7 @@ int output_apply(int in, int out, const struct plan *pl, struct err *e)
 	if (apply_patches(in, 0, out, 0, pl, e))
 		return -1;
 	if (ftruncate(out, (off_t)pl->out_size))
-		return err_set(e, EXIT_BAD_INPUT, "cannot set the output size: %s", strerror(errno));
+		return err_set(e, "cannot set the output size: %s", strerror(errno));
 	return 0;
 }
 
@@ -197,11 +197,11 @@ static int copy_xattrs(int in, int out, struct err *e)
 	len = flistxattr(in, names, sizeof names);
 	if (len < 0)
 		return errno == ENOTSUP || errno == ENOSYS ? 0 :
-		       err_set(e, EXIT_BAD_INPUT, "cannot list extended attributes: %s", strerror(errno));
+		       err_set(e, "cannot list extended attributes: %s", strerror(errno));
 	for (k = 0; k < len; k += (ssize_t)strlen(names + k) + 1) {
 		vlen = fgetxattr(in, names + k, value, sizeof value);
 		if (vlen < 0 || fsetxattr(out, names + k, value, (size_t)vlen, 0))
-			return err_set(e, EXIT_BAD_INPUT, "cannot keep extended attribute %s: %s", names + k, strerror(errno));
+			return err_set(e, "cannot keep extended attribute %s: %s", names + k, strerror(errno));
 	}
 	return 0;
 }
@@ -209,10 +209,10 @@ static int copy_xattrs(int in, int out, struct err *e)
 static int keep_metadata(int in, int out, const struct stat *st, int in_place, struct err *e)
 {
 	if (in_place && (fchown(out, st->st_uid, st->st_gid) || copy_xattrs(in, out, e)))
-		return e->msg[0] ? -1 : err_set(e, EXIT_BAD_INPUT, "cannot keep the owner: %s", strerror(errno));
+		return e->msg[0] ? -1 : err_set(e, "cannot keep the owner: %s", strerror(errno));
 	/* After fchown, which clears set-id bits. */
 	if (fchmod(out, st->st_mode & 07777))
-		return err_set(e, EXIT_BAD_INPUT, "cannot keep the mode: %s", strerror(errno));
+		return err_set(e, "cannot keep the mode: %s", strerror(errno));
 	return 0;
 }
 
@@ -228,7 +228,7 @@ static int split_path(const char *path, struct tmp *t, struct err *e)
 	size_t dlen;
 
 	if (strlen(path) >= sizeof t->dest || !*path || (slash && slash[1] == '\0'))
-		return err_set(e, EXIT_BAD_INPUT, "bad output path");
+		return err_set(e, "bad output path");
 	strcpy(t->dest, path);
 	if (!slash) {
 		strcpy(t->dir, ".");
@@ -257,7 +257,7 @@ static int open_tmp(struct tmp *t, struct err *e)
 	if (t->fd >= 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
-		return err_set(e, EXIT_BAD_INPUT, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
+		return err_set(e, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
 	/* This filesystem has no unnamed temporaries: a named one, removed on every failure. */
 	for (n = 0; n < 100; n++) {
 		tmp_name(t, n);
@@ -269,7 +269,7 @@ static int open_tmp(struct tmp *t, struct err *e)
 		if (errno != EEXIST)
 			break;
 	}
-	return err_set(e, EXIT_BAD_INPUT, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
+	return err_set(e, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
 }
 
 /* Give the unnamed temporary a name, so it can be renamed over the destination.  From here to
@@ -292,7 +292,7 @@ static int name_tmp(struct tmp *t, struct err *e)
 		if (errno != EEXIST)
 			break;
 	}
-	return err_set(e, EXIT_BAD_INPUT, "cannot name the temporary file: %s", strerror(errno));
+	return err_set(e, "cannot name the temporary file: %s", strerror(errno));
 }
 
 static void drop_tmp(struct tmp *t)
@@ -308,10 +308,10 @@ static int fsync_dir(const char *dir, struct err *e)
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
 	if (fd < 0)
-		return err_set(e, EXIT_BAD_INPUT, "cannot open directory %s: %s", dir, strerror(errno));
+		return err_set(e, "cannot open directory %s: %s", dir, strerror(errno));
 	r = fsync(fd);
 	close(fd);
-	return r ? err_set(e, EXIT_BAD_INPUT, "fsync of the directory failed: %s", strerror(errno)) : 0;
+	return r ? err_set(e, "fsync of the directory failed: %s", strerror(errno)) : 0;
 }
 
 /* Several hard links share the inode; a rename would split them.  Like binutils, we update the
@@ -323,16 +323,16 @@ static int write_through(const struct tmp *t, uint64_t size, struct err *e)
 	int r = 0;
 
 	if (fd < 0)
-		return err_set(e, EXIT_BAD_INPUT, "cannot open for writing: %s", strerror(errno));
+		return err_set(e, "cannot open for writing: %s", strerror(errno));
 	errno = posix_fallocate(fd, 0, (off_t)size);
 	if (errno && errno != EOPNOTSUPP && errno != EINVAL)
-		r = err_set(e, EXIT_BAD_INPUT, "cannot reserve space: %s", strerror(errno));
+		r = err_set(e, "cannot reserve space: %s", strerror(errno));
 	if (r == 0)
 		r = output_copy(t->fd, 0, fd, 0, size, e);
 	if (r == 0 && ftruncate(fd, (off_t)size))
-		r = err_set(e, EXIT_BAD_INPUT, "cannot set the size: %s", strerror(errno));
+		r = err_set(e, "cannot set the size: %s", strerror(errno));
 	if (close(fd) && r == 0)
-		r = err_set(e, EXIT_BAD_INPUT, "write failed: %s", strerror(errno));
+		r = err_set(e, "write failed: %s", strerror(errno));
 	return r;
 }
 
@@ -354,13 +354,13 @@ int output_stream_fill(int infd, output_fill_fn fill, void *ctx, int out, struct
 	if (!dir || !*dir)
 		dir = "/tmp";
 	if (strlen(dir) >= sizeof t.dir)
-		return err_set(e, EXIT_BAD_INPUT, "TMPDIR is too long");
+		return err_set(e, "TMPDIR is too long");
 	strcpy(t.dir, dir);
 	strcpy(t.dest, "stdout");
 	if (open_tmp(&t, e) || fill(ctx, infd, t.fd, e))
 		goto out;
 	if (fstat(t.fd, &ts)) {
-		err_set(e, EXIT_BAD_INPUT, "cannot read the result's size: %s", strerror(errno));
+		err_set(e, "cannot read the result's size: %s", strerror(errno));
 		goto out;
 	}
 	r = copy_stream(t.fd, out, (uint64_t)ts.st_size, e);
@@ -380,29 +380,29 @@ int output_replace(int infd, const struct stat *st, const char *dest, int in_pla
 	/* A symlink is followed: the file it points to is replaced, the link stays. */
 	if (lstat(dest, &ds) == 0 && S_ISLNK(ds.st_mode)) {
 		if (!realpath(dest, real))
-			return err_set(e, EXIT_BAD_INPUT, "cannot resolve symlink: %s", strerror(errno));
+			return err_set(e, "cannot resolve symlink: %s", strerror(errno));
 		dest = real;
 	}
 	/* The result replaces the destination by a rename: a device node, FIFO, socket or directory
 	 * would be replaced by a regular file (as root, -o /dev/null would replace /dev/null). */
 	if (stat(dest, &ds) == 0 && !S_ISREG(ds.st_mode))
-		return err_set(e, EXIT_BAD_INPUT, "output %s is %s: only a regular file is replaced (-o - writes to standard output)",
+		return err_set(e, "output %s is %s: only a regular file is replaced (-o - writes to standard output)",
 			       dest, file_kind(ds.st_mode));
 	/* Replacing a file goes through its directory, which would bypass the file's own mode:
 	 * a user may only rewrite what they may write (root may write anything, as with cp). */
 	if (in_place && faccessat(AT_FDCWD, dest, W_OK, AT_EACCESS))
-		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
+		return err_set(e, "%s", strerror(errno));
 	if (split_path(dest, &t, e) || open_tmp(&t, e))
 		goto out;
 	if (fill(ctx, infd, t.fd, e) || keep_metadata(infd, t.fd, st, in_place, e))
 		goto out;
 	if (o->fsync && fsync(t.fd)) {
-		err_set(e, EXIT_BAD_INPUT, "fsync failed: %s", strerror(errno));
+		err_set(e, "fsync failed: %s", strerror(errno));
 		goto out;
 	}
 	if (in_place && st->st_nlink > 1) {
 		if (fstat(t.fd, &ts)) {
-			err_set(e, EXIT_BAD_INPUT, "cannot read the result's size: %s", strerror(errno));
+			err_set(e, "cannot read the result's size: %s", strerror(errno));
 			goto out;
 		}
 		r = write_through(&t, (uint64_t)ts.st_size, e);
@@ -413,7 +413,7 @@ int output_replace(int infd, const struct stat *st, const char *dest, int in_pla
 	if (name_tmp(&t, e))
 		goto out;
 	if (rename(t.tmppath, t.dest)) {
-		err_set(e, EXIT_BAD_INPUT, "cannot replace the file: %s", strerror(errno));
+		err_set(e, "cannot replace the file: %s", strerror(errno));
 		goto out;
 	}
 	t.named = 0;

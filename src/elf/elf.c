@@ -26,7 +26,7 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 	const unsigned char *m;
 
 	if (!range_ok(off, len, ef->size))
-		return err_set(e, EXIT_BAD_INPUT, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
+		return err_set(e, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
 			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
 	if ((m = in_memory(ef, off, len)) != NULL) {
 		memcpy(buf, m, len);
@@ -45,16 +45,16 @@ static int read_ident(struct elf *ef, struct err *e)
 		kind = elf_read(ef, 0, ef->size < 8 ? ef->size : 8, ef->ident, e) ? NULL
 		       : magic_foreign_kind(ef->ident, ef->size < 8 ? (size_t)ef->size : 8);
 		if (kind)
-			return err_set(e, EXIT_BAD_INPUT, "%s, not an ELF file: its notes are in the objects the link "
+			return err_set(e, "%s, not an ELF file: its notes are in the objects the link "
 				       "produces (edit those, or build this one without -flto)", kind);
-		return err_set(e, EXIT_BAD_INPUT, "not an ELF file");
+		return err_set(e, "not an ELF file");
 	}
 	if (ef->ident[4] != 1 && ef->ident[4] != 2)
-		return err_set(e, EXIT_BAD_INPUT, "bad ELF class %u in e_ident", ef->ident[4]);
+		return err_set(e, "bad ELF class %u in e_ident", ef->ident[4]);
 	if (ef->ident[5] != 1 && ef->ident[5] != 2)
-		return err_set(e, EXIT_BAD_INPUT, "bad ELF byte order %u in e_ident", ef->ident[5]);
+		return err_set(e, "bad ELF byte order %u in e_ident", ef->ident[5]);
 	if (ef->ident[6] != 1)
-		return err_set(e, EXIT_BAD_INPUT, "unsupported ELF version %u in e_ident", ef->ident[6]);
+		return err_set(e, "unsupported ELF version %u in e_ident", ef->ident[6]);
 	ef->is64 = ef->ident[4] == 2;
 	ef->big = ef->ident[5] == 2;
 	return 0;
@@ -66,7 +66,7 @@ static int table_ok(const struct elf *ef, uint64_t off, uint64_t num, uint64_t e
 	uint64_t bytes;
 
 	if (mul_ovf(num, entsize, &bytes) || !range_ok(off, bytes, ef->size))
-		return err_set(e, EXIT_BAD_INPUT, "%s table (%llu entries at offset 0x%llx) runs past the end of the file",
+		return err_set(e, "%s table (%llu entries at offset 0x%llx) runs past the end of the file",
 			       what, (unsigned long long)num, (unsigned long long)off);
 	return 0;
 }
@@ -94,7 +94,7 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 		return 0;
 	}
 	if (shentsize != es)
-		return err_set(e, EXIT_BAD_INPUT, "bad e_shentsize %u (expected %zu)", shentsize, es);
+		return err_set(e, "bad e_shentsize %u (expected %zu)", shentsize, es);
 	/* Extended numbering: the real counts live in section header 0, read alone only then;
 	 * otherwise the table is read at once. */
 	if (table_ok(ef, ef->shoff, e_shnum ? e_shnum : 1, es, "section header", e) ||
@@ -110,11 +110,11 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	if (ef->phnum == PN_XNUM_)
 		ef->phnum = sh0.info;
 	if (ef->shnum == 0)
-		r = err_set(e, EXIT_BAD_INPUT, "e_shoff is set but the file has no section headers");
+		r = err_set(e, "e_shoff is set but the file has no section headers");
 	else if (table_ok(ef, ef->shoff, ef->shnum, es, "section header", e))
 		r = -1;
 	else if (ef->shstrndx >= ef->shnum)
-		r = err_set(e, EXIT_BAD_INPUT, "e_shstrndx %zu is out of range (%zu sections)", ef->shstrndx, ef->shnum);
+		r = err_set(e, "e_shstrndx %zu is out of range (%zu sections)", ef->shstrndx, ef->shnum);
 	if (r) {
 		free(raw);
 		return -1;
@@ -129,7 +129,7 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	free(raw);
 	for (i = 1; i < ef->shnum; i++)
 		if (ef->sh[i].type != SHT_NOBITS_ && !range_ok(ef->sh[i].offset, ef->sh[i].size, ef->size))
-			return err_set(e, EXIT_BAD_INPUT, "section %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", i,
+			return err_set(e, "section %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", i,
 				       (unsigned long long)ef->sh[i].offset, (unsigned long long)ef->sh[i].size);
 	return 0;
 }
@@ -142,7 +142,7 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 	if (ef->phnum == 0)
 		return 0;
 	if (phentsize != es)
-		return err_set(e, EXIT_BAD_INPUT, "bad e_phentsize %u (expected %zu)", phentsize, es);
+		return err_set(e, "bad e_phentsize %u (expected %zu)", phentsize, es);
 	if (table_ok(ef, ef->phoff, ef->phnum, es, "program header", e))
 		return -1;
 	ef->ph = xcalloc(ef->phnum, sizeof *ef->ph);
@@ -165,7 +165,7 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 		return 0;
 	}
 	if (past_eof--)
-		return err_set(e, EXIT_BAD_INPUT, "program header %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", past_eof,
+		return err_set(e, "program header %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", past_eof,
 			       (unsigned long long)ef->ph[past_eof].offset, (unsigned long long)ef->ph[past_eof].filesz);
 	return 0;
 }
@@ -233,7 +233,7 @@ static int open_window(struct elf *ef, int fd, const unsigned char *mem, const c
 	if (read_ident(ef, e))
 		return -1;
 	if (elf_read(ef, 0, elf_ehdr_size(ef), h, e))
-		return err_set(e, EXIT_BAD_INPUT, "truncated ELF header");
+		return err_set(e, "truncated ELF header");
 	w = ef->is64 ? 8 : 4;
 	q = h + 24 + 3 * w;
 	ef->type = (uint16_t)elf_get(ef, h + 16, 2);
@@ -250,7 +250,7 @@ static int open_window(struct elf *ef, int fd, const unsigned char *mem, const c
 	e_shnum = (uint16_t)elf_get(ef, q + 12, 2);
 	e_shstrndx = (uint16_t)elf_get(ef, q + 14, 2);
 	if (ef->ehsize < elf_ehdr_size(ef))
-		return err_set(e, EXIT_BAD_INPUT, "bad e_ehsize %u", ef->ehsize);
+		return err_set(e, "bad e_ehsize %u", ef->ehsize);
 	if (ef->phoff == 0)
 		ef->phnum = 0;
 	if (read_sections(ef, e_shnum, e_shstrndx, shentsize, e) || read_segments(ef, phentsize, e)) {
@@ -318,7 +318,7 @@ int elf_names_inside_table(const struct elf *ef, struct err *e)
 
 	for (size_t k = 1; k < ef->shnum; k++)
 		if (ef->sh[k].name && ef->sh[k].name >= size)
-			return err_set(e, EXIT_BAD_INPUT, "section %zu has a name outside the section-name table (offset %u, "
+			return err_set(e, "section %zu has a name outside the section-name table (offset %u, "
 				       "table of %llu bytes): a name added there would become its name", k, ef->sh[k].name,
 				       (unsigned long long)size);
 	return 0;
@@ -455,7 +455,7 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		if (s->type == SHT_NOBITS_ || s->type == SHT_NULL_ || s->size == 0)
 			continue;
 		if (s->offset < elf_ehdr_size(ef)) {
-			r = err_set(e, EXIT_BAD_INPUT, "section %zu overlaps the ELF header", i);
+			r = err_set(e, "section %zu overlaps the ELF header", i);
 			goto out;
 		}
 		v[n++] = (struct keyed){ s->offset, i };
@@ -463,7 +463,7 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 	keyed_sort(v, n);
 	for (i = 1; i < n; i++)
 		if (v[i].key < span_end(ef, v[i - 1])) {
-			r = err_set(e, EXIT_BAD_INPUT, "sections %zu and %zu overlap in the file", v[i - 1].val, v[i].val);
+			r = err_set(e, "sections %zu and %zu overlap in the file", v[i - 1].val, v[i].val);
 			goto out;
 		}
 	/* The header tables are rewritten: no section may share their bytes. */
@@ -472,25 +472,25 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		uint64_t send = ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef);
 		/* A section covering exactly the table is ours (PHDR_SECTION_NAME, see layout_linked.c). */
 		if (ef->phnum && v[i].key < pend && ef->phoff < span_end(ef, v[i]) && !(v[i].key == ef->phoff && span_end(ef, v[i]) == pend)) {
-			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap section %zu", v[i].val);
+			r = err_set(e, "the program headers overlap section %zu", v[i].val);
 			goto out;
 		}
 		if (ef->shnum && v[i].key < send && ef->shoff < span_end(ef, v[i])) {
-			r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap section %zu", v[i].val);
+			r = err_set(e, "the section headers overlap section %zu", v[i].val);
 			goto out;
 		}
 	}
 	if (ef->phnum && ef->phoff < elf_ehdr_size(ef)) {
-		r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap the ELF header");
+		r = err_set(e, "the program headers overlap the ELF header");
 		goto out;
 	}
 	if (ef->shnum && ef->shoff < elf_ehdr_size(ef)) {
-		r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap the ELF header");
+		r = err_set(e, "the section headers overlap the ELF header");
 		goto out;
 	}
 	if (ef->phnum && ef->shnum && ef->shoff < ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef) &&
 	    ef->phoff < ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef)) {
-		r = err_set(e, EXIT_BAD_INPUT, "the section headers overlap the program headers");
+		r = err_set(e, "the section headers overlap the program headers");
 		goto out;
 	}
 	for (i = 0; i < ef->phnum; i++) {
@@ -499,7 +499,7 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ || !p->filesz || elf_stale_property(ef, i))
 			continue;
 		if (p->offset < pend && ef->phoff < p->offset + p->filesz) {
-			r = err_set(e, EXIT_BAD_INPUT, "the program headers overlap the data of program header %zu", i);
+			r = err_set(e, "the program headers overlap the data of program header %zu", i);
 			goto out;
 		}
 	}
@@ -508,11 +508,11 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		if (p->type != PT_LOAD_)
 			continue;
 		if (p->filesz > p->memsz || p->memsz > UINT64_MAX - p->vaddr)
-			r = err_set(e, EXIT_BAD_INPUT, "PT_LOAD %zu: bad sizes", i);
+			r = err_set(e, "PT_LOAD %zu: bad sizes", i);
 		else if (p->align > 1 && (p->vaddr - p->offset) % p->align)
-			r = err_set(e, EXIT_BAD_INPUT, "PT_LOAD %zu: p_offset and p_vaddr disagree modulo p_align", i);
+			r = err_set(e, "PT_LOAD %zu: p_offset and p_vaddr disagree modulo p_align", i);
 		else if (seen && p->vaddr < prev_vend)
-			r = err_set(e, EXIT_BAD_INPUT, "PT_LOAD %zu overlaps or precedes the one before it", i);
+			r = err_set(e, "PT_LOAD %zu overlaps or precedes the one before it", i);
 		if (r)
 			goto out;
 		prev_vend = p->vaddr + p->memsz;

@@ -175,7 +175,7 @@ static int parse_entry(struct json *j, size_t index, struct entries *out, struct
 				goto oom;
 			why = check_member(key->p, val->p, val->len);
 			if (why) {
-				err_set(j->e, EXIT_BAD_INPUT, "line %zu, column %zu: entry %zu: %s", vline, vcol, index, why);
+				err_set(j->e, "line %zu, column %zu: entry %zu: %s", vline, vcol, index, why);
 				goto out;
 			}
 			if (entry_add_member(&en, key->p, key->len, val->p, val->len))
@@ -188,7 +188,7 @@ static int parse_entry(struct json *j, size_t index, struct entries *out, struct
 	if (json_keyset_close(ks, 0, j->e))
 		goto out;
 	if (!entry_find(&en, "soname")) {
-		err_set(j->e, EXIT_BAD_INPUT, "line %zu, column %zu: entry %zu has no \"soname\" (it is mandatory)", line, col, index);
+		err_set(j->e, "line %zu, column %zu: entry %zu has no \"soname\" (it is mandatory)", line, col, index);
 		goto out;
 	}
 	if (entries_push(out, &en))
@@ -248,7 +248,7 @@ static int add_string_member(struct entry *en, const char *key, const char *valu
 	int r;
 
 	if (why)
-		return err_set(e, EXIT_USAGE, "--%s: %s", key, why);
+		return err_usage(e, "--%s: %s", key, why);
 	json_put_string(&v, value, strlen(value));
 	r = v.oom || entry_add_member(en, key, strlen(key), v.p, v.len);
 	buf_free(&v);
@@ -263,7 +263,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 	size_t i;
 
 	if (s->nsonames == 0)
-		return err_set(e, EXIT_USAGE, "entry%s%s has no --soname (it is mandatory; --feature starts a new entry, so give --soname after it)",
+		return err_usage(e, "entry%s%s has no --soname (it is mandatory; --feature starts a new entry, so give --soname after it)",
 			       s->feature ? " for feature " : "", s->feature ? s->feature : "");
 	buf_putc(&arr, '[');
 	for (i = 0; i < s->nsonames; i++) {
@@ -272,7 +272,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 			why = "empty soname";
 		if (why) {
 			buf_free(&arr);
-			return err_set(e, EXIT_USAGE, "--soname: %s", why);
+			return err_usage(e, "--soname: %s", why);
 		}
 		if (i)
 			buf_putc(&arr, ',');
@@ -288,7 +288,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 		;
 	if (i == 3) {
 		entry_free(&en);
-		return err_set(e, EXIT_USAGE, "--priority: must be required, recommended or suggested, not '%.64s'", s->priority);
+		return err_usage(e, "--priority: must be required, recommended or suggested, not '%.64s'", s->priority);
 	}
 	/* Key order follows the spec's example: soname, feature, description, priority. */
 	if ((s->feature && add_string_member(&en, "feature", s->feature, e)) ||

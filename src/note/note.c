@@ -36,7 +36,7 @@ int note_encode(const struct entries *es, int big, struct buf *out, struct err *
 	if (payload.oom || descsz > MANIFEST_MAX_BYTES) {
 		int oom = payload.oom;
 		buf_free(&payload);
-		return oom ? err_oom(e) : err_set(e, EXIT_BAD_INPUT, "the entries make a note larger than %u bytes",
+		return oom ? err_oom(e) : err_set(e, "the entries make a note larger than %u bytes",
 						  MANIFEST_MAX_BYTES);
 	}
 	put32(hdr, 4, big);
@@ -70,7 +70,7 @@ int note_next(struct note_iter *it, struct note *n, struct err *e)
 		/* Trailing alignment padding is not a note. */
 		for (; it->off < it->len; it->off++)
 			if (it->p[it->off])
-				return err_set(e, EXIT_BAD_INPUT, "truncated note header at offset 0x%llx", (unsigned long long)it->off);
+				return err_set(e, "truncated note header at offset 0x%llx", (unsigned long long)it->off);
 		return 0;
 	}
 	n->off = it->off;
@@ -81,11 +81,11 @@ int note_next(struct note_iter *it, struct note *n, struct err *e)
 	 * use 8), which for 4-byte alignment is the same as padding the name to 4. */
 	name_end = align_up(12 + (uint64_t)n->namesz, it->align);
 	if (name_end > left)
-		return err_set(e, EXIT_BAD_INPUT, "note at offset 0x%llx: name size %u runs past the note area",
+		return err_set(e, "note at offset 0x%llx: name size %u runs past the note area",
 			       (unsigned long long)it->off, n->namesz);
 	desc_end = name_end + (uint64_t)n->descsz;
 	if (desc_end > left)
-		return err_set(e, EXIT_BAD_INPUT, "note at offset 0x%llx: descriptor size %u runs past the note area",
+		return err_set(e, "note at offset 0x%llx: descriptor size %u runs past the note area",
 			       (unsigned long long)it->off, n->descsz);
 	n->name = it->p + it->off + 12;
 	n->desc = it->p + it->off + name_end;
@@ -106,12 +106,12 @@ int note_decode(const struct note *n, struct entries *out, struct err *e)
 	uint64_t i, len;
 
 	if (!nul)
-		return err_set(e, EXIT_BAD_INPUT, "payload is not NUL-terminated");
+		return err_set(e, "payload is not NUL-terminated");
 	len = (uint64_t)(nul - n->desc);
 	for (i = len; i < n->descsz; i++)
 		if (n->desc[i])
-			return err_set(e, EXIT_BAD_INPUT, "payload has bytes after its terminating NUL");
+			return err_set(e, "payload has bytes after its terminating NUL");
 	if (len > MANIFEST_MAX_BYTES)
-		return err_set(e, EXIT_BAD_INPUT, "payload larger than %u bytes", MANIFEST_MAX_BYTES);
+		return err_set(e, "payload larger than %u bytes", MANIFEST_MAX_BYTES);
 	return manifest_parse((const char *)n->desc, (size_t)len, out, e);
 }

@@ -40,7 +40,7 @@ static int walk_area(const struct elf *ef, struct scan *sc, struct scan_area *a,
 	int r;
 
 	if (a->size > SCAN_MAX_AREA)
-		return err_set(e, EXIT_BAD_INPUT, "%s is %llu bytes, more than any real note area (limit %u)", what,
+		return err_set(e, "%s is %llu bytes, more than any real note area (limit %u)", what,
 			       (unsigned long long)a->size, SCAN_MAX_AREA);
 	data = malloc(a->size ? a->size : 1);
 	if (!data)
@@ -372,7 +372,7 @@ int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned c
 			continue;
 		if (a->n != a->ndlopen) {
 			elf_section_name(ef, a->index, name, sizeof name);
-			return err_set(e, EXIT_BAD_INPUT, "section [%zu] %s mixes dlopen notes with other notes; rewriting it is not supported",
+			return err_set(e, "section [%zu] %s mixes dlopen notes with other notes; rewriting it is not supported",
 				       a->index, name);
 		}
 		isd[a->index] = 1;

@@ -136,7 +136,7 @@ int header_write(const char *path, const struct entries *es, const struct output
 	if (header_render(es, &text, e))
 		goto out;
 	if (strcmp(path, "-") == 0) {
-		r = fwrite(text.p, 1, text.len, stdout) == text.len ? 0 : err_set(e, EXIT_BAD_INPUT, "standard output: %s",
+		r = fwrite(text.p, 1, text.len, stdout) == text.len ? 0 : err_set(e, "standard output: %s",
 										      strerror(errno));
 		goto out;
 	}

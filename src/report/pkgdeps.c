@@ -66,7 +66,7 @@ static int map_line(struct debmap *map, const char *s, size_t len, size_t line, 
 		if (s[i] == ':' && s[i + 1] == ' ')
 			sep = s + i;
 	if (!sep)
-		return err_set(e, EXIT_BAD_INPUT, "line %zu: expected \"PACKAGE[, PACKAGE...]: PATH\", as dpkg-query --search prints", line);
+		return err_set(e, "line %zu: expected \"PACKAGE[, PACKAGE...]: PATH\", as dpkg-query --search prints", line);
 	path = sep + 2;
 	while (path < s + len && *path == ' ')
 		path++;
@@ -74,7 +74,7 @@ static int map_line(struct debmap *map, const char *s, size_t len, size_t line, 
 		if (*p == '/')
 			base = p + 1;
 	if (base == s + len)
-		return err_set(e, EXIT_BAD_INPUT, "line %zu: no soname after the package", line);
+		return err_set(e, "line %zu: no soname after the package", line);
 	for (p = s; p < sep; p = end + (end < sep ? 2 : 0)) {
 		size_t plen;
 		for (end = p; end < sep && !(end[0] == ',' && end + 1 < sep && end[1] == ' '); end++)
@@ -82,7 +82,7 @@ static int map_line(struct debmap *map, const char *s, size_t len, size_t line, 
 		for (plen = 0; p + plen < end && p[plen] != ':'; plen++)
 			;              /* "zlib1g:amd64" depends as "zlib1g" */
 		if (!deb_name_ok(p, plen))
-			return err_set(e, EXIT_BAD_INPUT, "line %zu: \"%.*s\" is not a Debian package name", line, (int)plen, p);
+			return err_set(e, "line %zu: \"%.*s\" is not a Debian package name", line, (int)plen, p);
 		if (map_push(map, base, (size_t)(s + len - base), p, plen, line))
 			return err_oom(e);
 	}
@@ -331,12 +331,12 @@ static int override_word(struct rpm_overrides *o, const char *w, size_t len, str
 	int rank;
 
 	if (!c2)
-		return err_set(e, EXIT_USAGE, "'%.*s' is not SUBPACKAGE:FEATURE:LEVEL", (int)len, w);
+		return err_usage(e, "'%.*s' is not SUBPACKAGE:FEATURE:LEVEL", (int)len, w);
 	level = c2 + 1;
 	llen = len - (size_t)(level - w);
 	rank = deps_rank_parse(level, llen);
 	if (rank < 0 && !(llen == 7 && memcmp(level, "ignored", 7) == 0))
-		return err_set(e, EXIT_USAGE, "'%.*s': the level is not required, recommended, suggested or ignored", (int)len, w);
+		return err_usage(e, "'%.*s': the level is not required, recommended, suggested or ignored", (int)len, w);
 	if (override_push(o, w, c1, c2, rank))
 		return err_oom(e);
 	return 0;

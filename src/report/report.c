@@ -290,13 +290,15 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 	case FORMAT_JSONL:
 	case FORMAT_RPM_GENERATE: break;   /* printed file by file */
 	}
-	if (rc)
-		return print_oom();
+	if (rc) {
+		print_oom();
+		return 1;
+	}
 	/* The generator sees one file at a time: a feature it does not have is no mistake. */
 	bad = r->format != FORMAT_RPM_GENERATE && deps_namelist_unused(&r->only_feature, "--only-feature");
 	for (int k = RANKS - 1; k >= 0; k--)
 		bad |= deps_namelist_unused(&r->rpm_tag[k], rpm_opts[k]);
-	return bad ? EXIT_BAD_INPUT : EXIT_OK;
+	return bad;
 }
 
 /* ---- --check --expect ---- */

@@ -44,8 +44,9 @@ void report_table(const struct entries *es, FILE *out);
 void report_json(const struct entries *es, FILE *out);
 /* --format=jsonl: one line per file, {"path":...,"class":"ELF64","machine":62,"entries":[...]}. */
 void report_jsonl(const struct entries *es, const char *path, int is64, unsigned machine, FILE *out);
-/* Every format but the per-file ones (table, jsonl, the generator), for the entries of all files together.  Returns an exit status:
- * 1 when a name given to --only-feature or --rpm-* selected nothing. */
+/* Every format but the per-file ones (table, jsonl, the generator), for the entries of all
+ * files together.  Returns 1 when something went wrong, said on standard error: out of memory,
+ * or a name given to --only-feature or --rpm-* selected nothing; else 0. */
 int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE *out);
 
 /* --check --expect: print each difference between the declared entries and the found ones

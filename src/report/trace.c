@@ -170,20 +170,20 @@ int trace_load(const char *path, struct trace *t, struct err *e)
 	memset(&l, 0, sizeof l);
 	t->path = path;
 	if (!f)
-		return err_set(e, EXIT_BAD_INPUT, "%s", strerror(errno));
+		return err_set(e, "%s", strerror(errno));
 	while (r == 0 && (n = getline(&s, &cap, f)) >= 0) {
 		lineno++;
 		if (n && s[n - 1] == '\n')
 			n--;
 		if (n > TRACE_MAX_LINE)
-			r = err_set(e, EXIT_BAD_INPUT, "line %zu: longer than %d bytes", lineno, TRACE_MAX_LINE);
+			r = err_set(e, "line %zu: longer than %d bytes", lineno, TRACE_MAX_LINE);
 		else if (n && parse_line(s, (size_t)n, lineno, &l, e) == 0 && take_line(t, &l))
 			r = err_oom(e);
 		else if (n && e->msg[0])
 			r = -1;
 	}
 	if (r == 0 && ferror(f))
-		r = err_set(e, EXIT_BAD_INPUT, "read error: %s", strerror(errno));
+		r = err_set(e, "read error: %s", strerror(errno));
 	for (int k = 0; k < FIELDS; k++)
 		buf_free(&l.f[k]);
 	free(s);

@@ -45,7 +45,7 @@ static void value_err_at(const char *text, size_t len, int depth, const char *ms
 
 	cr_assert_eq(r, -1, "input [%.*s] accepted as [%s]; expected: %s", (int)len, text, out.p ? out.p : "", msg);
 	T_STR_EQ(e.msg, msg, "input [%.*s]", (int)len, text);
-	cr_assert_eq(e.status, EXIT_BAD_INPUT);
+	cr_assert_eq(e.usage, 0);
 	buf_free(&out);
 }
 

@@ -69,7 +69,7 @@ static void spec_err(const struct entry_spec *s, const char *msg)
 
 	cr_assert_eq(manifest_entry_from_spec(s, &es, &e), -1, "accepted; expected: %s", msg);
 	cr_assert_str_eq(e.msg, msg);
-	cr_assert_eq(e.status, EXIT_USAGE);
+	cr_assert_eq(e.usage, 1);
 	cr_assert_eq(es.n, 0, "no partial entry is left behind");
 	manifest_free(&es);
 }

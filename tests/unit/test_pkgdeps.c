@@ -148,7 +148,7 @@ Test(pkgdeps, override_errors_name_the_declaration)
 		struct err e = { 0 };
 		cr_assert_eq(pkgdeps_overrides_parse(bad[i][0], &o, &e), -1, "%s", bad[i][0]);
 		T_STR_EQ(e.msg, bad[i][1], "%s", bad[i][0]);
-		cr_assert_eq(e.status, EXIT_USAGE);
+		cr_assert_eq(e.usage, 1);
 		pkgdeps_overrides_free(&o);
 	}
 }
