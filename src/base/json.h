@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* json.h - a strict JSON lexer for manifests and note payloads.
  *
- * Strict in the ways the dlopen-note spec asks (shared/REFERENCE.md §1): valid UTF-8 with no
+ * Strict in the ways the dlopen-note spec asks (docs/background.md §1): valid UTF-8 with no
  * overlong forms or surrogates, no control characters in strings (raw or escaped), no \u
  * escapes, unique keys in every object, bounded nesting, nothing after the top value.  It does
  * not allocate per token and never recurses on input-controlled depth. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* layout.c - plan where the note goes, for relocatable objects and for linked files.
  *
- * Order of decisions (shared/REFERENCE.md §4):
+ * Order of decisions (docs/background.md §4):
  *   1. which existing sections and segments hold dlopen notes (they are ours to rewrite);
  *   2. where the note goes: where the old one was if it fits, else into our own segment
  *      (rebuilt), else a new PT_LOAD (layout_linked.c);
@@ -79,23 +79,21 @@ static int already_done(struct lay *L)
 		if (!sec || sh->type != SHT_NOTE_ || sh->addralign != 4 || !(sh->flags & SHF_ALLOC_) || (sh->flags & SHF_WRITE_))
 			goto out;
 	}
-	if (L->linked) {
-		/* Exactly one PT_NOTE touches the note, and it covers it exactly. */
-		for (i = 0; i < ef->phnum; i++) {
-			const struct elf_phdr *p = &ef->ph[i];
-			if (p->type != PT_NOTE_ || !lay_overlaps(p->offset, p->filesz, off, L->notesz))
-				continue;
-			if (p->offset != off || p->filesz != L->notesz || p->align != 4)
-				goto out;
-			vaddr = p->vaddr;
-			segs++;
-		}
-		ld = elf_load_covering(ef, off, L->notesz);
-		if (segs != 1 || !ld || (ld->flags & PF_W_) || vaddr - ld->vaddr != off - ld->offset)
+	/* Exactly one PT_NOTE touches the note, and it covers it exactly. */
+	for (i = 0; i < ef->phnum; i++) {
+		const struct elf_phdr *p = &ef->ph[i];
+		if (p->type != PT_NOTE_ || !lay_overlaps(p->offset, p->filesz, off, L->notesz))
+			continue;
+		if (p->offset != off || p->filesz != L->notesz || p->align != 4)
 			goto out;
-		if (sec && ef->sh[sec].addr != vaddr)
-			goto out;
+		vaddr = p->vaddr;
+		segs++;
 	}
+	ld = elf_load_covering(ef, off, L->notesz);
+	if (segs != 1 || !ld || (ld->flags & PF_W_) || vaddr - ld->vaddr != off - ld->offset)
+		goto out;
+	if (sec && ef->sh[sec].addr != vaddr)
+		goto out;
 	ok = 1;
 out:
 	free(cur);
@@ -196,15 +194,13 @@ static int emit_headers(struct lay *L)
 	size_t i, shes = elf_shent_size(ef);
 	uint16_t e_phnum, e_shnum, e_shstrndx;
 
-	if (L->linked) {
-		if (lay_emit_phdrs(L))
-			return -1;
-		model.phnum = L->phnum;
-		if (L->pht_in_seg)
-			model.phoff = L->pht_b;
-		else if (L->pht_home)
-			model.phoff = L->home_off;
-	}
+	if (lay_emit_phdrs(L))
+		return -1;
+	model.phnum = L->phnum;
+	if (L->pht_in_seg)
+		model.phoff = L->pht_b;
+	else if (L->pht_home)
+		model.phoff = L->home_off;
 	/* Section headers: copy the old table if it moves, then write the entries that changed. */
 	if (ef->shnum) {
 		if ((L->shoff != ef->shoff || L->shoff + ef->shnum * shes > L->keep) &&
@@ -241,7 +237,7 @@ static int zero_unless_loaded(struct lay *L, uint64_t off, uint64_t len)
 	const struct elf *ef = L->ef;
 	size_t i;
 
-	for (i = 0; L->linked && i < ef->phnum; i++) {
+	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		if (p->type != PT_NULL_ && !(L->isown && L->isown[i]) && lay_overlaps(p->offset, p->filesz, off, len))
 			return 0;
@@ -309,10 +305,8 @@ static void log_note(struct lay *L)
 		return;
 	}
 	plan_log(b, "note: %llu bytes at offset 0x%llx", (unsigned long long)L->notesz, (unsigned long long)L->note_off);
-	if (L->linked)
-		plan_log(b, ", address 0x%llx", (unsigned long long)L->note_vaddr);
-	plan_log(b, " (%s)\n", L->where == NOTE_INPLACE ? "where the old note was" :
-		   L->where == NOTE_TAIL ? "after the end of the input" : "in our segment");
+	plan_log(b, ", address 0x%llx", (unsigned long long)L->note_vaddr);
+	plan_log(b, " (%s)\n", L->where == NOTE_INPLACE ? "where the old note was" : "in our segment");
 }
 
 /* Our segments at or after `from` (the end of the allocated part), or our old ones going away
@@ -335,18 +329,18 @@ static int layout_tail(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	uint64_t end, keep;
-	int tail = L->nseg || L->nown || L->where == NOTE_TAIL || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
+	int tail = L->nseg || L->nown || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
 
 	/* Whenever anything new follows the input, the section headers move after it: they stay
 	 * last, after everything they describe (strip and eu-elflint expect it). */
 	L->shoff = tail ? UINT64_MAX : ef->shoff;
 	L->keep = keep = tail ? compute_keep(L) : ef->size;
-	if (L->linked && tail) {
+	if (tail) {
 		L->tail_from = lay_tail_start(L);
 		if (L->tail_from < L->keep)
 			L->keep = L->tail_from, L->tail_moves = 1;
 	}
-	if (L->linked && lay_place_linked(L))
+	if (lay_place_linked(L))
 		return -1;
 	if (L->tail_moves && !segment_at_tail(L, L->tail_from))
 		L->keep = keep, L->tail_moves = 0;      /* our segment is in the page padding */
@@ -354,10 +348,6 @@ static int layout_tail(struct lay *L)
 	for (k = 0; k < L->nseg; k++)
 		if (L->seg[k].off + L->seg[k].size > end)
 			end = L->seg[k].off + L->seg[k].size;
-	if (L->where == NOTE_TAIL) {
-		L->note_off = align_up(end, 4);
-		end = L->note_off + L->notesz;
-	}
 	if (L->tail_moves) {
 		end = lay_tail_layout(L, end);
 		if (end == UINT64_MAX)
@@ -387,6 +377,7 @@ static int layout_tail(struct lay *L)
 int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e)
 {
 	struct lay L;
+	size_t i;
 	int r = -1;
 
 	plan_reset(pl);
@@ -401,16 +392,12 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	if (ef->detached || debugfile_code_missing(ef))
 		return err_set(e, "detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "
 			       "headers describe the stripped file, whose contents are not here; edit that file instead");
-	L.linked = ef->type != ET_REL_;
-	if (L.linked) {
-		size_t i;
-		for (i = 0; i < ef->phnum && ef->ph[i].type != PT_LOAD_; i++)
-			;
-		if (i == ef->phnum)   /* nothing loaded: not a program, and our table would be empty */
-			return err_set(e, "linked file without a PT_LOAD segment");
-	}
-	if (!L.linked)
+	if (ef->type == ET_REL_)
 		return layout_plan_rel_note(ef, sc, note, pl, e);
+	for (i = 0; i < ef->phnum && ef->ph[i].type != PT_LOAD_; i++)
+		;
+	if (i == ef->phnum)   /* nothing loaded: not a program, and our table would be empty */
+		return err_set(e, "linked file without a PT_LOAD segment");
 	if (elf_check_layout(ef, e) || find_dlopen_sections(&L))
 		goto out;
 	if (already_done(&L)) {
@@ -436,9 +423,8 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 				   L.seg[k].pht ? (L.seg[k].note ? "(PHT + note)" : "(PHT)") : "(note)",
 				   (unsigned long long)L.seg[k].off, (unsigned long long)L.seg[k].vaddr, (unsigned long long)L.seg[k].size,
 				   (unsigned long long)L.seg[k].align, L.seg[k].placement, L.nown ? ", replacing our own" : "");
-		if (L.linked)
-			plan_log(pl, "program headers: %zu entries %s\n", L.phnum,
-				   L.pht_in_seg ? "moved into the segment" : L.pht_home ? "after the ELF header" : "where they were");
+		plan_log(pl, "program headers: %zu entries %s\n", L.phnum,
+			   L.pht_in_seg ? "moved into the segment" : L.pht_home ? "after the ELF header" : "where they were");
 		if (ef->shnum)
 			plan_log(pl, "section headers: %zu entries at offset 0x%llx\n", L.shout, (unsigned long long)L.shoff);
 		plan_log(pl, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* layout_int.h - state shared by the two halves of the planner: layout.c (sections, tail,
- * patches; relocatable objects) and layout_linked.c (segments and program headers). */
+/* layout_int.h - the state of one plan for a linked file (struct lay), shared by the files of
+ * that planner: layout.c (the steps), layout_facts.c, layout_front.c, layout_linked.c,
+ * layout_place.c, layout_remove.c, layout_sections.c and layout_tail.c.  Private to edit/. */
 #ifndef DLNOTE_LAYOUT_INT_H
 #define DLNOTE_LAYOUT_INT_H
 
 #include "layout.h"
 
-enum where { NOTE_NONE, NOTE_INPLACE, NOTE_SEGMENT, NOTE_TAIL };
+enum where { NOTE_NONE, NOTE_INPLACE, NOTE_SEGMENT };
 
 struct lay {
 	const struct elf *ef;
@@ -15,7 +16,6 @@ struct lay {
 	struct err *e;
 	const unsigned char *note;
 	uint64_t notesz;
-	int linked;
 
 	/* sections: the new table, the dlopen sections (isd[i]) and the one receiving the note */
 	struct elf_shdr *sh;

@@ -3,7 +3,7 @@
  *
  * The note needs its own PT_NOTE inside a non-writable PT_LOAD, so a file without a free
  * program header slot gets a new PT_LOAD that also carries the program header table (PHT).
- * Three consumers constrain where that segment goes (shared/REFERENCE.md §4; binutils 2.40
+ * Three consumers constrain where that segment goes (docs/background.md §4; binutils 2.40
  * bfd/elf.c, elfutils 0.188 libelf/elf32_updatefile.c and src/strip.c, qemu 7.2 elfload.c):
  *
  *  - Pre-2022 kernels and qemu-user compute AT_PHDR as (p_vaddr - p_offset of the first
@@ -183,7 +183,7 @@ static size_t after_last(const struct lay *L, uint32_t type)
 }
 
 /* A PT_NOTE mixing dlopen notes with others keeps only the runs of other notes: the dlopen
- * note gets its own PT_NOTE (OpenBSD ld.so, mold's 8-aligned merge; REFERENCE §2-3). */
+ * note gets its own PT_NOTE (OpenBSD ld.so, mold's 8-aligned merge; docs/background.md §2-3). */
 static int split_note_segment(struct lay *L, const struct elf_phdr *ph, const struct scan_area *a)
 {
 	const struct scan_item *it = L->sc->items + a->first;
@@ -231,11 +231,11 @@ int lay_place_in_place(struct lay *L)
 		i = L->target;
 		if (!i || ef->sh[i].size < L->notesz || ef->sh[i].type == SHT_NOBITS_)
 			return 0;
-		ld = L->linked ? elf_load_covering(ef, ef->sh[i].offset, L->notesz) : NULL;
-		if (L->linked && (!ld || (ld->flags & PF_W_)))
+		ld = elf_load_covering(ef, ef->sh[i].offset, L->notesz);
+		if (!ld || (ld->flags & PF_W_))
 			return 0;
 		L->note_off = ef->sh[i].offset;
-		L->note_vaddr = ld ? ld->vaddr + (L->note_off - ld->offset) : 0;
+		L->note_vaddr = ld->vaddr + (L->note_off - ld->offset);
 		return 1;
 	}
 	for (i = 0; i < L->sc->nareas; i++) {

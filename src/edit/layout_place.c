@@ -15,7 +15,7 @@
 
 #include "layout_int.h"
 
-/* Largest sparse gap we create before our segment (REFERENCE §4: the congruent trick). */
+/* Largest sparse gap we create before our segment (docs/background.md §4: the congruent trick). */
 #define MAX_SPARSE_GAP (64ull << 30)
 /* Largest symbol size taken into account for eu-elflint's text relocation check. */
 #define MAX_SYMBOL_REACH (1ull << 30)

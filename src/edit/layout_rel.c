@@ -3,7 +3,7 @@
  * which COMDAT groups are added (docs/layout.md, "Relocatable objects").
  *
  * A linker keeps the first COMDAT group of a signature it sees and drops every later one,
- * whatever they hold (shared/REFERENCE.md §5).  So a group's content is never changed: a dlopen
+ * whatever they hold (docs/background.md §5).  So a group's content is never changed: a dlopen
  * section is either kept untouched or removed with its group, and every entry the tool writes
  * gets a group of its own keyed on its payload, like systemd's sd-dlopen.h does. */
 #include <stdlib.h>

@@ -309,7 +309,7 @@ size_t lay_plan_drops(struct lay *L)
 	const struct elf *ef = L->ef;
 	size_t i, out = 0, groups = 0;
 
-	if (!L->linked || !ef->shnum || (L->notesz && (!L->phsec || L->pht_in_seg)))
+	if (!ef->shnum || (L->notesz && (!L->phsec || L->pht_in_seg)))
 		return L->shnum;
 	/* Sections appended by this run (the table's, when it moves) follow the input's. */
 	L->drop = xcalloc(L->shnum, 1);

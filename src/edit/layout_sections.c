@@ -100,7 +100,7 @@ static void empty_section(struct lay *L, size_t i)
 	struct elf_shdr *s = &L->sh[i];
 
 	s->size = 0;
-	if (L->linked && (s->flags & SHF_ALLOC_) && (lay_in_own(L, L->ef->sh[i].offset) || !elf_load_covering(L->ef, s->offset, 0))) {
+	if ((s->flags & SHF_ALLOC_) && (lay_in_own(L, L->ef->sh[i].offset) || !elf_load_covering(L->ef, s->offset, 0))) {
 		s->flags &= ~(uint64_t)SHF_ALLOC_;
 		s->addr = 0;
 		s->offset = s->offset < L->keep ? s->offset : L->keep;
@@ -124,14 +124,14 @@ void lay_finish_sections(struct lay *L)
 		s = &L->sh[L->target];
 		s->type = SHT_NOTE_;
 		s->flags = (s->flags & ~(uint64_t)(SHF_WRITE_ | SHF_EXECINSTR_)) | SHF_ALLOC_;
-		s->addr = L->linked ? L->note_vaddr : 0;
+		s->addr = L->note_vaddr;
 		s->offset = L->note_off;
 		s->size = L->notesz;
 		s->addralign = 4;
 		s->entsize = 0;
 	}
 	if (L->phsec && !L->pht_in_seg && ef->sh[L->phsec].offset == ef->phoff && ef->sh[L->phsec].size == ef->phnum * elf_phent_size(ef)) {
-		L->sh[L->phsec].size = L->linked ? L->phnum * elf_phent_size(ef) : 0;   /* the table stays: still covered */
+		L->sh[L->phsec].size = L->phnum * elf_phent_size(ef);   /* the table stays: still covered */
 	} else if (L->phsec && !L->pht_in_seg) {
 		empty_section(L, L->phsec);   /* the table left our segment */
 	} else if (L->phsec) {
@@ -192,7 +192,7 @@ int lay_order_sections(struct lay *L)
 	struct keyed *mov;
 	int same = 1;
 
-	if (!L->linked || !n || ef->shnum >= SHN_LORESERVE_)
+	if (!n || ef->shnum >= SHN_LORESERVE_)
 		return 0;
 	for (i = 1; i < ef->shnum; i++)
 		if (ef->sh[i].type == 17 || ef->sh[i].type == SHT_SYMTAB_SHNDX_)   /* SHT_GROUP */
@@ -275,7 +275,7 @@ int lay_fix_symbols(struct lay *L)
 				    (L->drop && L->drop[idx]))
 					continue;      /* a removed section's symbols are renumbered to SHN_ABS */
 				d = &L->sh[idx];
-				start = L->linked ? d->addr : 0;
+				start = d->addr;
 				if ((s.info & 0xf) == STT_SECTION_ ? s.value == start :
 				    (s.value >= start && s.value - start <= d->size && s.size <= d->size - (s.value - start)))
 					continue;

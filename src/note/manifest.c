@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* manifest.c - entries: the spec's rules (shared/REFERENCE.md §1), parsing, building, writing. */
+/* manifest.c - entries: the spec's rules (docs/background.md §1), parsing, building, writing. */
 #include "manifest.h"
 
 #include <stdlib.h>

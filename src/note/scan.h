@@ -2,7 +2,7 @@
 /* scan.h - where the notes of a file are: every note section and every PT_NOTE segment, the
  * notes inside each, and which of them are dlopen notes.
  *
- * Readers differ (shared/REFERENCE.md §2): some look at sections, some at PT_NOTE segments.
+ * Readers differ (docs/background.md §2): some look at sections, some at PT_NOTE segments.
  * The scan records both views so that listing, checking and the layout planner agree. */
 #ifndef DLNOTE_SCAN_H
 #define DLNOTE_SCAN_H
