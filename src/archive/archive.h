@@ -54,7 +54,6 @@ struct archive {
 	 * known before the first member is placed; below, the 4 GiB line is not expected to be
 	 * crossed, and if an edit does cross it the write is done again with the 64-bit index. */
 	uint64_t offset32_max, plan_first;
-	int dry;                           /* planning only, nothing written: plans print nothing */
 	int widened;                       /* the last write turned a "/" index into "/SYM64/" */
 };
 
@@ -89,7 +88,8 @@ int archive_index_name(const struct archive *ar, const struct archive_member *m,
 		       struct err *e);
 
 /* Writing: for each member, `plan` says whether it changes (1, with *pl filled; the archive
- * frees it), stays (0) or fails (-1). */
+ * frees it), stays (0) or fails (-1).  *pl comes with `quiet` set when the archive only asks
+ * (whether anything changes, where members will go): such a plan logs and prints nothing. */
 typedef int (*archive_plan_fn)(void *ctx, const struct archive *ar, const struct archive_member *m, struct plan *pl,
 			       struct err *e);
 

@@ -145,6 +145,7 @@ int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *l
 			r = 0;
 			continue;
 		}
+		pl.quiet = 1;                 /* a question, not the edit: nothing printed */
 		r = plan(ctx, ar, &m, &pl, e);
 		if (r > 0) {
 			r = !pl.unchanged;
@@ -369,7 +370,7 @@ static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *
 static int write_member(struct archive *ar, const struct archive_member *m, uint64_t *pos, archive_plan_fn plan,
 			void *ctx, int dry, struct err *e)
 {
-	struct plan pl;
+	struct plan pl = { .quiet = dry };        /* planning only: its log is printed when written */
 	uint64_t len = m->data + m->size - m->hdr;
 	int r = m->kind == AR_MEMBER ? plan(ctx, ar, m, &pl, e) : 0;
 
@@ -499,11 +500,8 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 	/* A "/" index widened to "/SYM64/" grows, which moves every member: the kind is decided
 	 * before writing, by placing every member of a large archive once (their plans, read
 	 * through the file, not their bytes), so that the archive is written once. */
-	if (ar->size >= ar->plan_first) {
-		ar->dry = 1;
+	if (ar->size >= ar->plan_first)
 		wide = r = write_pass(ar, -1, 0, &map, plan, ctx, label, labelsz, e);
-		ar->dry = 0;
-	}
 	if (r >= 0)
 		r = write_pass(ar, out, wide, &map, plan, ctx, label, labelsz, e);
 	/* A smaller archive that an edit took past 4 GiB: written again, with "/SYM64/". */

@@ -124,10 +124,12 @@ int action_discover(struct opts *o, const char *path, const struct elf *ef, cons
 	return r;
 }
 
-/* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
+/* The edit of one object as a plan (printed with -v, -vv, unless the caller made pl quiet: a
+ * plan made only to measure or compare); `label` names it in messages. */
 int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,
 		     struct err *e)
 {
+	int show = o->verbose && !pl->quiet;
 	struct entries final = { 0 };
 	const struct entries *want = &final;
 	struct buf note = { 0 }, *whole = &note;
@@ -137,7 +139,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	int r = -1;
 
 	memset(pl, 0, sizeof *pl);
-	pl->quiet = !o->verbose;
+	pl->quiet = !show;
 	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
 	 * there.  Remove: none. */
 	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {
@@ -168,7 +170,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, want, o->mode == MODE_MERGE, pl, memo, e) : layout_plan(ef, sc, whole, pl, e))
 		goto out;
 	r = 0;
-	if (o->verbose) {
+	if (show) {
 		print_text(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
 		for (size_t i = 0, start = 0; i < pl->log.len; i++)   /* line by line: names come from the file */
 			if (pl->log.p[i] == '\n') {
@@ -176,7 +178,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 				start = i + 1;
 			}
 	}
-	if (o->verbose > 1) {
+	if (show && o->verbose > 1) {
 		/* -vv: the plan itself, as the writer will carry it out. */
 		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n", (unsigned long long)pl->keep, pl->n,
 			(unsigned long long)pl->out_size);
@@ -202,7 +204,7 @@ out:
 int action_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
 		   const struct scan *sc, struct err *e)
 {
-	struct plan pl;
+	struct plan pl = { 0 };
 	int r = action_plan_edit(o, path, ef, sc, &pl, e);
 
 	if (r == 0 && !(pl.unchanged && !o->output)) {

@@ -38,6 +38,15 @@ static int member_selected(struct opts *o, const char *name)
 	return hit;
 }
 
+/* The name of what an error or message is about: "PATH[MEMBER]", or "PATH" (member NULL). */
+static void set_label(struct ar_ctx *c, const char *member)
+{
+	if (member)
+		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, member);
+	else
+		snprintf(c->label, sizeof c->label, "%s", c->path);
+}
+
 /* Open an ELF member as a window; 0 with *skip set for members that are kept as they are. */
 static int open_member(struct ar_ctx *c, const struct archive *ar, const struct archive_member *m, struct elf *ef, struct scan *sc,
 		       int *close_fd, int *skip, struct err *e)
@@ -48,10 +57,7 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 	size_t n;
 	int fd;
 
-	n = str_cat(c->label, sizeof c->label, 0, c->path);          /* "PATH[MEMBER]" */
-	n = str_cat(c->label, sizeof c->label, n, "[");
-	n = str_cat(c->label, sizeof c->label, n, m->name);
-	str_cat(c->label, sizeof c->label, n, "]");
+	set_label(c, m->name);
 	*skip = 1;
 	if (!member_selected(c->o, m->name))
 		return 0;
@@ -119,16 +125,14 @@ static int plan_member(void *ctx, const struct archive *ar, const struct archive
 	struct ar_ctx *c = ctx;
 	struct elf ef;
 	struct scan sc;
-	int close_fd, skip, r, verbose = c->o->verbose;
+	int close_fd, skip, r;
 
-	if (ar->dry)
-		c->o->verbose = 0;          /* the plans are printed once, when written */
+	(void)ar;
 	r = open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e);
 	if (r == 0 && !skip) {
 		r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
 		close_member(&ef, &sc, close_fd);
 	}
-	c->o->verbose = verbose;
 	return r ? -1 : !skip;
 }
 
@@ -152,12 +156,8 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 		return err_set(e, "thin archive: its members are other files; edit those files instead "
 			       "(writing thin archives is not supported)");
 	/* Idempotence: nothing is written, not even the mtime, when no member would change. */
-	if (!o->output) {
-		int verbose = o->verbose;
-		o->verbose = 0;          /* the plans are printed once, when written */
+	if (!o->output)
 		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
-		o->verbose = verbose;
-	}
 	if (r > 0 && o->output && strcmp(o->output, "-") == 0)
 		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
 	else if (r > 0)
@@ -165,10 +165,8 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 	if (r == 0 && ar->widened && o->verbose)
 		fprintf(stderr, PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols is past 4 GiB)\n",
 			c->path);
-	if (r && w.member[0])
-		snprintf(c->label, sizeof c->label, "%s[%s]", c->path, w.member);
-	else if (r)
-		snprintf(c->label, sizeof c->label, "%s", c->path);
+	if (r)
+		set_label(c, w.member[0] ? w.member : NULL);
 	return r < 0 ? -1 : 0;
 }
 
@@ -208,12 +206,13 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 int members_process(struct opts *o, const char *path, int fd, const struct stat *st, int many)
 {
 	struct ar_ctx c = { .o = o, .path = path };
+	char name[ARCHIVE_MAX_NAME + 64];
 	struct archive ar;
 	struct archive_member m;
 	struct err e = { 0 };
 	int status = EXIT_OK, r;
 
-	snprintf(c.label, sizeof c.label, "%s", path);
+	set_label(&c, NULL);
 	if (o->nmembers)
 		memset(o->member_used, 0, o->nmembers);
 	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && o->mode != MODE_LIST && o->mode != MODE_CHECK &&
@@ -225,9 +224,8 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 		while ((r = archive_next(&ar, &m, &e)) != 0) {
 			if (r > 0 && m.kind == AR_INDEX)
 				r = (o->mode == MODE_CHECK ? travel_index(&c.travel, &ar, &m, &e) : archive_check_index(&ar, &m, &e)) ? -1 : 1;
-			snprintf(c.label, sizeof c.label, "%s[", path);
-			archive_label(&m, c.label + strlen(c.label), sizeof c.label - strlen(c.label) - 1);
-			strcat(c.label, "]");
+			archive_label(&m, name, sizeof name);
+			set_label(&c, name);
 			if (r < 0)
 				break;
 			if (m.kind == AR_MEMBER && read_member(&c, &ar, &m, &e)) {
