@@ -410,8 +410,6 @@ static int parse_args(int argc, char **argv, struct opts *o, struct entries *fla
 
 static int check_usage(struct opts *o, int nfiles)
 {
-	int edits = o->mode == MODE_REPLACE || o->mode == MODE_MERGE;
-
 	if (o->mode == MODE_RECORD)
 		return nfiles ? -1 : usage_error("%s", "--record needs a COMMAND (after '--')");
 	if (o->mode == MODE_HEADER && !o->output)
@@ -436,7 +434,7 @@ static int check_usage(struct opts *o, int nfiles)
 		return usage_error("%s", "-o/--output takes exactly one FILE");
 	if (o->null_sep && !o->files_from)
 		return usage_error("%s", "-0/--null is only for --files-from");
-	if (o->output && !edits && o->mode != MODE_REMOVE)
+	if (o->output && !mode_edits(o->mode))
 		return usage_error("-o/--output cannot be used with %s", mode_name(o->mode));
 	if (o->list_only && o->mode != MODE_LIST)
 		return usage_error("%s is only for --list", o->format_opt ? o->format_opt
@@ -448,9 +446,9 @@ static int check_usage(struct opts *o, int nfiles)
 	if (o->expect_path && o->mode != MODE_CHECK)
 		return usage_error("%s", "--expect is only for --check");
 	/* A manifest may declare no entry ("[]"): replacing with it removes the notes. */
-	if (edits && o->add.n == 0 && o->nmanifests == 0)
+	if (mode_takes_entries(o->mode) && o->add.n == 0 && o->nmanifests == 0)
 		return usage_error("%s", "no entries: give --manifest or --soname (or --remove, --list, --check)");
-	if (!edits && o->add.n)
+	if (!mode_takes_entries(o->mode) && o->add.n)
 		return usage_error("entries cannot be given with %s", mode_name(o->mode));
 	return -1;
 }

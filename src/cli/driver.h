@@ -22,13 +22,27 @@
  * anything else (--record ends as COMMAND did, record.h). */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
+enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD, MODE_HEADER };
+
+/* Whether the mode writes files (replace, merge, remove) or only reads them (list, check,
+ * discover); --record and --header take no FILE. */
+static inline int mode_edits(int mode)
+{
+	return mode == MODE_REPLACE || mode == MODE_MERGE || mode == MODE_REMOVE;
+}
+
+/* Whether the mode takes entries (replace, merge): from manifests or flags. */
+static inline int mode_takes_entries(int mode)
+{
+	return mode == MODE_REPLACE || mode == MODE_MERGE;
+}
+
 /* The exit status of an error a stage reported. */
 static inline int exit_status(const struct err *e)
 {
 	return e->usage ? EXIT_USAGE : EXIT_BAD_INPUT;
 }
 
-enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD, MODE_HEADER };
 
 struct opts {
 	struct layout_memo memo[2];  /* replace: per byte order, kept across objects (layout.h) */

@@ -78,7 +78,7 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 		if (c->o->mode == MODE_CHECK)
 			travel_foreign(&c->travel, m, kind);
 		/* A program that takes only such members would get no entry: refused, not skipped. */
-		if (kind && (c->o->mode == MODE_MERGE || (c->o->mode == MODE_REPLACE && c->o->add.n))) {
+		if (kind && mode_takes_entries(c->o->mode) && (c->o->mode == MODE_MERGE || c->o->add.n)) {
 			if (*close_fd)
 				close(fd);
 			return err_set(e, "%s: it cannot carry a note, and a program that takes this member "
@@ -87,8 +87,7 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 		}
 		if (c->o->verbose)
 			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label, kind ? kind : "not ELF",
-				c->o->mode == MODE_LIST || c->o->mode == MODE_CHECK || c->o->mode == MODE_DISCOVER ? "skipped"
-				: "kept untouched");
+				mode_edits(c->o->mode) ? "kept untouched" : "skipped");
 		if (*close_fd)
 			close(fd);
 		return 0;
@@ -215,8 +214,7 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 	set_label(&c, NULL);
 	if (o->nmembers)
 		memset(o->member_used, 0, o->nmembers);
-	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && o->mode != MODE_LIST && o->mode != MODE_CHECK &&
-	    o->mode != MODE_DISCOVER) {
+	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && mode_edits(o->mode)) {
 		if (edit_archive(&c, &ar, fd, st, &e))
 			status = exit_status(&e);
 	} else if (!e.msg[0]) {
