@@ -135,7 +135,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	struct buf note = { 0 }, *whole = &note;
 	/* Replace gives every object the same entries: what is derived from them alone is kept
 	 * from one object (archive member) to the next, per byte order. */
-	struct layout_memo *memo = o->mode == MODE_REPLACE ? &o->memo[ef->big != 0] : NULL;
+	struct objplan_memo *memo = o->mode == MODE_REPLACE ? &o->memo[ef->big != 0] : NULL;
 	int r = -1;
 
 	memset(pl, 0, sizeof *pl);
@@ -167,7 +167,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	/* Objects: one COMDAT group per entry; merge keeps every group the object has.  The whole
 	 * note is encoded for both: a linked program carries all the entries as one array, so its
 	 * size limit holds for objects too. */
-	if (ef->type == ET_REL_ ? layout_plan_rel(ef, sc, want, o->mode == MODE_MERGE, pl, memo, e) : layout_plan(ef, sc, whole, pl, e))
+	if (ef->type == ET_REL_ ? objplan(ef, sc, want, o->mode == MODE_MERGE, pl, memo, e) : layout_plan(ef, sc, whole, pl, e))
 		goto out;
 	r = 0;
 	if (show) {

@@ -510,8 +510,8 @@ int main(int argc, char **argv)
 	free(o.manifests);
 	free(o.members);
 	free(o.member_used);
-	layout_memo_free(&o.memo[0]);
-	layout_memo_free(&o.memo[1]);
+	objplan_memo_free(&o.memo[0]);
+	objplan_memo_free(&o.memo[1]);
 	manifest_free(&o.add);
 	manifest_free(&o.expect);
 	report_listing_free(&o.listed);

@@ -11,6 +11,7 @@
 #include "../report/discover.h"
 #include "../elf/elf.h"
 #include "../edit/layout.h"
+#include "../edit/objplan.h"
 #include "../note/manifest.h"
 #include "../edit/output.h"
 #include "../report/report.h"
@@ -45,7 +46,7 @@ static inline int exit_status(const struct err *e)
 
 
 struct opts {
-	struct layout_memo memo[2];  /* replace: per byte order, kept across objects (layout.h) */
+	struct objplan_memo memo[2];  /* replace: per byte order, kept across objects (layout.h) */
 	enum mode mode;
 	int mode_set, verbose, quiet, skip_non_elf;
 	const char *format_opt;    /* the first of --json, --format, --rpm-*: for usage errors */

@@ -16,6 +16,7 @@
 
 #include "../elf/debugfile.h"
 #include "layout_int.h"
+#include "objplan.h"
 
 /* ---- step 1: the dlopen sections ---- */
 
@@ -393,7 +394,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		return err_set(e, "detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "
 			       "headers describe the stripped file, whose contents are not here; edit that file instead");
 	if (ef->type == ET_REL_)
-		return layout_plan_rel_note(ef, sc, note, pl, e);
+		return objplan_note(ef, sc, note, pl, e);
 	for (i = 0; i < ef->phnum && ef->ph[i].type != PT_LOAD_; i++)
 		;
 	if (i == ef->phnum)   /* nothing loaded: not a program, and our table would be empty */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* objedit.h - rewriting a relocatable object with sections removed and COMDAT groups added.
  *
- * The caller (layout_rel.c) says which sections go and which groups come; objedit.c closes the
+ * The caller (objplan.c) says which sections go and which groups come; objedit.c closes the
  * removal over what depends on it (relocation sections of removed sections, groups left empty,
  * symbols defined in removed sections, signature symbols of removed groups), renumbers
  * sections and symbols, and lays the object out again: every kept section is copied by the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* plan.h - the plan: what a planner decided and a writer applies, printable (-v) before
  * anything is written.  It takes byte patches from the planners (layout*.c for linked files,
- * layout_rel.c and objedit*.c for objects); it gives output.c and archive_write.c the bytes to
+ * objplan.c and objedit*.c for objects); it gives output.c and archive_write.c the bytes to
  * write.  It never reads the input: a patch names input bytes, a writer copies them.
  *
  * The output is always: the input's bytes [0, keep), then the patches applied in order (later

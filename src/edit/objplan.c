@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* layout_rel.c - plan the edit of a relocatable object: which dlopen sections stay, which go,
+/* objplan.c - plan the edit of a relocatable object: which dlopen sections stay, which go,
  * which COMDAT groups are added (docs/layout.md, "Relocatable objects").
  *
  * A linker keeps the first COMDAT group of a signature it sees and drops every later one,
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout.h"
+#include "objplan.h"
 #include "../note/note.h"
 #include "objedit.h"
 
@@ -97,7 +97,7 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 	return r;
 }
 
-static void forget_groups(struct layout_memo *m)
+static void forget_groups(struct objplan_memo *m)
 {
 	for (size_t i = 0; m->g && i < m->n; i++) {
 		buf_free(&m->g[i].note);
@@ -110,7 +110,7 @@ static void forget_groups(struct layout_memo *m)
 
 /* Which wanted entries repeat an earlier one; room for each entry's note and signature,
  * encoded when first needed (memo_group). */
-static int memo_fill(struct layout_memo *m, const struct elf *ef, const struct entries *want, struct err *e)
+static int memo_fill(struct objplan_memo *m, const struct elf *ef, const struct entries *want, struct err *e)
 {
 	static const struct entries none;
 
@@ -128,7 +128,7 @@ static int memo_fill(struct layout_memo *m, const struct elf *ef, const struct e
 
 /* Entry i's group: the note holds that entry alone, the signature is NOTE_GROUP_PREFIX followed by
  * the note's payload (what sd-dlopen.h's macro gives, as gas decodes it). */
-static const struct objedit_group *memo_group(struct layout_memo *m, size_t i, struct err *e)
+static const struct objedit_group *memo_group(struct objplan_memo *m, size_t i, struct err *e)
 {
 	struct objedit_group *g = &m->g[i];
 	struct entries one = { .v = &m->want->v[i], .n = 1 };
@@ -144,7 +144,7 @@ static const struct objedit_group *memo_group(struct layout_memo *m, size_t i, s
 	return g->sig.oom ? (err_oom(e), NULL) : g;
 }
 
-void layout_memo_free(struct layout_memo *m)
+void objplan_memo_free(struct objplan_memo *m)
 {
 	forget_groups(m);
 	buf_free(&m->whole);
@@ -152,7 +152,7 @@ void layout_memo_free(struct layout_memo *m)
 }
 
 /* One group per wanted entry not present and not repeating an earlier one. */
-static int groups_to_add(struct layout_memo *m, const struct entries *want, const struct entries *present,
+static int groups_to_add(struct objplan_memo *m, const struct entries *want, const struct entries *present,
 			 struct objedit_group **out, size_t *nout, struct err *e)
 {
 	unsigned char *seen = xcalloc(want->n + 1, 1);   /* present, or wanted earlier */
@@ -184,10 +184,10 @@ oom:
 	return err_oom(e);
 }
 
-int layout_plan_rel(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
-		    struct layout_memo *memo, struct err *e)
+int objplan(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
+		    struct objplan_memo *memo, struct err *e)
 {
-	struct layout_memo own = { 0 }, *m = memo ? memo : &own;
+	struct objplan_memo own = { 0 }, *m = memo ? memo : &own;
 	struct entries present = { 0 };
 	struct objedit o = { .ef = ef, .pl = pl, .e = e };
 	unsigned char *isd = NULL;
@@ -244,14 +244,14 @@ out:
 	free(isd);
 	free(grp);
 	manifest_free(&present);
-	layout_memo_free(&own);
+	objplan_memo_free(&own);
 	if (r)
 		plan_free(pl);
 	return r;
 }
 
 /* The entries of an encoded note (layout_plan's interface gives a note). */
-int layout_plan_rel_note(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e)
+int objplan_note(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e)
 {
 	struct entries want = { 0 };
 	struct note_iter it;
@@ -262,7 +262,7 @@ int layout_plan_rel_note(const struct elf *ef, const struct scan *sc, const stru
 	while (r == 0 && (r = note_next(&it, &n, e)) == 1)
 		r = note_decode(&n, &want, e);
 	if (r == 0)
-		r = layout_plan_rel(ef, sc, &want, 0, pl, NULL, e);
+		r = objplan(ef, sc, &want, 0, pl, NULL, e);
 	manifest_free(&want);
 	return r;
 }
