@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 /* Header fields: name[16] date[12] uid[6] gid[6] mode[8] size[10] fmag[2]. */
 
 int archive_is(const unsigned char *m, size_t len)
 {
-	return len >= 8 && (memcmp(m, ARCHIVE_MAGIC, 8) == 0 || memcmp(m, ARCHIVE_THIN_MAGIC, 8) == 0);
+	return len >= 8 &&
+	       (memcmp(m, ARCHIVE_MAGIC, 8) == 0 || memcmp(m, ARCHIVE_THIN_MAGIC, 8) == 0);
 }
 
 /* A decimal field: digits, then spaces only; at least one digit. */
@@ -56,7 +56,8 @@ void archive_label(const struct archive_member *m, char *buf, size_t bufsz)
 	if (m->name[0])
 		str_cat(buf, bufsz, 0, m->name);
 	else
-		snprintf(buf, bufsz, "member %zu at offset 0x%llx", m->nth, (unsigned long long)m->hdr);
+		snprintf(buf, bufsz, "member %zu at offset 0x%llx", m->nth,
+			 (unsigned long long)m->hdr);
 }
 
 static int is_padded(const char *f, size_t w, const char *word)
@@ -80,7 +81,8 @@ static int long_name(struct archive *ar, struct archive_member *m, const char *f
 	if (parse_dec(field + 1, 15, &at))
 		return err_set(e, "bad long-name reference '%.16s' in the member header", field);
 	if (!ar->names_size || at >= ar->names_size)
-		return err_set(e, "long-name reference /%llu is outside the name table (%llu bytes)",
+		return err_set(e,
+			       "long-name reference /%llu is outside the name table (%llu bytes)",
 			       (unsigned long long)at, (unsigned long long)ar->names_size);
 	n = ar->names_size - at < ARCHIVE_MAX_NAME ? ar->names_size - at : ARCHIVE_MAX_NAME;
 	if (io_read_at(ar->fd, ar->names_off + at, m->name, (size_t)n, e))
@@ -88,8 +90,9 @@ static int long_name(struct archive *ar, struct archive_member *m, const char *f
 	m->name[n] = '\0';
 	nl = memchr(m->name, '\n', (size_t)n);
 	if (!nl)
-		return m->name[0] = '\0', err_set(e, "long name /%llu is not terminated in the name table",
-						  (unsigned long long)at);
+		return m->name[0] = '\0',
+		       err_set(e, "long name /%llu is not terminated in the name table",
+			       (unsigned long long)at);
 	*nl = '\0';
 	if (nl > m->name && nl[-1] == '/')
 		nl[-1] = '\0';
@@ -98,13 +101,15 @@ static int long_name(struct archive *ar, struct archive_member *m, const char *f
 
 /* The name field: specials, BSD "#1/LEN" (name bytes follow the header), "/N", or a short
  * name ended by '/' (GNU) or spaces (BSD). */
-static int member_name(struct archive *ar, struct archive_member *m, const char *f, uint64_t field_size, struct err *e)
+static int member_name(struct archive *ar, struct archive_member *m, const char *f,
+		       uint64_t field_size, struct err *e)
 {
 	size_t n;
 
 	m->kind = AR_MEMBER;
 	if (memcmp(f, "#1/", 3) == 0) {
-		if (parse_dec(f + 3, 13, &m->name_len) || m->name_len > field_size || m->name_len > ARCHIVE_MAX_NAME)
+		if (parse_dec(f + 3, 13, &m->name_len) || m->name_len > field_size ||
+		    m->name_len > ARCHIVE_MAX_NAME)
 			return err_set(e, "bad BSD name length '%.16s' (member size %llu)", f,
 				       (unsigned long long)field_size);
 		if (io_read_at(ar->fd, m->hdr + ARCHIVE_HDR, m->name, (size_t)m->name_len, e))
@@ -146,7 +151,8 @@ static enum archive_index index_kind(const char *name)
 /* ---- the read buffer, while writing ---- */
 
 /* [off, off+len) of the archive in the read buffer (len <= its size), or NULL with e set. */
-const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, size_t len, struct err *e)
+const unsigned char *archive_io_window(const struct archive *ar, uint64_t off, size_t len,
+				       struct err *e)
 {
 	struct archive_io *io = ar->io;
 	size_t want;
@@ -195,8 +201,8 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 	if (h[F_FMAG] != '`' || h[F_FMAG + 1] != '\n')
 		return err_set(e, "bad member header (no \"`\\n\" at its end): not an ar member");
 	if (parse_dec(h + F_SIZE, W_SIZE, &field_size)) {
-		struct err ignore = { 0 };
-		member_name(ar, m, h, 0, &ignore);        /* only to name it */
+		struct err ignore = {0};
+		member_name(ar, m, h, 0, &ignore); /* only to name it */
 		return err_set(e, "bad size field '%.10s' in the member header", h + F_SIZE);
 	}
 	if (member_name(ar, m, h, field_size, e))
@@ -210,8 +216,12 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 	/* A thin archive holds its index and name table; its members' bytes are other files. */
 	end = ar->thin && m->kind == AR_MEMBER ? m->data : m->data + m->size;
 	if (!range_ok(m->hdr + ARCHIVE_HDR, end - m->hdr - ARCHIVE_HDR, ar->size))
-		return err_set(e, "truncated member: %llu bytes at offset 0x%llx run past the end of the archive "
-			       "(%llu bytes)", (unsigned long long)field_size, (unsigned long long)(m->hdr + ARCHIVE_HDR),
+		return err_set(e,
+			       "truncated member: %llu bytes at offset 0x%llx run past the end of "
+			       "the archive "
+			       "(%llu bytes)",
+			       (unsigned long long)field_size,
+			       (unsigned long long)(m->hdr + ARCHIVE_HDR),
 			       (unsigned long long)ar->size);
 	if (m->kind == AR_NAMES)
 		ar->names_off = m->data, ar->names_size = m->size;
@@ -221,8 +231,8 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 	return 1;
 }
 
-int archive_member_fd(const struct archive *ar, const struct archive_member *m, int *fd, uint64_t *base, int *close_fd,
-		      struct err *e)
+int archive_member_fd(const struct archive *ar, const struct archive_member *m, int *fd,
+		      uint64_t *base, int *close_fd, struct err *e)
 {
 	const char *slash = strrchr(ar->path, '/');
 	char path[4096];
@@ -241,7 +251,9 @@ int archive_member_fd(const struct archive *ar, const struct archive_member *m, 
 		return err_set(e, "thin archive member %s: %s", path, strerror(errno));
 	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != m->size) {
 		close(*fd);
-		return err_set(e, "thin archive member %s is not the %llu-byte regular file the archive lists",
+		return err_set(e,
+			       "thin archive member %s is not the %llu-byte regular file the "
+			       "archive lists",
 			       path, (unsigned long long)m->size);
 	}
 	*base = 0, *close_fd = 1;
@@ -287,15 +299,15 @@ static int remap_find(const struct remap *map, uint64_t old, uint64_t *new)
  * index at out@out_data (out < 0: only see whether they fit); wide: a GNU "/" index written as
  * "/SYM64/", 8-byte offsets after the 8-byte count.  Returns 1 when the new offsets of a "/"
  * index do not fit in 32 bits. */
-int archive_index_walk(const struct archive *ar, const struct archive_member *m, const struct remap *map, int out,
-		      uint64_t out_data, int wide, struct err *e)
+int archive_index_walk(const struct archive *ar, const struct archive_member *m,
+		       const struct remap *map, int out, uint64_t out_data, int wide, struct err *e)
 {
 	enum archive_index k = index_kind(m->name);
 	int w = k == AR_GNU64 || k == AR_BSD64 ? 8 : 4, big = k == AR_GNU32 || k == AR_GNU64;
 	/* GNU: count, then one offset per symbol.  BSD: the size in bytes of the (string, offset)
 	 * pairs, the pairs, then the string table's size and the strings. */
 	uint64_t stride = big ? (uint64_t)w : 2u * (uint64_t)w, at_off = big ? 0 : (uint64_t)w;
-	uint64_t ostride = wide ? 8 : stride;        /* in the output */
+	uint64_t ostride = wide ? 8 : stride; /* in the output */
 	unsigned char word[8], chunk[4096], wchunk[8192];
 	uint64_t count, tab, i, n, j, off, new, last_old = 0, last_new = 0;
 
@@ -311,40 +323,53 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 		return err_set(e, "symbol index of %llu entries does not fit in its %llu bytes",
 			       (unsigned long long)count, (unsigned long long)m->size);
 	tab = (uint64_t)w + count * stride;
-	if (!big && (tab + (uint64_t)w > m->size || io_read_at(ar->fd, m->data + tab, word, (size_t)w, e) ||
-		     get_word(word, w, 0) > m->size - tab - (uint64_t)w))
-		return e->msg[0] ? -1 : err_set(e, "BSD symbol index string table runs past the index");
+	if (!big &&
+	    (tab + (uint64_t)w > m->size || io_read_at(ar->fd, m->data + tab, word, (size_t)w, e) ||
+	     get_word(word, w, 0) > m->size - tab - (uint64_t)w))
+		return e->msg[0] ? -1
+				 : err_set(e, "BSD symbol index string table runs past the index");
 	for (i = 0; i < count; i += n) {
 		n = count - i < sizeof chunk / stride ? count - i : sizeof chunk / stride;
-		if (io_read_at(ar->fd, m->data + (uint64_t)w + i * stride, chunk, (size_t)(n * stride), e))
+		if (io_read_at(ar->fd, m->data + (uint64_t)w + i * stride, chunk,
+			       (size_t)(n * stride), e))
 			return -1;
 		for (j = 0; j < n; j++) {
 			unsigned char *p = chunk + j * stride + at_off;
 			off = get_word(p, w, big);
 			if (off < 8 || off >= ar->size)
-				return err_set(e, "symbol %llu points to offset 0x%llx, outside the archive",
-					       (unsigned long long)(i + j), (unsigned long long)off);
+				return err_set(
+					e,
+					"symbol %llu points to offset 0x%llx, outside the archive",
+					(unsigned long long)(i + j), (unsigned long long)off);
 			if (!map)
 				continue;
 			/* a member's symbols are listed together: its offset repeats */
 			if (off == last_old)
 				new = last_new;
 			else if (remap_find(map, off, &new))
-				return err_set(e, "symbol %llu points to offset 0x%llx, which is not a member",
-					       (unsigned long long)(i + j), (unsigned long long)off);
+				return err_set(e,
+					       "symbol %llu points to offset 0x%llx, which is not "
+					       "a member",
+					       (unsigned long long)(i + j),
+					       (unsigned long long)off);
 			/* GNU ar (bfd) writes "/SYM64/" exactly when an offset does not fit; a BSD
 			 * "__.SYMDEF_64" is not written. */
 			last_old = off, last_new = new;
 			if (w == 4 && !wide && new > ar->offset32_max)
-				return big ? 1 : err_set(e, "the edited archive is larger than 4 GiB and its BSD "
-							 "index would need 64-bit offsets (__.SYMDEF_64), which this version does not write");
+				return big ? 1
+					   : err_set(e, "the edited archive is larger than 4 GiB "
+							"and its BSD "
+							"index would need 64-bit offsets "
+							"(__.SYMDEF_64), which this version does "
+							"not write");
 			if (wide)
 				put_word(wchunk + j * 8, 8, 1, new);
 			else
 				put_word(p, w, big, new);
 		}
-		if (map && out >= 0 && io_write_at(out, out_data + (wide ? 8u : (uint64_t)w) + i * ostride,
-							wide ? wchunk : chunk, (size_t)(n * ostride), e))
+		if (map && out >= 0 &&
+		    io_write_at(out, out_data + (wide ? 8u : (uint64_t)w) + i * ostride,
+				wide ? wchunk : chunk, (size_t)(n * ostride), e))
 			return -1;
 	}
 	return 0;
@@ -353,8 +378,8 @@ int archive_index_walk(const struct archive *ar, const struct archive_member *m,
 /* The "/SYM64/" copy of a GNU "/" index: an 8-byte count and 8-byte offsets, the same names,
  * padded with zeros to a multiple of 8 bytes as GNU ar pads it.  *count and *names (the
  * offset of the names in the input) say what to copy. */
-int archive_index_wide_size(const struct archive *ar, const struct archive_member *m, uint64_t *size, uint64_t *count,
-			    uint64_t *names, struct err *e)
+int archive_index_wide_size(const struct archive *ar, const struct archive_member *m,
+			    uint64_t *size, uint64_t *count, uint64_t *names, struct err *e)
 {
 	unsigned char word[4];
 
@@ -384,7 +409,8 @@ struct index_geo {
 
 /* Only the count is checked against the index's size here: archive_index_members checks every
  * entry once (archive_check_index), and the names are read within the index. */
-static int index_geometry(const struct archive *ar, const struct archive_member *m, struct index_geo *g, struct err *e)
+static int index_geometry(const struct archive *ar, const struct archive_member *m,
+			  struct index_geo *g, struct err *e)
 {
 	enum archive_index k = index_kind(m->name);
 	unsigned char word[8];
@@ -407,11 +433,14 @@ static int count_cmp(const void *a, const void *b)
 {
 	const struct archive_index_count *x = a, *y = b;
 
-	return x->off < y->off ? -1 : x->off > y->off ? 1 : x->first < y->first ? -1 : x->first > y->first;
+	return x->off < y->off       ? -1
+	       : x->off > y->off     ? 1
+	       : x->first < y->first ? -1
+				     : x->first > y->first;
 }
 
-int archive_index_members(const struct archive *ar, const struct archive_member *m, struct archive_index_count **out,
-			  size_t *nout, struct err *e)
+int archive_index_members(const struct archive *ar, const struct archive_member *m,
+			  struct archive_index_count **out, size_t *nout, struct err *e)
 {
 	struct archive_index_count *v = NULL;
 	unsigned char chunk[4096];
@@ -424,11 +453,13 @@ int archive_index_members(const struct archive *ar, const struct archive_member 
 		return -1;
 	for (i = 0; i < g.count; i += got) {
 		got = g.count - i < sizeof chunk / g.stride ? g.count - i : sizeof chunk / g.stride;
-		if (io_read_at(ar->fd, m->data + (uint64_t)g.w + i * g.stride, chunk, (size_t)(got * g.stride), e))
+		if (io_read_at(ar->fd, m->data + (uint64_t)g.w + i * g.stride, chunk,
+			       (size_t)(got * g.stride), e))
 			goto fail;
 		for (j = 0; j < got; j++) {
 			uint64_t off = get_word(chunk + j * g.stride + g.at_off, g.w, g.big);
-			if (n && v[n - 1].off == off) {      /* a member's symbols are usually together */
+			if (n &&
+			    v[n - 1].off == off) { /* a member's symbols are usually together */
 				v[n - 1].nsyms++;
 				continue;
 			}
@@ -438,7 +469,7 @@ int archive_index_members(const struct archive *ar, const struct archive_member 
 				goto fail;
 			}
 			v = nv;
-			v[n++] = (struct archive_index_count){ off, 1, i + j };
+			v[n++] = (struct archive_index_count){off, 1, i + j};
 		}
 	}
 	/* By offset, runs of one member merged (its first symbol kept). */
@@ -460,8 +491,8 @@ fail:
 	return -1;
 }
 
-int archive_index_name(const struct archive *ar, const struct archive_member *m, uint64_t nth, char *buf, size_t bufsz,
-		       struct err *e)
+int archive_index_name(const struct archive *ar, const struct archive_member *m, uint64_t nth,
+		       char *buf, size_t bufsz, struct err *e)
 {
 	unsigned char chunk[4096];
 	struct index_geo g;
@@ -474,8 +505,9 @@ int archive_index_name(const struct archive *ar, const struct archive_member *m,
 		return err_set(e, "symbol %llu is not in the index", (unsigned long long)nth);
 	if (g.big) {
 		at = g.names;
-	} else {                 /* BSD: the entry's string offset, into the table after its size */
-		if (io_read_at(ar->fd, m->data + (uint64_t)g.w + nth * g.stride, chunk, (size_t)g.w, e))
+	} else { /* BSD: the entry's string offset, into the table after its size */
+		if (io_read_at(ar->fd, m->data + (uint64_t)g.w + nth * g.stride, chunk, (size_t)g.w,
+			       e))
 			return -1;
 		at = g.names + get_word(chunk, g.w, 0);
 		seen = nth;

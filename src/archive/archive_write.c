@@ -127,7 +127,8 @@ static void rewind_ar(struct archive *ar)
 	ar->names_off = ar->names_size = 0;
 }
 
-int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *label, size_t labelsz, struct err *e)
+int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *label,
+		    size_t labelsz, struct err *e)
 {
 	struct archive_member m;
 	struct archive_io io;
@@ -137,7 +138,8 @@ int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *l
 	rewind_ar(ar);
 	while (r == 0 && (r = archive_next(ar, &m, e)) != 0) {
 		archive_label(&m, label, labelsz);
-		if (r < 0 || (m.kind == AR_INDEX && archive_check_index(ar, &m, e)) || read_small(ar, &m, e)) {
+		if (r < 0 || (m.kind == AR_INDEX && archive_check_index(ar, &m, e)) ||
+		    read_small(ar, &m, e)) {
 			r = -1;
 			break;
 		}
@@ -145,7 +147,7 @@ int archive_changes(struct archive *ar, archive_plan_fn plan, void *ctx, char *l
 			r = 0;
 			continue;
 		}
-		pl.quiet = 1;                 /* a question, not the edit: nothing printed */
+		pl.quiet = 1; /* a question, not the edit: nothing printed */
 		r = plan(ctx, ar, &m, &pl, e);
 		if (r > 0) {
 			r = !pl.unchanged;
@@ -172,7 +174,7 @@ static int patchable_in_place(const struct plan *pl)
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
 		if (p->xform)
-			return 0;          /* a transformed copy: output_apply_mem does those */
+			return 0; /* a transformed copy: output_apply_mem does those */
 		if (p->data || p->src == PATCH_ZERO)
 			continue;
 		for (size_t j = 0; j <= i; j++) {
@@ -190,8 +192,8 @@ static int patchable_in_place(const struct plan *pl)
 /* A small member edited in the read buffer: the kept prefix is patched there and written from
  * there, with the header before it and the new tail after it gathered in the write buffer (one
  * pwritev, no copy of the prefix).  Returns 1 when done, 0 when the plan does not allow it. */
-static int write_gathered(struct archive *ar, const struct archive_member *m, const struct plan *pl, const char *h,
-			  uint64_t pos, struct err *e)
+static int write_gathered(struct archive *ar, const struct archive_member *m, const struct plan *pl,
+			  const char *h, uint64_t pos, struct err *e)
 {
 	struct archive_io *io = ar->io;
 	unsigned char *body = io->in + (m->mem - io->in), *head, *tail;
@@ -211,10 +213,14 @@ static int write_gathered(struct archive *ar, const struct archive_member *m, co
 	tail[tlen] = '\n';
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
-		for (uint64_t k = 0; k < p->len;) {          /* the part before keep, then the part after */
-			uint64_t at = p->off + k, n = at < pl->keep ? (p->off + p->len < pl->keep ? p->len - k : pl->keep - at) : p->len - k;
+		for (uint64_t k = 0; k < p->len;) { /* the part before keep, then the part after */
+			uint64_t at = p->off + k,
+				 n = at < pl->keep ? (p->off + p->len < pl->keep ? p->len - k
+										 : pl->keep - at)
+						   : p->len - k;
 			unsigned char *dst = at < pl->keep ? body + at : tail + (at - pl->keep);
-			if (!range_ok(at, n, pl->out_size) || (!p->data && p->src != PATCH_ZERO && !range_ok(p->src + k, n, m->size)))
+			if (!range_ok(at, n, pl->out_size) ||
+			    (!p->data && p->src != PATCH_ZERO && !range_ok(p->src + k, n, m->size)))
 				return err_set(e, "a patch runs past the member");
 			if (p->data)
 				memmove(dst, p->data + k, (size_t)n);
@@ -225,13 +231,13 @@ static int write_gathered(struct archive *ar, const struct archive_member *m, co
 			k += n;
 		}
 	}
-	iov[0] = (struct iovec){ io->out, io->out_len };
-	iov[1] = (struct iovec){ body, (size_t)pl->keep };
-	iov[2] = (struct iovec){ tail, (size_t)(tlen + odd) };
+	iov[0] = (struct iovec){io->out, io->out_len};
+	iov[1] = (struct iovec){body, (size_t)pl->keep};
+	iov[2] = (struct iovec){tail, (size_t)(tlen + odd)};
 	if (io_writev_at(io->fd_out, io->out_off, iov, 3, e))
 		return -1;
 	io->out_off = pos + ARCHIVE_HDR + m->name_len + pl->out_size + odd, io->out_len = 0;
-	io->in_valid = m->data + m->size;                /* the member's input bytes are changed */
+	io->in_valid = m->data + m->size; /* the member's input bytes are changed */
 	return 1;
 }
 
@@ -241,23 +247,25 @@ static int write_gathered(struct archive *ar, const struct archive_member *m, co
  * bytes), and are written with one pwritev before the read buffer is read again.  No byte of a
  * member is copied in user space, and a buffer of members costs one system call.  Returns 1
  * when done, 0 when the plan is not such a sequence or needs too many vectors. */
-static int write_vectored(struct archive *ar, const struct archive_member *m, const struct plan *pl, const char *h,
-			  uint64_t pos, struct err *e)
+static int write_vectored(struct archive *ar, const struct archive_member *m, const struct plan *pl,
+			  const char *h, uint64_t pos, struct err *e)
 {
 	static const unsigned char zeros[4096];
 	struct archive_io *io = ar->io;
-	uint64_t at = pl->keep, odd = (m->name_len + pl->out_size) & 1, need = ARCHIVE_HDR + m->name_len;
-	size_t nv = 4, i;          /* header, name, kept bytes, padding */
+	uint64_t at = pl->keep, odd = (m->name_len + pl->out_size) & 1,
+		 need = ARCHIVE_HDR + m->name_len;
+	size_t nv = 4, i; /* header, name, kept bytes, padding */
 
 	if (pl->keep > m->size)
 		return 0;
-	for (i = 0; i < pl->n; i++) {              /* ascending, disjoint, past what is kept */
+	for (i = 0; i < pl->n; i++) { /* ascending, disjoint, past what is kept */
 		const struct patch *p = &pl->p[i];
 		if (p->xform || p->off < at || !range_ok(p->off, p->len, pl->out_size) ||
 		    (!p->data && p->src != PATCH_ZERO && !range_ok(p->src, p->len, m->size)) ||
 		    (!p->data && p->src == PATCH_ZERO && p->len > sizeof zeros))
 			return 0;
-		nv += 1 + (p->off > at ? (size_t)((p->off - at + sizeof zeros - 1) / sizeof zeros) : 0);
+		nv += 1 +
+		      (p->off > at ? (size_t)((p->off - at + sizeof zeros - 1) / sizeof zeros) : 0);
 		need += p->data ? p->len : 0;
 		at = p->off + p->len;
 	}
@@ -265,12 +273,17 @@ static int write_vectored(struct archive *ar, const struct archive_member *m, co
 	if (nv > PEND_CAP || need > GAT_CAP)
 		return 0;
 	if ((io->out_len || io->npend + (int)nv > PEND_CAP || io->gat_len + need > GAT_CAP ||
-	     (io->npend && io->pend_at + io->pend_len != pos)) && io_flush(io, e))
+	     (io->npend && io->pend_at + io->pend_len != pos)) &&
+	    io_flush(io, e))
 		return -1;
 	if (!io->npend)
 		io->pend_at = pos;
-#define PUT(base, len) (io->pend[io->npend++] = (struct iovec){ (void *)(base), (size_t)(len) }, io->pend_len += (len))
-#define GATHER(src, len) (memcpy(io->gat + io->gat_len, (src), (size_t)(len)), PUT(io->gat + io->gat_len, (len)), io->gat_len += (size_t)(len))
+#define PUT(base, len)                                                                             \
+	(io->pend[io->npend++] = (struct iovec){(void *)(base), (size_t)(len)},                    \
+	 io->pend_len += (len))
+#define GATHER(src, len)                                                                           \
+	(memcpy(io->gat + io->gat_len, (src), (size_t)(len)), PUT(io->gat + io->gat_len, (len)),   \
+	 io->gat_len += (size_t)(len))
 	GATHER(h, ARCHIVE_HDR);
 	if (m->name_len)
 		GATHER(m->mem - m->name_len, m->name_len);
@@ -280,7 +293,7 @@ static int write_vectored(struct archive *ar, const struct archive_member *m, co
 	for (i = 0; i <= pl->n; i++) {
 		const struct patch *p = i < pl->n ? &pl->p[i] : NULL;
 		uint64_t to = p ? p->off : pl->out_size;
-		while (at < to) {                          /* a gap: zeros */
+		while (at < to) { /* a gap: zeros */
 			uint64_t z = to - at < sizeof zeros ? to - at : sizeof zeros;
 			PUT(zeros, z);
 			at += z;
@@ -318,8 +331,8 @@ static void put_size_field(char *f, uint64_t v)
 
 /* An edited member: its header with only the size changed, its BSD name, the plan's bytes,
  * the padding. */
-static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl, uint64_t *pos,
-			struct err *e)
+static int write_edited(struct archive *ar, const struct archive_member *m, const struct plan *pl,
+			uint64_t *pos, struct err *e)
 {
 	struct archive_io *io = ar->io;
 	char h[ARCHIVE_HDR];
@@ -331,7 +344,8 @@ static int write_edited(struct archive *ar, const struct archive_member *m, cons
 		return err_set(e, "the edited member is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
 	put_size_field(h + F_SIZE, size);
-	if (m->mem && ((r = write_vectored(ar, m, pl, h, *pos, e)) != 0 || (r = write_gathered(ar, m, pl, h, *pos, e)) != 0)) {
+	if (m->mem && ((r = write_vectored(ar, m, pl, h, *pos, e)) != 0 ||
+		       (r = write_gathered(ar, m, pl, h, *pos, e)) != 0)) {
 		*pos += ARCHIVE_HDR + size + (size & 1);
 		return r < 0 ? -1 : 0;
 	}
@@ -344,8 +358,10 @@ static int write_edited(struct archive *ar, const struct archive_member *m, cons
 		if (output_apply_mem(m->mem, m->size, pl, p + ARCHIVE_HDR + m->name_len, e))
 			return -1;
 	} else if (io_put(io, *pos, h, sizeof h, e) || io_flush(io, e) ||
-		   output_copy(ar->fd, m->hdr + ARCHIVE_HDR, io->fd_out, *pos + ARCHIVE_HDR, m->name_len, e) ||
-		   output_apply_at(ar->fd, m->data, io->fd_out, *pos + ARCHIVE_HDR + m->name_len, pl, e)) {
+		   output_copy(ar->fd, m->hdr + ARCHIVE_HDR, io->fd_out, *pos + ARCHIVE_HDR,
+			       m->name_len, e) ||
+		   output_apply_at(ar->fd, m->data, io->fd_out, *pos + ARCHIVE_HDR + m->name_len,
+				   pl, e)) {
 		return -1;
 	}
 	*pos += ARCHIVE_HDR + size;
@@ -367,10 +383,10 @@ static int remap_add(struct remap *map, uint64_t old, uint64_t new, struct err *
 
 /* One member into the output at *pos; with `dry` only where the member after it would start
  * (the layout pass: planned, nothing written). */
-static int write_member(struct archive *ar, const struct archive_member *m, uint64_t *pos, archive_plan_fn plan,
-			void *ctx, int dry, struct err *e)
+static int write_member(struct archive *ar, const struct archive_member *m, uint64_t *pos,
+			archive_plan_fn plan, void *ctx, int dry, struct err *e)
 {
-	struct plan pl = { .quiet = dry };        /* planning only: its log is printed when written */
+	struct plan pl = {.quiet = dry}; /* planning only: its log is printed when written */
 	uint64_t len = m->data + m->size - m->hdr;
 	int r = m->kind == AR_MEMBER ? plan(ctx, ar, m, &pl, e) : 0;
 
@@ -396,7 +412,8 @@ static int write_member(struct archive *ar, const struct archive_member *m, uint
 
 /* A GNU "/" index widened to "/SYM64/": its header now (the name and the size changed, the
  * date, owner and mode kept), its bytes once the members are placed (write_wide_index). */
-static int write_wide_header(struct archive *ar, const struct archive_member *m, uint64_t *pos, struct err *e)
+static int write_wide_header(struct archive *ar, const struct archive_member *m, uint64_t *pos,
+			     struct err *e)
 {
 	char h[ARCHIVE_HDR];
 	uint64_t size, count, names;
@@ -404,7 +421,8 @@ static int write_wide_header(struct archive *ar, const struct archive_member *m,
 	if (archive_index_wide_size(ar, m, &size, &count, &names, e))
 		return -1;
 	if (size > 9999999999ull)
-		return err_set(e, "the 64-bit symbol index is too large for the header's size field");
+		return err_set(e,
+			       "the 64-bit symbol index is too large for the header's size field");
 	memcpy(h, m->raw, sizeof h);
 	memcpy(h + F_NAME, "/SYM64/         ", 16);
 	put_size_field(h + F_SIZE, size);
@@ -415,8 +433,8 @@ static int write_wide_header(struct archive *ar, const struct archive_member *m,
 }
 
 /* The 8-byte count, the offsets, the names copied by the kernel, the zero padding. */
-static int write_wide_index(struct archive *ar, const struct archive_member *m, const struct remap *map, uint64_t at,
-			    struct err *e)
+static int write_wide_index(struct archive *ar, const struct archive_member *m,
+			    const struct remap *map, uint64_t at, struct err *e)
 {
 	static const unsigned char zero[8];
 	int out = ar->io->fd_out;
@@ -430,7 +448,8 @@ static int write_wide_index(struct archive *ar, const struct archive_member *m, 
 	nlen = m->data + m->size - names;
 	if (io_write_at(out, data, word, 8, e) || archive_index_walk(ar, m, map, out, data, 1, e) ||
 	    output_copy(ar->fd, names, out, data + 8 + 8 * count, nlen, e) ||
-	    io_write_at(out, data + 8 + 8 * count + nlen, zero, (size_t)(size - 8 - 8 * count - nlen), e))
+	    io_write_at(out, data + 8 + 8 * count + nlen, zero,
+			(size_t)(size - 8 - 8 * count - nlen), e))
 		return -1;
 	return 0;
 }
@@ -439,10 +458,10 @@ static int write_wide_index(struct archive *ar, const struct archive_member *m, 
  * or with out < 0 only placed (every member planned, nothing written), to learn whether a "/"
  * index needs 64 bits.  0, -1 with e set, or 1: the "/" index does not fit (nothing is
  * complete in `out`). */
-static int write_pass(struct archive *ar, int out, int wide, struct remap *map, archive_plan_fn plan, void *ctx,
-		      char *label, size_t labelsz, struct err *e)
+static int write_pass(struct archive *ar, int out, int wide, struct remap *map,
+		      archive_plan_fn plan, void *ctx, char *label, size_t labelsz, struct err *e)
 {
-	struct archive_member m, idx = { 0 };
+	struct archive_member m, idx = {0};
 	struct archive_io io;
 	uint64_t pos = 8, idx_out = 0;
 	int r;
@@ -461,7 +480,7 @@ static int write_pass(struct archive *ar, int out, int wide, struct remap *map, 
 		if (m.kind == AR_INDEX)
 			idx = m, idx_out = pos;
 		if (out < 0 && m.kind == AR_INDEX && ar->index != AR_GNU32) {
-			r = 0;                        /* only a "/" index is ever widened */
+			r = 0; /* only a "/" index is ever widened */
 			break;
 		}
 		if (remap_add(map, m.hdr, pos, e))
@@ -469,14 +488,18 @@ static int write_pass(struct archive *ar, int out, int wide, struct remap *map, 
 		else if (m.kind == AR_INDEX && wide)
 			r = write_wide_header(ar, &m, &pos, e);
 		else
-			r = (out >= 0 && read_small(ar, &m, e)) || write_member(ar, &m, &pos, plan, ctx, out < 0, e) ? -1 : 0;
+			r = (out >= 0 && read_small(ar, &m, e)) ||
+					    write_member(ar, &m, &pos, plan, ctx, out < 0, e)
+				    ? -1
+				    : 0;
 	}
 	if (r == 0 && out >= 0)
 		r = io_flush(&io, e);
 	if (r == 0 && idx.hdr && (out >= 0 || ar->index == AR_GNU32)) {
 		archive_label(&idx, label, labelsz);
 		r = wide ? write_wide_index(ar, &idx, map, idx_out, e)
-			 : archive_index_walk(ar, &idx, map, out, idx_out + (idx.data - idx.hdr), 0, e);
+			 : archive_index_walk(ar, &idx, map, out, idx_out + (idx.data - idx.hdr), 0,
+					      e);
 	}
 	if (r == 0 && out >= 0) {
 		label[0] = '\0';
@@ -487,16 +510,17 @@ static int write_pass(struct archive *ar, int out, int wide, struct remap *map, 
 	return r;
 }
 
-int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, char *label, size_t labelsz,
-		  struct err *e)
+int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, char *label,
+		  size_t labelsz, struct err *e)
 {
-	struct remap map = { 0 };
+	struct remap map = {0};
 	int r = 0, wide = 0;
 
 	label[0] = '\0';
 	if (ar->thin)
-		return err_set(e, "thin archive: its members are other files; edit those files instead "
-			       "(writing thin archives is not supported)");
+		return err_set(
+			e, "thin archive: its members are other files; edit those files instead "
+			   "(writing thin archives is not supported)");
 	/* A "/" index widened to "/SYM64/" grows, which moves every member: the kind is decided
 	 * before writing, by placing every member of a large archive once (their plans, read
 	 * through the file, not their bytes), so that the archive is written once. */
@@ -506,8 +530,9 @@ int archive_write(struct archive *ar, int out, archive_plan_fn plan, void *ctx, 
 		r = write_pass(ar, out, wide, &map, plan, ctx, label, labelsz, e);
 	/* A smaller archive that an edit took past 4 GiB: written again, with "/SYM64/". */
 	if (r == 1 && !wide)
-		r = ftruncate(out, 0) ? err_set(e, "cannot empty the output: %s", strerror(errno))
-				      : write_pass(ar, out, wide = 1, &map, plan, ctx, label, labelsz, e);
+		r = ftruncate(out, 0)
+			    ? err_set(e, "cannot empty the output: %s", strerror(errno))
+			    : write_pass(ar, out, wide = 1, &map, plan, ctx, label, labelsz, e);
 	ar->widened = r == 0 && wide == 1;
 	free(map.v);
 	return r;

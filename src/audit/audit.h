@@ -14,11 +14,11 @@
 
 /* Where lines go and who writes them. */
 struct out {
-	const char *trace;             /* NULL: recording off */
-	int fd;                        /* the tool's descriptor on it, -1 when none */
-	dev_t dev;                     /* and the file it must still be */
+	const char *trace; /* NULL: recording off */
+	int fd;            /* the tool's descriptor on it, -1 when none */
+	dev_t dev;         /* and the file it must still be */
 	ino_t ino;
-	char exe[PATH_MAX];            /* this process's program */
+	char exe[PATH_MAX]; /* this process's program */
 };
 HIDDEN extern struct out out;
 

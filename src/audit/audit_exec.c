@@ -21,11 +21,12 @@ enum { X_EXECVE, X_EXECV, X_EXECVP, X_EXECVPE, X_SPAWN, X_SPAWNP, X_COUNT };
 
 typedef int execve_fn(const char *, char *const[], char *const[]);
 typedef int execv_fn(const char *, char *const[]);
-typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-		     char *const[], char *const[]);
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
 
-static const char *const names[X_COUNT] = { "execve", "execv", "execvp", "execvpe", "posix_spawn", "posix_spawnp" };
-static void *real[X_COUNT];             /* the definition bound first: an interposer's is left alone */
+static const char *const names[X_COUNT] = {"execve",  "execv",       "execvp",
+					   "execvpe", "posix_spawn", "posix_spawnp"};
+static void *real[X_COUNT]; /* the definition bound first: an interposer's is left alone */
 
 /* FILE as execvp() finds it: with a '/' as is, else the first executable regular file of
  * that name along PATH.  0 when there is one. */
@@ -45,7 +46,8 @@ static int find(const char *file, int search, char *out_path)
 			memcpy(out_path, p, dir);
 			out_path[dir] = '/';
 			memcpy(out_path + dir + (dir ? 1 : 0), file, len + 1);
-			if (stat(out_path, &s) == 0 && S_ISREG(s.st_mode) && access(out_path, X_OK) == 0)
+			if (stat(out_path, &s) == 0 && S_ISREG(s.st_mode) &&
+			    access(out_path, X_OK) == 0)
 				return 0;
 		}
 		if (!*end)
@@ -59,12 +61,15 @@ static void watch(const char *file, int search)
 	struct line l;
 	struct stat s;
 
-	if (!out.trace || !file || find(file, search, path) != 0 || stat(path, &s) != 0 || !S_ISREG(s.st_mode))
+	if (!out.trace || !file || find(file, search, path) != 0 || stat(path, &s) != 0 ||
+	    !S_ISREG(s.st_mode))
 		return;
-	if (!((s.st_mode & S_ISUID) && s.st_uid != geteuid()) && !((s.st_mode & S_ISGID) && s.st_gid != getegid()))
+	if (!((s.st_mode & S_ISUID) && s.st_uid != geteuid()) &&
+	    !((s.st_mode & S_ISGID) && s.st_gid != getegid()))
 		return;
 	line_start_for(&l, "unauditable", absolute(path, abs));
-	put_str(&l, "reason", "set-user-ID or set-group-ID program: the loader ignores LD_AUDIT for it");
+	put_str(&l, "reason",
+		"set-user-ID or set-group-ID program: the loader ignores LD_AUDIT for it");
 	put_str(&l, "caller", out.exe);
 	line_write(&l);
 }
@@ -93,15 +98,15 @@ static int w_execvpe(const char *file, char *const argv[], char *const envp[])
 	return ((execve_fn *)real[X_EXECVPE])(file, argv, envp);
 }
 
-static int w_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
-		   char *const argv[], char *const envp[])
+static int w_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		   const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
 	watch(path, 0);
 	return ((spawn_fn *)real[X_SPAWN])(pid, path, fa, at, argv, envp);
 }
 
-static int w_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
-		    char *const argv[], char *const envp[])
+static int w_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		    const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
 	watch(file, 1);
 	return ((spawn_fn *)real[X_SPAWNP])(pid, file, fa, at, argv, envp);
@@ -110,7 +115,7 @@ static int w_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions
 uintptr_t exec_bind(const char *symname, uintptr_t value)
 {
 	static const uintptr_t watchers[X_COUNT] = {
-		(uintptr_t)w_execve, (uintptr_t)w_execv, (uintptr_t)w_execvp,
+		(uintptr_t)w_execve,  (uintptr_t)w_execv, (uintptr_t)w_execvp,
 		(uintptr_t)w_execvpe, (uintptr_t)w_spawn, (uintptr_t)w_spawnp,
 	};
 
@@ -118,7 +123,8 @@ uintptr_t exec_bind(const char *symname, uintptr_t value)
 		void *first = NULL;
 		if (strcmp(symname, names[i]) != 0)
 			continue;
-		if (!__atomic_compare_exchange_n(&real[i], &first, (void *)value, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+		if (!__atomic_compare_exchange_n(&real[i], &first, (void *)value, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
 		    first != (void *)value)
 			return value;
 		return watchers[i];

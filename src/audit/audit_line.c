@@ -15,8 +15,8 @@
 #include "audit.h"
 
 struct out out;
-static pid_t lock_holder;              /* the process holding the lock, 0 when free */
-static pid_t lock_pid;                 /* the process that took it last */
+static pid_t lock_holder; /* the process holding the lock, 0 when free */
+static pid_t lock_pid;    /* the process that took it last */
 
 /* A lock that fork() cannot leave held: the program's fork() does not run handlers registered
  * with the module's own libc, so a child finding the lock held by another process (its parent,
@@ -26,8 +26,10 @@ int lock(void)
 {
 	pid_t self = getpid(), held = 0;
 
-	while (!__atomic_compare_exchange_n(&lock_holder, &held, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		if (held != self && __atomic_compare_exchange_n(&lock_holder, &held, self, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	while (!__atomic_compare_exchange_n(&lock_holder, &held, self, 0, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		if (held != self && __atomic_compare_exchange_n(&lock_holder, &held, self, 0,
+								__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			break;
 		sched_yield();
 		held = 0;
@@ -84,7 +86,8 @@ static size_t utf8_len(const unsigned char *s)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 		return 0;
 	return n;
 }
@@ -159,7 +162,7 @@ void line_write(struct line *l)
 	int fd;
 
 	if (l->overflow)
-		return;                  /* longer than any path the loader takes */
+		return; /* longer than any path the loader takes */
 	put(l, "}\n", 2);
 	if (out.fd >= 0 && fstat(out.fd, &s) == 0 && s.st_dev == out.dev && s.st_ino == out.ino &&
 	    write(out.fd, l->p, l->len) == (ssize_t)l->len)
@@ -189,7 +192,8 @@ const char *absolute(const char *path, char *buf)
 		return path;
 	}
 	for (s = tmp; *s;) {
-		if (s[0] == '/' && (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || s[2] == '\0')))) {
+		if (s[0] == '/' &&
+		    (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || s[2] == '\0')))) {
 			s += s[1] == '/' ? 1 : 2;
 			continue;
 		}
@@ -218,15 +222,17 @@ const char *build_id_of(const char *path)
 	if (strlen(path) >= sizeof last || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return hex;
 	strcpy(last, path);
-	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    eh.e_phentsize == sizeof ph)
+	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_phentsize == sizeof ph)
 		for (unsigned i = 0; i < eh.e_phnum && !hex[0]; i++) {
 			uint64_t off, end, al;
-			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph ||
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) !=
+				    (ssize_t)sizeof ph ||
 			    ph.p_type != PT_NOTE)
 				continue;
 			al = ph.p_align == 8 ? 8 : 4;
-			/* Note by note, header first: a large note before it (.note.dlopen) costs one read. */
+			/* Note by note, header first: a large note before it (.note.dlopen) costs
+			 * one read. */
 			for (off = ph.p_offset, end = ph.p_offset + ph.p_filesz; off + 12 <= end;) {
 				uint32_t h[3];
 				uint64_t desc, next;
@@ -237,7 +243,9 @@ const char *build_id_of(const char *path)
 				if (next > end || next <= off)
 					break;
 				if (h[2] == NT_GNU_BUILD_ID && h[0] == 4 && h[1] && h[1] <= 64 &&
-				    pread(fd, buf, 4 + h[1], (off_t)(off + 12)) == (ssize_t)(4 + h[1]) && memcmp(buf, "GNU", 4) == 0) {
+				    pread(fd, buf, 4 + h[1], (off_t)(off + 12)) ==
+					    (ssize_t)(4 + h[1]) &&
+				    memcmp(buf, "GNU", 4) == 0) {
 					for (uint32_t k = 0; k < h[1]; k++) {
 						hex[2 * k] = digits[buf[4 + k] >> 4];
 						hex[2 * k + 1] = digits[buf[4 + k] & 15];

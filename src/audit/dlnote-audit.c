@@ -15,22 +15,22 @@
  *
  * What the loader answers without a search never reaches those callbacks: a dlopen() of an
  * object already loaded (by name or soname).  On x86-64, i386, aarch64, arm and riscv64 the
- * module also sees those calls: la_symbind binds every PLT call of dlopen() to dlnote_dlopen_wrapper, which notes the caller
- * (from its return address) and the name, then jumps to the real dlopen() with the stack as the
- * caller left it, so that glibc still sees the caller's return address (it picks the namespace
- * and the RUNPATH from it).  When the name is that of an object already loaded, the wrapper
- * writes the lines the loader will not cause.  A call through a GOT entry (-fno-plt) or a
- * pointer from dlsym() is not bound through la_symbind and is seen only when it loads something.
- * Either way each (caller, name) is written once per process, so repeated dlopen() and
- * RTLD_NOLOAD of a loaded object are recorded once.  A name searched but never mapped (missing,
- * or RTLD_NOLOAD of an object not loaded) has an "asked" line and no "loaded" line.
+ * module also sees those calls: la_symbind binds every PLT call of dlopen() to
+ * dlnote_dlopen_wrapper, which notes the caller (from its return address) and the name, then jumps
+ * to the real dlopen() with the stack as the caller left it, so that glibc still sees the caller's
+ * return address (it picks the namespace and the RUNPATH from it).  When the name is that of an
+ * object already loaded, the wrapper writes the lines the loader will not cause.  A call through a
+ * GOT entry (-fno-plt) or a pointer from dlsym() is not bound through la_symbind and is seen only
+ * when it loads something. Either way each (caller, name) is written once per process, so repeated
+ * dlopen() and RTLD_NOLOAD of a loaded object are recorded once.  A name searched but never mapped
+ * (missing, or RTLD_NOLOAD of an object not loaded) has an "asked" line and no "loaded" line.
  *
  * The loader serialises its callbacks under its load lock; the wrapper runs outside it, so the
  * state both use (the loaded objects, the pairs written, the trace) is under a lock of ours,
- * always taken after the loader's.  Each line is written by one write() on a descriptor opened with O_APPEND for it
- * alone: Linux serialises O_APPEND writes to a regular file on local filesystems, so lines from
- * concurrent processes never interleave (not so on NFS).  The descriptor is closed at once, so a
- * program that closes every descriptor it does not know loses nothing.
+ * always taken after the loader's.  Each line is written by one write() on a descriptor opened with
+ * O_APPEND for it alone: Linux serialises O_APPEND writes to a regular file on local filesystems,
+ * so lines from concurrent processes never interleave (not so on NFS).  The descriptor is closed at
+ * once, so a program that closes every descriptor it does not know loses nothing.
  *
  * libc only, and never built with a sanitizer: it runs inside other programs' loaders. */
 #include <dlfcn.h>
@@ -53,10 +53,9 @@
 
 enum kind { ASK_DLOPEN, ASK_NEEDED };
 
-
 static struct {
-	int started;                   /* the start-up objects are all loaded */
-	int adding;                    /* between LA_ACT_ADD and LA_ACT_CONSISTENT */
+	int started; /* the start-up objects are all loaded */
+	int adding;  /* between LA_ACT_ADD and LA_ACT_CONSISTENT */
 	struct link_map *main_map;
 	/* The last name asked, until its object is mapped or another name is asked; write: its
 	 * lines are written (the pair is new). */
@@ -90,12 +89,10 @@ static void lock_pairs(void)
 	if (lock())
 		st.nseen = 0;
 }
-static void put_loaded(struct line *l, const char *by, const char *caller, const char *name, struct link_map *map);
+static void put_loaded(struct line *l, const char *by, const char *caller, const char *name,
+		       struct link_map *map);
 
-
-static const char *const kind_names[] = { "dlopen", "needed" };
-
-
+static const char *const kind_names[] = {"dlopen", "needed"};
 
 static const char *map_path(struct link_map *m, char *buf)
 {
@@ -202,7 +199,8 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 	static char buf[PATH_MAX];
 	const char *caller;
 
-	if (flag != LA_SER_ORIG && st.pending && st.kind == ASK_DLOPEN && strlen(name) < sizeof st.candidate)
+	if (flag != LA_SER_ORIG && st.pending && st.kind == ASK_DLOPEN &&
+	    strlen(name) < sizeof st.candidate)
 		strcpy(st.candidate, name);
 	if (flag != LA_SER_ORIG || !st.started || !out.trace || !loader)
 		return (char *)name;
@@ -229,7 +227,8 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 	return (char *)name;
 }
 
-static void put_loaded(struct line *l, const char *by, const char *caller, const char *name, struct link_map *map)
+static void put_loaded(struct line *l, const char *by, const char *caller, const char *name,
+		       struct link_map *map)
 {
 	static char buf[PATH_MAX];
 
@@ -245,7 +244,7 @@ unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
 	*cookie = (uintptr_t)map;
 	if (!st.main_map)
-		st.main_map = map;       /* the first object reported is the program */
+		st.main_map = map; /* the first object reported is the program */
 	lock_pairs();
 	if (st.nmaps < MAPS_MAX) {
 		struct loaded *m = &st.maps[st.nmaps++];
@@ -267,7 +266,7 @@ unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 
 unsigned la_objclose(uintptr_t *cookie)
 {
-	settle();                /* dlclose(), or the end of the process: _dl_fini closes every object */
+	settle(); /* dlclose(), or the end of the process: _dl_fini closes every object */
 	lock_pairs();
 	for (size_t i = 0; i < st.nmaps; i++)
 		if (st.maps[i].map == (struct link_map *)*cookie) {
@@ -278,7 +277,7 @@ unsigned la_objclose(uintptr_t *cookie)
 	return 0;
 }
 
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) ||        \
 	(defined(__riscv) && __riscv_xlen == 64)
 #define DLOPEN_WRAPPER 1
 /* The dlopen() the program's PLT calls were bound to (one definition: an interposer's is left
@@ -311,8 +310,8 @@ __asm__(".text\n"
 	".type dlnote_dlopen_wrapper,@function\n"
 	"dlnote_dlopen_wrapper:\n"
 	"\tsubl $4, %esp\n"
-	"\tpushl 8(%esp)\n"            /* name */
-	"\tpushl 8(%esp)\n"            /* the caller's return address */
+	"\tpushl 8(%esp)\n" /* name */
+	"\tpushl 8(%esp)\n" /* the caller's return address */
 	"\tcall dlnote_before_dlopen\n"
 	"\taddl $12, %esp\n"
 	"\tcall 1f\n"
@@ -374,7 +373,8 @@ static struct loaded *find_loaded(const char *name, Lmid_t lmid)
 {
 	for (size_t i = 0; i < st.nmaps; i++) {
 		struct loaded *m = &st.maps[i];
-		if (m->lmid == lmid && ((m->asked[0] && strcmp(m->asked, name) == 0) || (m->map->l_name && strcmp(m->map->l_name, name) == 0) ||
+		if (m->lmid == lmid && ((m->asked[0] && strcmp(m->asked, name) == 0) ||
+					(m->map->l_name && strcmp(m->map->l_name, name) == 0) ||
 					strcmp(map_soname(m->map), name) == 0))
 			return m;
 	}
@@ -391,7 +391,8 @@ void dlnote_before_dlopen(void *ret, const char *name)
 	Lmid_t lmid = LM_ID_BASE;
 	Dl_info info;
 
-	if (!st.started || !out.trace || !name || !dladdr1(ret, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
+	if (!st.started || !out.trace || !name ||
+	    !dladdr1(ret, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
 		return;
 	lock_pairs();
 	for (size_t i = 0; i < st.nmaps; i++)
@@ -422,14 +423,14 @@ static uintptr_t dlopen_bind(uintptr_t value)
 #endif
 
 /* Every PLT binding (lazy, or at load time with BIND_NOW: glibc 2.35 and later) of the objects
- * la_objopen asked about: dlopen() to its wrapper where there is one, exec and spawn functions to their
- * watchers (audit_exec.c) everywhere. */
+ * la_objopen asked about: dlopen() to its wrapper where there is one, exec and spawn functions to
+ * their watchers (audit_exec.c) everywhere. */
 #if __ELF_NATIVE_CLASS == 64
-uintptr_t la_symbind64(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook, unsigned *flags,
-		       const char *symname)
+uintptr_t la_symbind64(ElfW(Sym) * sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook,
+		       unsigned *flags, const char *symname)
 #else
-uintptr_t la_symbind32(ElfW(Sym) *sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook, unsigned *flags,
-		       const char *symname)
+uintptr_t la_symbind32(ElfW(Sym) * sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook,
+		       unsigned *flags, const char *symname)
 #endif
 {
 	(void)ndx, (void)refcook, (void)defcook, (void)flags;

@@ -40,7 +40,8 @@ int io_write_at(int fd, uint64_t off, const void *buf, uint64_t len, struct err 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return err_set(e, "write failed: %s", n < 0 ? strerror(errno) : "no progress");
+			return err_set(e, "write failed: %s",
+				       n < 0 ? strerror(errno) : "no progress");
 		p += n, off += (uint64_t)n, len -= (uint64_t)n;
 	}
 	return 0;
@@ -56,7 +57,8 @@ int io_write_all(int fd, const void *buf, uint64_t len, const char *what, struct
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return err_set(e, "%s: write failed: %s", what, n < 0 ? strerror(errno) : "no progress");
+			return err_set(e, "%s: write failed: %s", what,
+				       n < 0 ? strerror(errno) : "no progress");
 		p += n, len -= (uint64_t)n;
 	}
 	return 0;
@@ -71,7 +73,8 @@ int io_writev_at(int fd, uint64_t off, struct iovec *iov, int n, struct err *e)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return err_set(e, "write failed: %s", w < 0 ? strerror(errno) : "no progress");
+			return err_set(e, "write failed: %s",
+				       w < 0 ? strerror(errno) : "no progress");
 		off += (uint64_t)w;
 		for (; n && (size_t)w >= iov->iov_len; n--, iov++)
 			w -= (ssize_t)iov->iov_len;

@@ -63,7 +63,7 @@ int json_eat(struct json *j, int c)
 
 static const char *describe(int c)
 {
-	static const char *const names[] = { "end of text", "NUL byte", "byte" };
+	static const char *const names[] = {"end of text", "NUL byte", "byte"};
 
 	if (c < 0)
 		return names[0];
@@ -162,9 +162,14 @@ int json_string(struct json *j, struct buf *decoded)
 			adv(j);
 			c = json_peek(j);
 			if (c == 'u')
-				return json_error(j, "\\u escapes are not allowed (spec: no \\uXXXX escaping)");
+				return json_error(
+					j,
+					"\\u escapes are not allowed (spec: no \\uXXXX escaping)");
 			if (c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't')
-				return json_error(j, "escape \\%c encodes a control character, which the spec forbids", c);
+				return json_error(j,
+						  "escape \\%c encodes a control character, which "
+						  "the spec forbids",
+						  c);
 			if (c != '"' && c != '\\' && c != '/')
 				return json_error(j, "invalid escape in string");
 			if (decoded)
@@ -173,8 +178,9 @@ int json_string(struct json *j, struct buf *decoded)
 			continue;
 		}
 		/* A run of printable ASCII at once: a 16 MiB payload is mostly that. */
-		for (n = j->i; n < j->len && (unsigned char)j->s[n] >= 0x20 && (unsigned char)j->s[n] < 0x7f && j->s[n] != '"' &&
-		     j->s[n] != '\\'; n++)
+		for (n = j->i; n < j->len && (unsigned char)j->s[n] >= 0x20 &&
+			       (unsigned char)j->s[n] < 0x7f && j->s[n] != '"' && j->s[n] != '\\';
+		     n++)
 			;
 		if (n > j->i) {
 			if (decoded)
@@ -189,7 +195,10 @@ int json_string(struct json *j, struct buf *decoded)
 		if (cp == 0)
 			return json_error(j, "NUL byte in string");
 		if (is_control(cp))
-			return json_error(j, "control character U+%04X in string (spec forbids control characters)", (unsigned)cp);
+			return json_error(j,
+					  "control character U+%04X in string (spec forbids "
+					  "control characters)",
+					  (unsigned)cp);
 		if (decoded)
 			buf_put(decoded, j->s + j->i, n);
 		while (n--)
@@ -258,7 +267,7 @@ static int number(struct json *j, struct buf *out)
 
 static int literal(struct json *j, struct buf *out)
 {
-	static const char *const words[] = { "true", "false", "null" };
+	static const char *const words[] = {"true", "false", "null"};
 	size_t k, n;
 
 	for (k = 0; k < 3; k++) {
@@ -276,7 +285,7 @@ static int literal(struct json *j, struct buf *out)
 /* A string, re-emitted canonically; also fed to the key set when it is an object key. */
 static int string_out(struct json *j, struct buf *out, struct json_keyset *ks)
 {
-	struct buf tmp = { 0 };
+	struct buf tmp = {0};
 	size_t line = j->line, col = j->col;
 	int r = json_string(j, &tmp);
 
@@ -290,8 +299,8 @@ static int string_out(struct json *j, struct buf *out, struct json_keyset *ks)
 }
 
 struct frame {
-	char close;        /* ']' or '}' */
-	size_t first_key;  /* index of this object's first key in the key set */
+	char close;       /* ']' or '}' */
+	size_t first_key; /* index of this object's first key in the key set */
 };
 
 /* Iterative: the depth bound is checked before each push, so hostile nesting costs nothing
@@ -299,7 +308,7 @@ struct frame {
 int json_value(struct json *j, int depth, struct buf *out)
 {
 	struct frame st[JSON_MAX_DEPTH];
-	struct json_keyset ks = { 0 };
+	struct json_keyset ks = {0};
 	int sp = 0, c, r = -1;
 
 value:
@@ -406,7 +415,7 @@ static int keyref_cmp(const void *a, const void *b)
 		return c;
 	if (x->k->len != y->k->len)
 		return x->k->len < y->k->len ? -1 : 1;
-	return x->k < y->k ? -1 : (x->k > y->k);      /* document order among equals */
+	return x->k < y->k ? -1 : (x->k > y->k); /* document order among equals */
 }
 
 int json_keyset_close(struct json_keyset *ks, size_t first, struct err *e)
@@ -420,9 +429,13 @@ int json_keyset_close(struct json_keyset *ks, size_t first, struct err *e)
 	for (i = 1; n <= 8 && i < n && rc == 0; i++)
 		for (k = 0; k < i && rc == 0; k++) {
 			const struct json_key *a = &ks->k[first + k], *b = &ks->k[first + i];
-			if (a->len == b->len && memcmp(ks->text.p + a->off, ks->text.p + b->off, a->len) == 0)
-				rc = err_set(e, "line %zu, column %zu: duplicate key \"%.*s\" (keys must be unique)",
-					     b->line, b->col, (int)(b->len > 64 ? 64 : b->len), ks->text.p + b->off);
+			if (a->len == b->len &&
+			    memcmp(ks->text.p + a->off, ks->text.p + b->off, a->len) == 0)
+				rc = err_set(e,
+					     "line %zu, column %zu: duplicate key \"%.*s\" (keys "
+					     "must be unique)",
+					     b->line, b->col, (int)(b->len > 64 ? 64 : b->len),
+					     ks->text.p + b->off);
 		}
 	if (n > 8) {
 		r = xcalloc(n, sizeof *r);
@@ -434,9 +447,13 @@ int json_keyset_close(struct json_keyset *ks, size_t first, struct err *e)
 		}
 		qsort(r, n, sizeof *r, keyref_cmp);
 		for (i = 1; i < n && rc == 0; i++) {
-			if (r[i].k->len == r[i - 1].k->len && memcmp(r[i].p, r[i - 1].p, r[i].k->len) == 0)
-				rc = err_set(e, "line %zu, column %zu: duplicate key \"%.*s\" (keys must be unique)",
-					     r[i].k->line, r[i].k->col, (int)(r[i].k->len > 64 ? 64 : r[i].k->len), r[i].p);
+			if (r[i].k->len == r[i - 1].k->len &&
+			    memcmp(r[i].p, r[i - 1].p, r[i].k->len) == 0)
+				rc = err_set(e,
+					     "line %zu, column %zu: duplicate key \"%.*s\" (keys "
+					     "must be unique)",
+					     r[i].k->line, r[i].k->col,
+					     (int)(r[i].k->len > 64 ? 64 : r[i].k->len), r[i].p);
 		}
 		free(r);
 	}

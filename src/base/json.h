@@ -19,14 +19,14 @@
 struct json {
 	const unsigned char *s;
 	size_t len, i;
-	size_t line, col;        /* position of s[i], both 1-based; col counts characters */
+	size_t line, col; /* position of s[i], both 1-based; col counts characters */
 	struct err *e;
 };
 
 void json_init(struct json *j, const char *text, size_t len, struct err *e);
 void json_ws(struct json *j);
-int json_peek(struct json *j);                 /* next byte, or -1 at the end */
-int json_eat(struct json *j, int c);           /* consume c if it is next; 1 if consumed */
+int json_peek(struct json *j);       /* next byte, or -1 at the end */
+int json_eat(struct json *j, int c); /* consume c if it is next; 1 if consumed */
 int json_expect(struct json *j, int c, const char *what);
 int json_error(struct json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -48,7 +48,7 @@ const char *json_check_text(const char *s, size_t len);
 /* Key uniqueness (RFC 8259 §4, required by the spec): keys of one object are collected, then
  * checked together in O(n log n) when the object closes. */
 struct json_key {
-	size_t off, len;           /* into keyset.text */
+	size_t off, len; /* into keyset.text */
 	size_t line, col;
 };
 struct json_keyset {

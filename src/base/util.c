@@ -175,7 +175,8 @@ static size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
 			return 0;
 		c = c << 6 | (p[i] & 0x3f);
 	}
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
 		return 0;
 	*cp = c;
 	return len;
@@ -196,13 +197,14 @@ void buf_put_text(struct buf *b, const char *s, size_t len)
 			buf_printf(b, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
 			i++;
 		} else if (c < 0x80) {
-			buf_printf(b, "\\%03o", c);        /* ESC is \033, DEL \177 */
+			buf_printf(b, "\\%03o", c); /* ESC is \033, DEL \177 */
 			i++;
 		} else if ((k = utf8_seq(p + i, len - i, &cp)) && cp >= 0xa0) {
 			buf_put(b, p + i, k);
 			i += k;
 		} else {
-			for (k = k ? k : 1; k--; i++)       /* a C1 control, or a byte that is not UTF-8 */
+			for (k = k ? k : 1; k--;
+			     i++) /* a C1 control, or a byte that is not UTF-8 */
 				buf_printf(b, "\\x%02x", p[i]);
 		}
 	}
@@ -210,7 +212,7 @@ void buf_put_text(struct buf *b, const char *s, size_t len)
 
 void print_text(FILE *f, const char *fmt, ...)
 {
-	struct buf line = { 0 }, out = { 0 };
+	struct buf line = {0}, out = {0};
 	va_list ap;
 	int n;
 
@@ -279,7 +281,8 @@ void free_present(void *p, size_t len)
 #else
 void *alloc_present(size_t len)
 {
-	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -350,10 +353,12 @@ void keyed_sort(struct keyed *v, size_t n)
 		qsort(v, n, sizeof *v, keyed_cmp);
 		return;
 	}
-	for (size_t i = 1; i < n; i++) {        /* insertion: few moves when mostly in order */
+	for (size_t i = 1; i < n; i++) { /* insertion: few moves when mostly in order */
 		struct keyed t = v[i];
 		size_t j = i;
-		for (; j > 0 && (v[j - 1].key > t.key || (v[j - 1].key == t.key && v[j - 1].val > t.val)); j--)
+		for (; j > 0 &&
+		       (v[j - 1].key > t.key || (v[j - 1].key == t.key && v[j - 1].val > t.val));
+		     j--)
 			v[j] = v[j - 1];
 		v[j] = t;
 	}
@@ -387,7 +392,7 @@ const struct key *keys_find(const struct key *v, size_t n, const char *p, size_t
 {
 	size_t lo = 0, hi = n;
 
-	while (lo < hi) {               /* the first key not below (p, len) */
+	while (lo < hi) { /* the first key not below (p, len) */
 		size_t mid = lo + (hi - lo) / 2;
 		if (key_bytes_cmp(p, len, &v[mid]) > 0)
 			lo = mid + 1;

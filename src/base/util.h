@@ -13,7 +13,7 @@
 /* The one error type.  A stage fills it and returns -1; the command line (src/cli/) prints
  * "dlnote-inject: PATH: msg" and chooses the exit status from `usage`. */
 struct err {
-	int usage;                 /* the fault is in what the command line gave (an option's value) */
+	int usage; /* the fault is in what the command line gave (an option's value) */
 	char msg[512];
 };
 
@@ -61,7 +61,7 @@ void buf_put_text(struct buf *b, const char *s, size_t len);
  * goes through here (errors, -v logs, tables, listings, lint). */
 void print_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-void *xcalloc(size_t n, size_t size);     /* NULL on overflow or failure */
+void *xcalloc(size_t n, size_t size); /* NULL on overflow or failure */
 void *xrealloc(void *p, size_t n, size_t size);
 /* A buffer of len bytes whose pages are present from the start (one mapping, no page fault
  * per page on first use), or NULL; freed with free_present(p, len).  Built with

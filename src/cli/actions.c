@@ -23,12 +23,13 @@ void action_file_kind(const struct elf *ef, struct file_kind *k)
 
 /* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
  * its members' entries merged); every other format gathers all files and prints once. */
-int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k, int many,
-		   struct err *e)
+int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k,
+		int many, struct err *e)
 {
-	struct listing one = { 0 };
+	struct listing one = {0};
 	const char *suffix = pkgdeps_rpm_suffix(k->is64, k->machine);
-	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL || o->rep.format == FORMAT_RPM_GENERATE;
+	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL ||
+		       o->rep.format == FORMAT_RPM_GENERATE;
 	int r = 0;
 
 	if (!per_file && report_listing_add(&o->listed, es, path, suffix, &o->rep))
@@ -53,7 +54,8 @@ int action_list(struct opts *o, const char *path, struct entries *es, const stru
 
 /* The lines of a check report, each after "PATH: " (with -q, the errors only); the first
  * error's text is kept for the one-line summary on stderr. */
-static void print_report(const struct opts *o, const char *path, const struct buf *report, char *first, size_t firstsz)
+static void print_report(const struct opts *o, const char *path, const struct buf *report,
+			 char *first, size_t firstsz)
 {
 	for (size_t i = 0, start = 0; i < report->len; i++) {
 		const char *line = report->p + start;
@@ -70,11 +72,11 @@ static void print_report(const struct opts *o, const char *path, const struct bu
 	}
 }
 
-int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int in_archive,
-		 struct err *e)
+int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
+		 int in_archive, struct err *e)
 {
-	struct buf report = { 0 };
-	struct entries es = { 0 };
+	struct buf report = {0};
+	struct entries es = {0};
 	size_t errors = scan_check(ef, sc, &report);
 	long undeclared = 0;
 	char first[400] = "";
@@ -82,7 +84,7 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 	print_report(o, path, &report, first, sizeof first);
 	if (!errors) {
 		struct err ignore;
-		struct buf repeats = { 0 };
+		struct buf repeats = {0};
 		scan_entries(ef, sc, &es, &ignore);
 		errors = travel_repeats(&es, &repeats);
 		travel_dev_names(&es, &repeats);
@@ -90,13 +92,15 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 		buf_free(&repeats);
 	}
 	if (!errors) {
-		/* The lint first (the listing takes the entries over), then the summary: "ok" only when
-		 * nothing failed, so it is never followed by a failure. */
+		/* The lint first (the listing takes the entries over), then the summary: "ok" only
+		 * when nothing failed, so it is never followed by a failure. */
 		if (o->recorded_path)
 			undeclared = trace_check(&o->trace, ef, sc, path, &es, stdout, e);
 		if (!o->quiet && !in_archive && !undeclared)
-			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n, es.n == 1 ? "y" : "ies");
-		if (o->expect_path && undeclared >= 0 && report_listing_add(&o->listed, &es, path, "", NULL)) {
+			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n,
+				   es.n == 1 ? "y" : "ies");
+		if (o->expect_path && undeclared >= 0 &&
+		    report_listing_add(&o->listed, &es, path, "", NULL)) {
 			manifest_free(&es);
 			buf_free(&report);
 			return err_oom(e);
@@ -105,16 +109,21 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 	manifest_free(&es);
 	buf_free(&report);
 	if (undeclared)
-		return undeclared < 0 ? -1 : err_set(e, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
-						     undeclared == 1 ? "y" : "ies", o->recorded_path);
+		return undeclared < 0
+			       ? -1
+			       : err_set(e, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
+					 undeclared == 1 ? "y" : "ies", o->recorded_path);
 	/* One line on stderr that names the cause (a build log may show nothing else). */
-	return errors ? err_set(e, "%zu error%s in dlopen notes%s%s", errors, errors == 1 ? "" : "s",
-				first[0] ? (errors == 1 ? ": " : ", the first: ") : "", first) : 0;
+	return errors ? err_set(e, "%zu error%s in dlopen notes%s%s", errors,
+				errors == 1 ? "" : "s",
+				first[0] ? (errors == 1 ? ": " : ", the first: ") : "", first)
+		      : 0;
 }
 
-int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e)
+int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
+		    struct err *e)
 {
-	struct entries es = { 0 };
+	struct entries es = {0};
 	int r = scan_entries(ef, sc, &es, e);
 
 	if (r == 0)
@@ -126,13 +135,13 @@ int action_discover(struct opts *o, const char *path, const struct elf *ef, cons
 
 /* The edit of one object as a plan (printed with -v, -vv, unless the caller made pl quiet: a
  * plan made only to measure or compare); `label` names it in messages. */
-int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,
-		     struct err *e)
+int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc,
+		     struct plan *pl, struct err *e)
 {
 	int show = o->verbose && !pl->quiet;
-	struct entries final = { 0 };
+	struct entries final = {0};
 	const struct entries *want = &final;
-	struct buf note = { 0 }, *whole = &note;
+	struct buf note = {0}, *whole = &note;
 	/* Replace gives every object the same entries: what is derived from them alone is kept
 	 * from one object (archive member) to the next, per byte order. */
 	struct objplan_memo *memo = o->mode == MODE_REPLACE ? &o->memo[ef->big != 0] : NULL;
@@ -153,9 +162,11 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		goto out;
 	}
 	if (ef->type == ET_REL_ && want->n && elf_is_gcc_lto(ef)) {
-		err_set(e, "GCC LTO object (-flto): the LTO plugin drops the notes of such objects when "
-			"it links them; build it with -fno-lto, or compile the entries in with --header (see "
-			"dlnote-inject(1))");
+		err_set(e, "GCC LTO object (-flto): the LTO plugin drops the notes of such objects "
+			   "when "
+			   "it links them; build it with -fno-lto, or compile the entries in with "
+			   "--header (see "
+			   "dlnote-inject(1))");
 		goto out;
 	}
 	if (memo && memo->whole_ready)
@@ -167,12 +178,14 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	/* Objects: one COMDAT group per entry; merge keeps every group the object has.  The whole
 	 * note is encoded for both: a linked program carries all the entries as one array, so its
 	 * size limit holds for objects too. */
-	if (ef->type == ET_REL_ ? objplan(ef, sc, want, o->mode == MODE_MERGE, pl, memo, e) : layout_plan(ef, sc, whole, pl, e))
+	if (ef->type == ET_REL_ ? objplan(ef, sc, want, o->mode == MODE_MERGE, pl, memo, e)
+				: layout_plan(ef, sc, whole, pl, e))
 		goto out;
 	r = 0;
 	if (show) {
 		print_text(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
-		for (size_t i = 0, start = 0; i < pl->log.len; i++)   /* line by line: names come from the file */
+		for (size_t i = 0, start = 0; i < pl->log.len;
+		     i++) /* line by line: names come from the file */
 			if (pl->log.p[i] == '\n') {
 				print_text(stderr, "%.*s\n", (int)(i - start), pl->log.p + start);
 				start = i + 1;
@@ -180,19 +193,24 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	}
 	if (show && o->verbose > 1) {
 		/* -vv: the plan itself, as the writer will carry it out. */
-		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n", (unsigned long long)pl->keep, pl->n,
-			(unsigned long long)pl->out_size);
+		fprintf(stderr, "copy input bytes 0x0-0x%llx, then %zu patches, size 0x%llx:\n",
+			(unsigned long long)pl->keep, pl->n, (unsigned long long)pl->out_size);
 		for (size_t i = 0; i < pl->n; i++) {
 			const struct patch *p = &pl->p[i];
-			fprintf(stderr, "  0x%llx +0x%llx ", (unsigned long long)p->off, (unsigned long long)p->len);
+			fprintf(stderr, "  0x%llx +0x%llx ", (unsigned long long)p->off,
+				(unsigned long long)p->len);
 			if (p->xform)
-				fprintf(stderr, "copied from input offset 0x%llx, section indexes renumbered\n", (unsigned long long)p->src);
+				fprintf(stderr,
+					"copied from input offset 0x%llx, section indexes "
+					"renumbered\n",
+					(unsigned long long)p->src);
 			else if (p->data)
 				fprintf(stderr, "new bytes\n");
 			else if (p->src == PATCH_ZERO)
 				fprintf(stderr, "zeros\n");
 			else
-				fprintf(stderr, "copied from input offset 0x%llx\n", (unsigned long long)p->src);
+				fprintf(stderr, "copied from input offset 0x%llx\n",
+					(unsigned long long)p->src);
 		}
 	}
 out:
@@ -201,19 +219,19 @@ out:
 	return r;
 }
 
-int action_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
-		   const struct scan *sc, struct err *e)
+int action_edit(struct opts *o, const char *path, int fd, const struct stat *st,
+		const struct elf *ef, const struct scan *sc, struct err *e)
 {
-	struct plan pl = { 0 };
+	struct plan pl = {0};
 	int r = action_plan_edit(o, path, ef, sc, &pl, e);
 
 	if (r == 0 && !(pl.unchanged && !o->output)) {
 		if (strcmp(o->output ? o->output : "", "-") == 0)
 			r = output_stream(fd, &pl, STDOUT_FILENO, e);
 		else
-			r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output, &o->out, e);
+			r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output,
+					 &o->out, e);
 	}
 	plan_free(&pl);
 	return r;
 }
-

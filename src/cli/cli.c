@@ -19,7 +19,8 @@
 
 static const char usage_text[] =
 	"Usage: " PROGRAM_NAME " [OPTIONS] FILE...\n"
-	"Add, replace, merge, remove, list or check the .note.dlopen ELF note (FDO dlopen metadata)\n"
+	"Add, replace, merge, remove, list or check the .note.dlopen ELF note (FDO dlopen "
+	"metadata)\n"
 	"in objects, static archives, executables and shared libraries.\n"
 	"\n"
 	"Entries:\n"
@@ -49,14 +50,17 @@ static const char usage_text[] =
 	"      --only-priority L   for --list: only these priorities (comma-separated)\n"
 	"      --rpm-requires[=L]  rpm Requires: for the entries of these features (all without\n"
 	"                          L); also --rpm-recommends, --rpm-suggests; they imply --list\n"
-	"      --deb-map PATH      for --format=deb: soname-to-package lines (dpkg-query --search)\n"
+	"      --deb-map PATH      for --format=deb: soname-to-package lines (dpkg-query "
+	"--search)\n"
 	"      --rpm-generate K    be rpm's dependency generator for K (requires, recommends or\n"
 	"                          suggests): file names on standard input, one dependency a line\n"
 	"      --rpm-package NAME  for --rpm-generate: the subpackage being generated (%{name})\n"
 	"      --rpm-features T    for --rpm-generate: SUBPACKAGE:FEATURE:LEVEL overrides (globs;\n"
 	"                          LEVEL required, recommended, suggested or ignored)\n"
-	"      --rpm-protocol P    for --rpm-generate: singlefile (default) or multifile (rpm 4.20)\n"
-	"      --expect MANIFEST   for --check: print the differences from MANIFEST, exit 1 if any\n"
+	"      --rpm-protocol P    for --rpm-generate: singlefile (default) or multifile (rpm "
+	"4.20)\n"
+	"      --expect MANIFEST   for --check: print the differences from MANIFEST, exit 1 if "
+	"any\n"
 	"      --skip-non-elf      skip files that are not ELF, quietly\n"
 	"      --member NAME       in ar archives, only this member (repeatable); by default\n"
 	"                          every ELF member is read and edited\n"
@@ -99,18 +103,17 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-
 /* ---- entries from flags ---- */
 
 struct flag_entry {
 	struct entry_spec spec;
-	size_t cap;                /* of spec.sonames */
+	size_t cap; /* of spec.sonames */
 	int open;
 };
 
 static int flush_flag_entry(struct flag_entry *f, struct entries *out)
 {
-	struct err e = { 0 };
+	struct err e = {0};
 	int r = 0;
 
 	if (f->open && out && manifest_entry_from_spec(&f->spec, out, &e)) {
@@ -125,67 +128,95 @@ static int flush_flag_entry(struct flag_entry *f, struct entries *out)
 static int set_once(const char **slot, const char *value, const char *flag)
 {
 	if (*slot) {
-		fprintf(stderr, PROGRAM_NAME ": %s given twice for one entry (start another with --feature)\n", flag);
+		fprintf(stderr,
+			PROGRAM_NAME
+			": %s given twice for one entry (start another with --feature)\n",
+			flag);
 		return -1;
 	}
 	*slot = value;
 	return 0;
 }
 
-
 /* ---- options ---- */
 
 enum {
-	OPT_FEATURE = 256, OPT_SONAME, OPT_DESCRIPTION, OPT_PRIORITY, OPT_MERGE, OPT_REMOVE, OPT_LIST, OPT_JSON,
-	OPT_CHECK, OPT_VERSION, OPT_FSYNC, OPT_DISCOVER, OPT_FORMAT, OPT_ONLY_FEATURE, OPT_ONLY_PRIORITY,
-	OPT_RPM_SUGGESTS, OPT_RPM_RECOMMENDS, OPT_RPM_REQUIRES, OPT_DEB_MAP, OPT_EXPECT, OPT_SKIP_NON_ELF,
-	OPT_FILES_FROM, OPT_RECORD, OPT_RECORDED, OPT_MEMBER,
-	OPT_RPM_GENERATE, OPT_RPM_PACKAGE, OPT_RPM_FEATURES, OPT_RPM_PROTOCOL, OPT_HEADER,
+	OPT_FEATURE = 256,
+	OPT_SONAME,
+	OPT_DESCRIPTION,
+	OPT_PRIORITY,
+	OPT_MERGE,
+	OPT_REMOVE,
+	OPT_LIST,
+	OPT_JSON,
+	OPT_CHECK,
+	OPT_VERSION,
+	OPT_FSYNC,
+	OPT_DISCOVER,
+	OPT_FORMAT,
+	OPT_ONLY_FEATURE,
+	OPT_ONLY_PRIORITY,
+	OPT_RPM_SUGGESTS,
+	OPT_RPM_RECOMMENDS,
+	OPT_RPM_REQUIRES,
+	OPT_DEB_MAP,
+	OPT_EXPECT,
+	OPT_SKIP_NON_ELF,
+	OPT_FILES_FROM,
+	OPT_RECORD,
+	OPT_RECORDED,
+	OPT_MEMBER,
+	OPT_RPM_GENERATE,
+	OPT_RPM_PACKAGE,
+	OPT_RPM_FEATURES,
+	OPT_RPM_PROTOCOL,
+	OPT_HEADER,
 };
 
 static const struct option longopts[] = {
-	{ "manifest", required_argument, NULL, 'm' },
-	{ "feature", required_argument, NULL, OPT_FEATURE },
-	{ "soname", required_argument, NULL, OPT_SONAME },
-	{ "description", required_argument, NULL, OPT_DESCRIPTION },
-	{ "priority", required_argument, NULL, OPT_PRIORITY },
-	{ "merge", no_argument, NULL, OPT_MERGE },
-	{ "remove", no_argument, NULL, OPT_REMOVE },
-	{ "list", no_argument, NULL, OPT_LIST },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "check", no_argument, NULL, OPT_CHECK },
-	{ "discover", no_argument, NULL, OPT_DISCOVER },
-	{ "record", required_argument, NULL, OPT_RECORD },
-	{ "recorded", required_argument, NULL, OPT_RECORDED },
-	{ "header", no_argument, NULL, OPT_HEADER },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "only-feature", required_argument, NULL, OPT_ONLY_FEATURE },
-	{ "only-priority", required_argument, NULL, OPT_ONLY_PRIORITY },
-	{ "rpm-suggests", optional_argument, NULL, OPT_RPM_SUGGESTS },
-	{ "rpm-recommends", optional_argument, NULL, OPT_RPM_RECOMMENDS },
-	{ "rpm-requires", optional_argument, NULL, OPT_RPM_REQUIRES },
-	{ "deb-map", required_argument, NULL, OPT_DEB_MAP },
-	{ "rpm-generate", required_argument, NULL, OPT_RPM_GENERATE },
-	{ "rpm-package", required_argument, NULL, OPT_RPM_PACKAGE },
-	{ "rpm-features", required_argument, NULL, OPT_RPM_FEATURES },
-	{ "rpm-protocol", required_argument, NULL, OPT_RPM_PROTOCOL },
-	{ "expect", required_argument, NULL, OPT_EXPECT },
-	{ "skip-non-elf", no_argument, NULL, OPT_SKIP_NON_ELF },
-	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
-	{ "member", required_argument, NULL, OPT_MEMBER },
-	{ "null", no_argument, NULL, '0' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "fsync", no_argument, NULL, OPT_FSYNC },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{"manifest", required_argument, NULL, 'm'},
+	{"feature", required_argument, NULL, OPT_FEATURE},
+	{"soname", required_argument, NULL, OPT_SONAME},
+	{"description", required_argument, NULL, OPT_DESCRIPTION},
+	{"priority", required_argument, NULL, OPT_PRIORITY},
+	{"merge", no_argument, NULL, OPT_MERGE},
+	{"remove", no_argument, NULL, OPT_REMOVE},
+	{"list", no_argument, NULL, OPT_LIST},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"check", no_argument, NULL, OPT_CHECK},
+	{"discover", no_argument, NULL, OPT_DISCOVER},
+	{"record", required_argument, NULL, OPT_RECORD},
+	{"recorded", required_argument, NULL, OPT_RECORDED},
+	{"header", no_argument, NULL, OPT_HEADER},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"only-feature", required_argument, NULL, OPT_ONLY_FEATURE},
+	{"only-priority", required_argument, NULL, OPT_ONLY_PRIORITY},
+	{"rpm-suggests", optional_argument, NULL, OPT_RPM_SUGGESTS},
+	{"rpm-recommends", optional_argument, NULL, OPT_RPM_RECOMMENDS},
+	{"rpm-requires", optional_argument, NULL, OPT_RPM_REQUIRES},
+	{"deb-map", required_argument, NULL, OPT_DEB_MAP},
+	{"rpm-generate", required_argument, NULL, OPT_RPM_GENERATE},
+	{"rpm-package", required_argument, NULL, OPT_RPM_PACKAGE},
+	{"rpm-features", required_argument, NULL, OPT_RPM_FEATURES},
+	{"rpm-protocol", required_argument, NULL, OPT_RPM_PROTOCOL},
+	{"expect", required_argument, NULL, OPT_EXPECT},
+	{"skip-non-elf", no_argument, NULL, OPT_SKIP_NON_ELF},
+	{"files-from", required_argument, NULL, OPT_FILES_FROM},
+	{"member", required_argument, NULL, OPT_MEMBER},
+	{"null", no_argument, NULL, '0'},
+	{"output", required_argument, NULL, 'o'},
+	{"fsync", no_argument, NULL, OPT_FSYNC},
+	{"verbose", no_argument, NULL, 'v'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
 };
 
 static const char *mode_name(enum mode m)
 {
-	static const char *const names[] = { "replace", "--merge", "--remove", "--list", "--check", "--discover", "--record", "--header" };
+	static const char *const names[] = {"replace", "--merge",    "--remove", "--list",
+					    "--check", "--discover", "--record", "--header"};
 	return names[m];
 }
 
@@ -221,7 +252,9 @@ static int add_ranks(struct opts *o, const char *list)
 		end = end ? end : p + strlen(p);
 		k = deps_rank_parse(p, (size_t)(end - p));
 		if (k < 0)
-			return usage_error("--only-priority: '%.*s' is not required, recommended or suggested", (int)(end - p), p);
+			return usage_error(
+				"--only-priority: '%.*s' is not required, recommended or suggested",
+				(int)(end - p), p);
 		o->rep.only_rank |= 1u << k;
 		if (!*end)
 			return 0;
@@ -244,14 +277,17 @@ static int add_rpm_tag(struct opts *o, int rank, const char *opt, const char *li
 static int rpm_generator_opt(struct opts *o, int c, const char *arg)
 {
 	struct rpm_generator *g = &o->rep.gen;
-	struct err e = { 0 };
+	struct err e = {0};
 	int kind;
 
 	if (c != OPT_RPM_GENERATE) {
 		if (!o->gen_opt)
-			o->gen_opt = c == OPT_RPM_PACKAGE ? "--rpm-package" : c == OPT_RPM_FEATURES ? "--rpm-features" : "--rpm-protocol";
+			o->gen_opt = c == OPT_RPM_PACKAGE    ? "--rpm-package"
+				     : c == OPT_RPM_FEATURES ? "--rpm-features"
+							     : "--rpm-protocol";
 	} else if ((kind = pkgdeps_kind_parse(arg)) < 0) {
-		return usage_error("--rpm-generate: '%s' is not requires, recommends or suggests", arg);
+		return usage_error("--rpm-generate: '%s' is not requires, recommends or suggests",
+				   arg);
 	} else if (o->generate && kind != g->kind) {
 		return usage_error("%s", "--rpm-generate: one kind of dependency per run");
 	} else {
@@ -266,7 +302,8 @@ static int rpm_generator_opt(struct opts *o, int c, const char *arg)
 		return usage_error("--rpm-features: %s", e.msg);
 	if (c == OPT_RPM_PROTOCOL) {
 		if (strcmp(arg, "multifile") != 0 && strcmp(arg, "singlefile") != 0)
-			return usage_error("--rpm-protocol: '%s' is not singlefile or multifile", arg);
+			return usage_error("--rpm-protocol: '%s' is not singlefile or multifile",
+					   arg);
 		g->multifile = strcmp(arg, "multifile") == 0;
 	}
 	return 0;
@@ -285,17 +322,22 @@ static int push_soname(struct flag_entry *f, const char *name)
 }
 
 /* Returns -1 to continue, else an exit status; the entry being built stays in *cur. */
-static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *cur, struct entries *flagged)
+static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *cur,
+		      struct entries *flagged)
 {
 	int c, bad = 0;
 
-	opterr = 0;               /* our own one-line messages */
+	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, ":m:o:vqh0", longopts, NULL)) != -1 && !bad) {
-		if ((c == 'm' || c == OPT_EXPECT || c == OPT_DEB_MAP || c == OPT_FILES_FROM) && strcmp(optarg, "-") == 0) {
-			const char *opt = c == 'm' ? "--manifest" : c == OPT_EXPECT ? "--expect" :
-					  c == OPT_DEB_MAP ? "--deb-map" : "--files-from";
+		if ((c == 'm' || c == OPT_EXPECT || c == OPT_DEB_MAP || c == OPT_FILES_FROM) &&
+		    strcmp(optarg, "-") == 0) {
+			const char *opt = c == 'm'           ? "--manifest"
+					  : c == OPT_EXPECT  ? "--expect"
+					  : c == OPT_DEB_MAP ? "--deb-map"
+							     : "--files-from";
 			if (o->stdin_user) {
-				bad = usage_error("%s - and %s - cannot both read standard input", o->stdin_user, opt);
+				bad = usage_error("%s - and %s - cannot both read standard input",
+						  o->stdin_user, opt);
 				continue;
 			}
 			o->stdin_user = opt;
@@ -316,9 +358,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			cur->open = 1;
 			cur->spec.feature = optarg;
 			break;
-		case OPT_SONAME:
-			bad = push_soname(cur, optarg);
-			break;
+		case OPT_SONAME: bad = push_soname(cur, optarg); break;
 		case OPT_DESCRIPTION:
 			cur->open = 1;
 			bad = set_once(&cur->spec.description, optarg, "--description");
@@ -332,24 +372,39 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_LIST: bad = set_mode(o, MODE_LIST); break;
 		case OPT_CHECK: bad = set_mode(o, MODE_CHECK); break;
 		case OPT_DISCOVER: bad = set_mode(o, MODE_DISCOVER); break;
-		case OPT_RECORD: o->record_path = optarg; bad = set_mode(o, MODE_RECORD); break;
+		case OPT_RECORD:
+			o->record_path = optarg;
+			bad = set_mode(o, MODE_RECORD);
+			break;
 		case OPT_RECORDED: o->recorded_path = optarg; break;
 		case OPT_HEADER: bad = set_mode(o, MODE_HEADER); break;
 		case OPT_JSON: bad = set_format(o, FORMAT_JSON, "--json"); break;
 		case OPT_FORMAT:
 			if (report_format_parse(optarg) < 0)
-				return usage_error("--format: unknown format '%s' (table, json, jsonl, sonames, features, rpm or deb)", optarg);
-			bad = set_format(o, (enum report_format)report_format_parse(optarg), "--format");
+				return usage_error("--format: unknown format '%s' (table, json, "
+						   "jsonl, sonames, features, rpm or deb)",
+						   optarg);
+			bad = set_format(o, (enum report_format)report_format_parse(optarg),
+					 "--format");
 			break;
 		case OPT_ONLY_FEATURE:
 			o->list_only = 1;
 			if (deps_namelist_add(&o->rep.only_feature, optarg))
 				bad = out_of_memory();
 			break;
-		case OPT_ONLY_PRIORITY: o->list_only = 1; bad = add_ranks(o, optarg); break;
-		case OPT_RPM_SUGGESTS: bad = add_rpm_tag(o, RANK_SUGGESTED, "--rpm-suggests", optarg); break;
-		case OPT_RPM_RECOMMENDS: bad = add_rpm_tag(o, RANK_RECOMMENDED, "--rpm-recommends", optarg); break;
-		case OPT_RPM_REQUIRES: bad = add_rpm_tag(o, RANK_REQUIRED, "--rpm-requires", optarg); break;
+		case OPT_ONLY_PRIORITY:
+			o->list_only = 1;
+			bad = add_ranks(o, optarg);
+			break;
+		case OPT_RPM_SUGGESTS:
+			bad = add_rpm_tag(o, RANK_SUGGESTED, "--rpm-suggests", optarg);
+			break;
+		case OPT_RPM_RECOMMENDS:
+			bad = add_rpm_tag(o, RANK_RECOMMENDED, "--rpm-recommends", optarg);
+			break;
+		case OPT_RPM_REQUIRES:
+			bad = add_rpm_tag(o, RANK_REQUIRED, "--rpm-requires", optarg);
+			break;
 		case OPT_DEB_MAP: o->rep.deb_map_path = optarg; break;
 		case OPT_RPM_GENERATE:
 		case OPT_RPM_PACKAGE:
@@ -383,16 +438,10 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_FSYNC: o->out.fsync = 1; break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
-		case OPT_VERSION:
-			printf(PROGRAM_NAME " " VERSION "\n");
-			return EXIT_OK;
-		case 'h':
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default:
-			return usage_error("unrecognized option '%s'", argv[optind - 1]);
+		case OPT_VERSION: printf(PROGRAM_NAME " " VERSION "\n"); return EXIT_OK;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default: return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
 	return bad ? EXIT_USAGE : -1;
@@ -400,7 +449,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 
 static int parse_args(int argc, char **argv, struct opts *o, struct entries *flagged)
 {
-	struct flag_entry cur = { 0 };
+	struct flag_entry cur = {0};
 	int r = parse_loop(argc, argv, o, &cur, flagged);
 
 	if (flush_flag_entry(&cur, r < 0 ? flagged : NULL) && r < 0)
@@ -413,8 +462,10 @@ static int check_usage(struct opts *o, int nfiles)
 	if (o->mode == MODE_RECORD)
 		return nfiles ? -1 : usage_error("%s", "--record needs a COMMAND (after '--')");
 	if (o->mode == MODE_HEADER && !o->output)
-		return usage_error("%s", "--header needs -o PATH (the header to write; '-': standard output)");
-	if (o->mode == MODE_HEADER && (o->files_from || o->nmembers || o->recorded_path || o->expect_path || o->list_only))
+		return usage_error(
+			"%s", "--header needs -o PATH (the header to write; '-': standard output)");
+	if (o->mode == MODE_HEADER &&
+	    (o->files_from || o->nmembers || o->recorded_path || o->expect_path || o->list_only))
 		return usage_error("%s", "--header takes manifests, entries and -o only");
 	if (o->mode == MODE_HEADER)
 		return -1;
@@ -425,7 +476,9 @@ static int check_usage(struct opts *o, int nfiles)
 	/* rpm hands a generator the file names on standard input. */
 	if (o->generate && nfiles == 0 && !o->files_from) {
 		if (o->stdin_user)
-			return usage_error("--rpm-generate reads the file names on standard input: %s - cannot", o->stdin_user);
+			return usage_error("--rpm-generate reads the file names on standard input: "
+					   "%s - cannot",
+					   o->stdin_user);
 		o->files_from = "-";
 	}
 	if (nfiles == 0 && !o->files_from)
@@ -438,26 +491,30 @@ static int check_usage(struct opts *o, int nfiles)
 		return usage_error("-o/--output cannot be used with %s", mode_name(o->mode));
 	if (o->list_only && o->mode != MODE_LIST)
 		return usage_error("%s is only for --list", o->format_opt ? o->format_opt
-				   : o->rep.only_feature.given ? "--only-feature" : "--only-priority");
+							    : o->rep.only_feature.given
+								    ? "--only-feature"
+								    : "--only-priority");
 	if (o->rep.deb_map_path && (o->mode != MODE_LIST || o->rep.format != FORMAT_DEB))
 		return usage_error("%s", "--deb-map is only for --list --format=deb");
 	if (o->mode == MODE_LIST && o->rep.format == FORMAT_DEB && !o->rep.deb_map_path)
-		return usage_error("%s", "--format=deb needs --deb-map (a soname to package map: see dlnote-inject(1))");
+		return usage_error("%s", "--format=deb needs --deb-map (a soname to package map: "
+					 "see dlnote-inject(1))");
 	if (o->expect_path && o->mode != MODE_CHECK)
 		return usage_error("%s", "--expect is only for --check");
 	/* A manifest may declare no entry ("[]"): replacing with it removes the notes. */
 	if (mode_takes_entries(o->mode) && o->add.n == 0 && o->nmanifests == 0)
-		return usage_error("%s", "no entries: give --manifest or --soname (or --remove, --list, --check)");
+		return usage_error(
+			"%s",
+			"no entries: give --manifest or --soname (or --remove, --list, --check)");
 	if (!mode_takes_entries(o->mode) && o->add.n)
 		return usage_error("entries cannot be given with %s", mode_name(o->mode));
 	return -1;
 }
 
-
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct entries flagged = { 0 };
+	struct entries flagged = {0};
 	int status = EXIT_OK, r, i;
 
 	/* Never die from a signal: a closed pipe or a file-size limit become write errors. */
@@ -468,7 +525,8 @@ int main(int argc, char **argv)
 	for (size_t k = 0; r < 0 && k < o.nmanifests; k++)
 		if (files_load_manifest(o.manifests[k], &o.add))
 			r = EXIT_BAD_INPUT;
-	for (i = optind; r < 0 && o.mode == MODE_HEADER && i < argc; i++)   /* its FILEs are manifests */
+	for (i = optind; r < 0 && o.mode == MODE_HEADER && i < argc;
+	     i++) /* its FILEs are manifests */
 		if (files_load_manifest(argv[i], &o.add))
 			r = EXIT_BAD_INPUT;
 	if (r < 0) {
@@ -478,14 +536,17 @@ int main(int argc, char **argv)
 	if (r < 0)
 		r = check_usage(&o, argc - optind);
 	/* Read after the usage checks, so that a usage error is reported as one. */
-	if (r < 0 && ((o.expect_path && files_load_manifest(o.expect_path, &o.expect)) ||
-		      (o.rep.deb_map_path && files_load_deb_map(o.rep.deb_map_path, &o.rep.deb_map))))
+	if (r < 0 &&
+	    ((o.expect_path && files_load_manifest(o.expect_path, &o.expect)) ||
+	     (o.rep.deb_map_path && files_load_deb_map(o.rep.deb_map_path, &o.rep.deb_map))))
 		r = EXIT_BAD_INPUT;
 	if (r < 0 && o.mode == MODE_RECORD)
 		r = record_run(o.record_path, argv + optind);
 	if (r < 0 && o.mode == MODE_HEADER) {
-		struct err e = { 0 };
-		r = header_write(o.output, &o.add, &o.out, &e) ? (err_report(o.output, &e), EXIT_BAD_INPUT) : EXIT_OK;
+		struct err e = {0};
+		r = header_write(o.output, &o.add, &o.out, &e)
+			    ? (err_report(o.output, &e), EXIT_BAD_INPUT)
+			    : EXIT_OK;
 	}
 	if (r < 0 && o.recorded_path && files_load_trace(&o))
 		r = EXIT_BAD_INPUT;
@@ -520,4 +581,3 @@ int main(int argc, char **argv)
 	trace_free(&o.trace);
 	return r;
 }
-

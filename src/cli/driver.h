@@ -23,7 +23,16 @@
  * anything else (--record ends as COMMAND did, record.h). */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
-enum mode { MODE_REPLACE, MODE_MERGE, MODE_REMOVE, MODE_LIST, MODE_CHECK, MODE_DISCOVER, MODE_RECORD, MODE_HEADER };
+enum mode {
+	MODE_REPLACE,
+	MODE_MERGE,
+	MODE_REMOVE,
+	MODE_LIST,
+	MODE_CHECK,
+	MODE_DISCOVER,
+	MODE_RECORD,
+	MODE_HEADER
+};
 
 /* Whether the mode writes files (replace, merge, remove) or only reads them (list, check,
  * discover); --record and --header take no FILE. */
@@ -44,32 +53,31 @@ static inline int exit_status(const struct err *e)
 	return e->usage ? EXIT_USAGE : EXIT_BAD_INPUT;
 }
 
-
 struct opts {
-	struct objplan_memo memo[2];  /* replace: per byte order, kept across objects (layout.h) */
+	struct objplan_memo memo[2]; /* replace: per byte order, kept across objects (layout.h) */
 	enum mode mode;
 	int mode_set, verbose, quiet, skip_non_elf;
 	const char *format_opt;    /* the first of --json, --format, --rpm-*: for usage errors */
 	int format_set, list_only; /* list_only: an option that only --list takes was given */
 	const char *output;
 	struct output_opts out;
-	struct entries add;        /* manifest entries, then flag entries, in order */
-	struct report_opts rep;    /* --list formats and filters */
-	struct listing listed;     /* --list (but the table) and --check --expect: all files' entries */
-	const char *expect_path;   /* --check --expect */
+	struct entries add;     /* manifest entries, then flag entries, in order */
+	struct report_opts rep; /* --list formats and filters */
+	struct listing listed; /* --list (but the table) and --check --expect: all files' entries */
+	const char *expect_path; /* --check --expect */
 	struct entries expect;
 	struct discovery found;    /* --discover */
 	const char *record_path;   /* --record */
 	const char *recorded_path; /* --discover/--check --recorded */
 	struct trace trace;
-	const char *files_from;    /* --files-from: more FILEs, one per line ('-': standard input) */
-	int null_sep;              /* -0/--null: the list's names end with NUL bytes */
-	int generate;              /* --rpm-generate: an rpm dependency generator */
-	const char *gen_opt;       /* the first option only --rpm-generate takes */
-	const char *stdin_user;    /* the option that reads standard input, if one does */
-	char **manifests;          /* -m paths, read once the options are known to be right */
+	const char *files_from; /* --files-from: more FILEs, one per line ('-': standard input) */
+	int null_sep;           /* -0/--null: the list's names end with NUL bytes */
+	int generate;           /* --rpm-generate: an rpm dependency generator */
+	const char *gen_opt;    /* the first option only --rpm-generate takes */
+	const char *stdin_user; /* the option that reads standard input, if one does */
+	char **manifests;       /* -m paths, read once the options are known to be right */
 	size_t nmanifests, manifests_cap;
-	const char **members;      /* --member: only these archive members */
+	const char **members; /* --member: only these archive members */
 	unsigned char *member_used;
 	size_t nmembers;
 };
@@ -84,17 +92,18 @@ struct file_kind {
 /* actions.c: one mode on one ELF object (a file or an archive member). */
 void action_file_kind(const struct elf *ef, struct file_kind *k);
 /* --list: the table, JSON Lines and the rpm generator print per file; other formats gather. */
-int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k, int many,
-		struct err *e);
+int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k,
+		int many, struct err *e);
 /* in_archive: no "ok" line (the archive's summary says it, travel.h). */
-int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, int in_archive,
-		 struct err *e);
-int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc, struct err *e);
+int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
+		 int in_archive, struct err *e);
+int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
+		    struct err *e);
 /* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
-int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc, struct plan *pl,
-		     struct err *e);
-int action_edit(struct opts *o, const char *path, int fd, const struct stat *st, const struct elf *ef,
-		const struct scan *sc, struct err *e);
+int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc,
+		     struct plan *pl, struct err *e);
+int action_edit(struct opts *o, const char *path, int fd, const struct stat *st,
+		const struct elf *ef, const struct scan *sc, struct err *e);
 
 /* members.c: every ELF member of an archive, read in place; written by streaming. */
 int members_process(struct opts *o, const char *path, int fd, const struct stat *st, int many);

@@ -15,7 +15,6 @@
 #include "driver.h"
 #include "../elf/magic.h"
 
-
 /* ---- manifests ---- */
 
 static int read_bounded(int fd, struct buf *b, struct err *e)
@@ -74,10 +73,11 @@ static int parse_deb_map(const char *text, size_t len, void *out, struct err *e)
 }
 
 /* Read a manifest or a map and parse it into *out; errors name the file. */
-static int load(const char *path, const char *what, int (*parse)(const char *, size_t, void *, struct err *), void *out)
+static int load(const char *path, const char *what,
+		int (*parse)(const char *, size_t, void *, struct err *), void *out)
 {
-	struct buf text = { 0 };
-	struct err e = { 0 };
+	struct buf text = {0};
+	struct err e = {0};
 	int r = read_text(path, what, &text, &e);
 
 	if (r == 0)
@@ -87,7 +87,6 @@ static int load(const char *path, const char *what, int (*parse)(const char *, s
 		err_report(strcmp(path, "-") == 0 ? "<stdin>" : path, &e);
 	return r;
 }
-
 
 int files_load_manifest(const char *path, struct entries *out)
 {
@@ -116,11 +115,10 @@ static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
 	return 0;
 }
 
-
 /* many: several FILEs (or a list), so the table names each one. */
 int files_process(struct opts *o, const char *path, int many)
 {
-	struct err e = { 0 };
+	struct err e = {0};
 	struct stat st;
 	struct elf ef;
 	struct scan sc;
@@ -150,7 +148,7 @@ int files_process(struct opts *o, const char *path, int many)
 		goto fail;
 	}
 	if (scan_file(&ef, &sc, &e) == 0) {
-		struct entries es = { 0 };
+		struct entries es = {0};
 		switch (o->mode) {
 		case MODE_LIST:
 			r = scan_entries(&ef, &sc, &es, &e);
@@ -161,14 +159,9 @@ int files_process(struct opts *o, const char *path, int many)
 			}
 			manifest_free(&es);
 			break;
-		case MODE_CHECK:
-			r = action_check(o, path, &ef, &sc, 0, &e);
-			break;
-		case MODE_DISCOVER:
-			r = action_discover(o, path, &ef, &sc, &e);
-			break;
-		default:
-			r = action_edit(o, path, fd, &st, &ef, &sc, &e);
+		case MODE_CHECK: r = action_check(o, path, &ef, &sc, 0, &e); break;
+		case MODE_DISCOVER: r = action_discover(o, path, &ef, &sc, &e); break;
+		default: r = action_edit(o, path, fd, &st, &ef, &sc, &e);
 		}
 		scan_free(&sc);
 	}
@@ -205,7 +198,8 @@ int files_process_list(struct opts *o)
 			continue;
 		}
 		if (too_long) {
-			print_text(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n", list, lineno, PATH_MAX - 1);
+			print_text(stderr, PROGRAM_NAME ": %s: name %zu is longer than %d bytes\n",
+				   list, lineno, PATH_MAX - 1);
 			status = EXIT_BAD_INPUT;
 		} else if (len) {
 			name[len] = '\0';
@@ -225,23 +219,24 @@ int files_process_list(struct opts *o)
 	return status;
 }
 
-
 /* --recorded: the trace, read once before the files. */
 int files_load_trace(struct opts *o)
 {
-	struct err e = { 0 };
+	struct err e = {0};
 
 	if (trace_load(o->recorded_path, &o->trace, &e)) {
 		err_report(o->recorded_path, &e);
 		return -1;
 	}
 	if (o->trace.unauditable && !o->quiet)
-		fprintf(stderr, PROGRAM_NAME ": %s: %zu program%s could not be audited: what %s dlopen()ed is missing\n",
-			o->recorded_path, o->trace.unauditable, o->trace.unauditable == 1 ? "" : "s",
+		fprintf(stderr,
+			PROGRAM_NAME
+			": %s: %zu program%s could not be audited: what %s dlopen()ed is missing\n",
+			o->recorded_path, o->trace.unauditable,
+			o->trace.unauditable == 1 ? "" : "s",
 			o->trace.unauditable == 1 ? "it" : "they");
 	return 0;
 }
-
 
 /* What is printed once for all files: the gathered formats, the lint, the discovery draft.
  * `failed`: a FILE could not be read. */
@@ -250,13 +245,16 @@ int files_finish(struct opts *o, int failed)
 	size_t diffs;
 
 	if (o->mode == MODE_LIST)
-		return report_list(&o->listed, &o->rep, o->quiet, stdout) ? EXIT_BAD_INPUT : EXIT_OK;
+		return report_list(&o->listed, &o->rep, o->quiet, stdout) ? EXIT_BAD_INPUT
+									  : EXIT_OK;
 	if (o->mode == MODE_CHECK && o->expect_path) {
 		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
 		if (!diffs)
 			return EXIT_OK;
-		print_text(stderr, PROGRAM_NAME ": %s: %zu difference%s between the declared and the found dlopen entries\n",
-			o->expect_path, diffs, diffs == 1 ? "" : "s");
+		print_text(stderr,
+			   PROGRAM_NAME ": %s: %zu difference%s between the declared and the found "
+					"dlopen entries\n",
+			   o->expect_path, diffs, diffs == 1 ? "" : "s");
 		return EXIT_BAD_INPUT;
 	}
 	/* A draft that silently misses a file would be taken for the whole story: nothing then. */
@@ -264,16 +262,23 @@ int files_finish(struct opts *o, int failed)
 		discover_finish(&o->found);
 		report_draft(&o->found, stdout);
 		if (!o->quiet && o->recorded_path && o->found.n)
-			fprintf(stderr, PROGRAM_NAME ": %s: %zu undeclared dlopen() dependenc%s recorded; describe each feature\n",
+			fprintf(stderr,
+				PROGRAM_NAME ": %s: %zu undeclared dlopen() dependenc%s recorded; "
+					     "describe each feature\n",
 				o->recorded_path, o->found.n, o->found.n == 1 ? "y" : "ies");
 		else if (!o->quiet && o->recorded_path)
-			fprintf(stderr, PROGRAM_NAME ": %s: no undeclared dlopen() dependency recorded for these files: "
-				"nothing to draft\n", o->recorded_path);
+			fprintf(stderr,
+				PROGRAM_NAME
+				": %s: no undeclared dlopen() dependency recorded for these files: "
+				"nothing to draft\n",
+				o->recorded_path);
 		else if (!o->quiet)
-			fprintf(stderr, PROGRAM_NAME ": --discover is a heuristic: %zu soname-like string%s in read-only data, "
-				"neither DT_NEEDED nor declared; review the draft before using it\n",
+			fprintf(stderr,
+				PROGRAM_NAME ": --discover is a heuristic: %zu soname-like "
+					     "string%s in read-only data, "
+					     "neither DT_NEEDED nor declared; review the draft "
+					     "before using it\n",
 				o->found.n, o->found.n == 1 ? "" : "s");
 	}
 	return EXIT_OK;
 }
-

@@ -20,11 +20,11 @@
 struct ar_ctx {
 	struct opts *o;
 	const char *path;
-	char label[PATH_MAX + ARCHIVE_MAX_NAME + 3];   /* "PATH[MEMBER]" */
-	struct entries merged;                          /* --list: every member's entries */
-	struct file_kind kind;                          /* of the first ELF member */
+	char label[PATH_MAX + ARCHIVE_MAX_NAME + 3]; /* "PATH[MEMBER]" */
+	struct entries merged;                       /* --list: every member's entries */
+	struct file_kind kind;                       /* of the first ELF member */
 	int have_kind;
-	struct travel travel;                           /* --check: where the entries travel */
+	struct travel travel; /* --check: where the entries travel */
 };
 
 /* --member narrows reading and writing to the named members. */
@@ -48,8 +48,8 @@ static void set_label(struct ar_ctx *c, const char *member)
 }
 
 /* Open an ELF member as a window; 0 with *skip set for members that are kept as they are. */
-static int open_member(struct ar_ctx *c, const struct archive *ar, const struct archive_member *m, struct elf *ef, struct scan *sc,
-		       int *close_fd, int *skip, struct err *e)
+static int open_member(struct ar_ctx *c, const struct archive *ar, const struct archive_member *m,
+		       struct elf *ef, struct scan *sc, int *close_fd, int *skip, struct err *e)
 {
 	unsigned char magic[8];
 	const char *kind;
@@ -77,16 +77,23 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 		kind = magic_foreign_kind(magic, n);
 		if (c->o->mode == MODE_CHECK)
 			travel_foreign(&c->travel, m, kind);
-		/* A program that takes only such members would get no entry: refused, not skipped. */
-		if (kind && mode_takes_entries(c->o->mode) && (c->o->mode == MODE_MERGE || c->o->add.n)) {
+		/* A program that takes only such members would get no entry: refused, not skipped.
+		 */
+		if (kind && mode_takes_entries(c->o->mode) &&
+		    (c->o->mode == MODE_MERGE || c->o->add.n)) {
 			if (*close_fd)
 				close(fd);
-			return err_set(e, "%s: it cannot carry a note, and a program that takes this member "
-				       "would not get the entries; build it with -fno-lto, or compile the entries in with "
-				       "--header (see dlnote-inject(1))", kind);
+			return err_set(
+				e,
+				"%s: it cannot carry a note, and a program that takes this member "
+				"would not get the entries; build it with -fno-lto, or compile the "
+				"entries in with "
+				"--header (see dlnote-inject(1))",
+				kind);
 		}
 		if (c->o->verbose)
-			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label, kind ? kind : "not ELF",
+			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label,
+				kind ? kind : "not ELF",
 				mode_edits(c->o->mode) ? "kept untouched" : "skipped");
 		if (*close_fd)
 			close(fd);
@@ -119,7 +126,8 @@ static void close_member(struct elf *ef, struct scan *sc, int close_fd)
 }
 
 /* archive_write's and archive_changes' question: this member's plan. */
-static int plan_member(void *ctx, const struct archive *ar, const struct archive_member *m, struct plan *pl, struct err *e)
+static int plan_member(void *ctx, const struct archive *ar, const struct archive_member *m,
+		       struct plan *pl, struct err *e)
 {
 	struct ar_ctx *c = ctx;
 	struct elf ef;
@@ -135,7 +143,11 @@ static int plan_member(void *ctx, const struct archive *ar, const struct archive
 	return r ? -1 : !skip;
 }
 
-struct ar_write { struct archive *ar; struct ar_ctx *c; char member[ARCHIVE_MAX_NAME + 64]; };
+struct ar_write {
+	struct archive *ar;
+	struct ar_ctx *c;
+	char member[ARCHIVE_MAX_NAME + 64];
+};
 
 static int fill_archive(void *ctx, int in, int out, struct err *e)
 {
@@ -145,24 +157,29 @@ static int fill_archive(void *ctx, int in, int out, struct err *e)
 	return archive_write(w->ar, out, plan_member, w->c, w->member, sizeof w->member, e);
 }
 
-static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const struct stat *st, struct err *e)
+static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const struct stat *st,
+			struct err *e)
 {
-	struct ar_write w = { ar, c, "" };
+	struct ar_write w = {ar, c, ""};
 	struct opts *o = c->o;
 	int r = 1;
 
 	if (ar->thin)
-		return err_set(e, "thin archive: its members are other files; edit those files instead "
-			       "(writing thin archives is not supported)");
+		return err_set(
+			e, "thin archive: its members are other files; edit those files instead "
+			   "(writing thin archives is not supported)");
 	/* Idempotence: nothing is written, not even the mtime, when no member would change. */
 	if (!o->output)
 		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
 	if (r > 0 && o->output && strcmp(o->output, "-") == 0)
 		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
 	else if (r > 0)
-		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out, fill_archive, &w, e);
+		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out,
+				   fill_archive, &w, e);
 	if (r == 0 && ar->widened && o->verbose)
-		fprintf(stderr, PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols is past 4 GiB)\n",
+		fprintf(stderr,
+			PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols "
+				     "is past 4 GiB)\n",
 			c->path);
 	if (r)
 		set_label(c, w.member[0] ? w.member : NULL);
@@ -170,9 +187,10 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 }
 
 /* The read-only modes on one member; --list gathers the entries of every member. */
-static int read_member(struct ar_ctx *c, struct archive *ar, const struct archive_member *m, struct err *e)
+static int read_member(struct ar_ctx *c, struct archive *ar, const struct archive_member *m,
+		       struct err *e)
 {
-	struct entries es = { 0 };
+	struct entries es = {0};
 	struct elf ef;
 	struct scan sc;
 	int close_fd, skip, r;
@@ -191,9 +209,10 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 		}
 		manifest_free(&es);
 	} else {
-		r = c->o->mode == MODE_CHECK ? action_check(c->o, c->label, &ef, &sc, 1, e) : action_discover(c->o, c->label, &ef, &sc, e);
+		r = c->o->mode == MODE_CHECK ? action_check(c->o, c->label, &ef, &sc, 1, e)
+					     : action_discover(c->o, c->label, &ef, &sc, e);
 		if (c->o->mode == MODE_CHECK) {
-			struct err te = { 0 };
+			struct err te = {0};
 			if (travel_member(&c->travel, m, &ef, &sc, &te) && r == 0)
 				r = -1, *e = te;
 		}
@@ -204,11 +223,11 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 
 int members_process(struct opts *o, const char *path, int fd, const struct stat *st, int many)
 {
-	struct ar_ctx c = { .o = o, .path = path };
+	struct ar_ctx c = {.o = o, .path = path};
 	char name[ARCHIVE_MAX_NAME + 64];
 	struct archive ar;
 	struct archive_member m;
-	struct err e = { 0 };
+	struct err e = {0};
 	int status = EXIT_OK, r;
 
 	set_label(&c, NULL);
@@ -221,7 +240,10 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 		/* A damaged member stops the walk; a member whose notes are wrong does not. */
 		while ((r = archive_next(&ar, &m, &e)) != 0) {
 			if (r > 0 && m.kind == AR_INDEX)
-				r = (o->mode == MODE_CHECK ? travel_index(&c.travel, &ar, &m, &e) : archive_check_index(&ar, &m, &e)) ? -1 : 1;
+				r = (o->mode == MODE_CHECK ? travel_index(&c.travel, &ar, &m, &e)
+							   : archive_check_index(&ar, &m, &e))
+					    ? -1
+					    : 1;
 			archive_label(&m, name, sizeof name);
 			set_label(&c, name);
 			if (r < 0)
@@ -232,7 +254,8 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 				memset(&e, 0, sizeof e);
 			}
 		}
-		if (r == 0 && o->mode == MODE_LIST && action_list(o, path, &c.merged, &c.kind, many, &e))
+		if (r == 0 && o->mode == MODE_LIST &&
+		    action_list(o, path, &c.merged, &c.kind, many, &e))
 			c.label[0] = '\0';
 		else if (r == 0)
 			memset(&e, 0, sizeof e);
@@ -240,8 +263,9 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 			size_t lost = travel_report(&c.travel, path, o->quiet, stdout);
 			if (lost) {
 				c.label[0] = '\0';
-				err_set(&e, "%zu dlopen entr%s that no link takes from this archive", lost,
-					lost == 1 ? "y" : "ies");
+				err_set(&e,
+					"%zu dlopen entr%s that no link takes from this archive",
+					lost, lost == 1 ? "y" : "ies");
 			}
 		}
 	}
@@ -253,9 +277,9 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 	}
 	for (size_t i = 0; i < o->nmembers && status == EXIT_OK; i++)
 		if (!o->member_used[i]) {
-			fprintf(stderr, PROGRAM_NAME ": %s: no member named '%s'\n", path, o->members[i]);
+			fprintf(stderr, PROGRAM_NAME ": %s: no member named '%s'\n", path,
+				o->members[i]);
 			status = EXIT_BAD_INPUT;
 		}
 	return status;
 }
-

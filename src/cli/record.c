@@ -53,7 +53,7 @@ struct modules {
 static int find_modules(struct modules *m)
 {
 	const char *env = getenv("DLNOTE_AUDIT_MODULE");
-	static const char *const dirs[] = { "audit", RECORD_MODULE_FROM_BINDIR };
+	static const char *const dirs[] = {"audit", RECORD_MODULE_FROM_BINDIR};
 	char self[PATH_MAX], try[2 * PATH_MAX];
 	ssize_t n;
 
@@ -91,10 +91,11 @@ static int resolve(const char *cmd, char *out)
 
 	if (strchr(cmd, '/'))
 		return snprintf(out, PATH_MAX, "%s", cmd) < PATH_MAX ? 0 : -1;
-	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = end + 1) {
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";; p = end + 1) {
 		end = strchr(p, ':');
 		end = end ? end : p + strlen(p);
-		if (snprintf(out, PATH_MAX, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "", cmd) < PATH_MAX &&
+		if (snprintf(out, PATH_MAX, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "",
+			     cmd) < PATH_MAX &&
 		    stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
 			return 0;
 		if (!*end)
@@ -121,7 +122,7 @@ static const char *machine_name(unsigned m)
 struct image {
 	int is64, big;
 	unsigned machine;
-	int dynamic;               /* has PT_INTERP */
+	int dynamic; /* has PT_INTERP */
 	char interp[256];
 };
 
@@ -131,7 +132,7 @@ static int read_image(const char *path, struct image *im, char *first, size_t nf
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -1;
 	struct stat st;
 	struct elf ef;
-	struct err e = { 0 };
+	struct err e = {0};
 	ssize_t n;
 
 	memset(im, 0, sizeof *im);
@@ -150,7 +151,8 @@ static int read_image(const char *path, struct image *im, char *first, size_t nf
 	im->machine = ef.machine;
 	for (size_t i = 0; i < ef.phnum; i++)
 		if (ef.ph[i].type == PT_INTERP_ && ef.ph[i].filesz) {
-			uint64_t len = ef.ph[i].filesz < sizeof im->interp ? ef.ph[i].filesz : sizeof im->interp - 1;
+			uint64_t len = ef.ph[i].filesz < sizeof im->interp ? ef.ph[i].filesz
+									   : sizeof im->interp - 1;
 			if (elf_read(&ef, ef.ph[i].offset, len, im->interp, &e) == 0) {
 				im->interp[len] = '\0';
 				im->dynamic = 1;
@@ -169,8 +171,8 @@ static int same_target(const char *module, const struct image *im)
 	struct image m;
 	char first[8];
 
-	return read_image(module, &m, first, sizeof first) == 0 && m.is64 == im->is64 && m.big == im->big &&
-	       m.machine == im->machine;
+	return read_image(module, &m, first, sizeof first) == 0 && m.is64 == im->is64 &&
+	       m.big == im->big && m.machine == im->machine;
 }
 
 /* Whether a module will load in a program like im: this machine's, or one of the class,
@@ -178,11 +180,12 @@ static int same_target(const char *module, const struct image *im)
  * loader picks is its $LIB: the loader decides). */
 static int module_for(const struct modules *mods, const struct image *im)
 {
-	static const char *const patterns[] = { "/*/" MODULE_NAME, "/*/*/" MODULE_NAME };
+	static const char *const patterns[] = {"/*/" MODULE_NAME, "/*/*/" MODULE_NAME};
 	char pat[PATH_MAX + 32];
 	int found = same_target(mods->native, im);
 
-	for (size_t i = 0; !found && mods->dir[0] && i < sizeof patterns / sizeof patterns[0]; i++) {
+	for (size_t i = 0; !found && mods->dir[0] && i < sizeof patterns / sizeof patterns[0];
+	     i++) {
 		glob_t g;
 		snprintf(pat, sizeof pat, "%s%s", mods->dir, patterns[i]);
 		if (glob(pat, GLOB_NOSORT, NULL, &g) != 0)
@@ -197,7 +200,8 @@ static int module_for(const struct modules *mods, const struct image *im)
 /* Why the module cannot run in the program at path, in `why`; 0 when it can (or when path is
  * not something we can tell about: the loader decides).  A script is judged by its
  * interpreter. */
-static int unauditable(const char *path, const struct modules *mods, char *why, size_t whysz, int depth)
+static int unauditable(const char *path, const struct modules *mods, char *why, size_t whysz,
+		       int depth)
 {
 	char first[256], interp[PATH_MAX];
 	const char *base;
@@ -215,25 +219,36 @@ static int unauditable(const char *path, const struct modules *mods, char *why, 
 	}
 	if (stat(path, &st) == 0 && (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
 				     ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
-		return snprintf(why, whysz, "set-user-ID or set-group-ID program: the loader ignores LD_AUDIT for it"), 1;
+		return snprintf(why, whysz,
+				"set-user-ID or set-group-ID program: the loader ignores LD_AUDIT "
+				"for it"),
+		       1;
 	if (!im.dynamic)
-		return snprintf(why, whysz, "statically linked program: no dynamic loader runs in it"), 1;
+		return snprintf(why, whysz,
+				"statically linked program: no dynamic loader runs in it"),
+		       1;
 	base = strrchr(im.interp, '/');
 	base = base ? base + 1 : im.interp;
 	if (strncmp(base, "ld-musl-", 8) == 0)
-		return snprintf(why, whysz, "musl program: its loader %s has no rtld-audit interface", im.interp), 1;
-	if (strncmp(base, "ld-linux", 8) != 0 && strncmp(base, "ld64.so", 7) != 0 && strncmp(base, "ld.so", 5) != 0)
+		return snprintf(why, whysz,
+				"musl program: its loader %s has no rtld-audit interface",
+				im.interp),
+		       1;
+	if (strncmp(base, "ld-linux", 8) != 0 && strncmp(base, "ld64.so", 7) != 0 &&
+	    strncmp(base, "ld.so", 5) != 0)
 		return snprintf(why, whysz, "its loader %s is not glibc's", im.interp), 1;
 	if (!module_for(mods, &im))
-		return snprintf(why, whysz, "ELFCLASS%d %s program: no audit module of that class and machine",
-				im.is64 ? 64 : 32, machine_name(im.machine)), 2;
+		return snprintf(why, whysz,
+				"ELFCLASS%d %s program: no audit module of that class and machine",
+				im.is64 ? 64 : 32, machine_name(im.machine)),
+		       2;
 	return 0;
 }
 
 /* One line in the trace for COMMAND, with the tool's process id (COMMAND runs as its child). */
 static int trace_unauditable(int fd, const char *exe, const char *why)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 	int r = -1;
 
 	buf_printf(&b, "{\"event\":\"unauditable\",\"pid\":%ld,\"exe\":", (long)getpid());
@@ -251,7 +266,7 @@ static int trace_unauditable(int fd, const char *exe, const char *why)
 static int set_env(const char *module, const char *trace, const char *fdvar)
 {
 	const char *old = getenv("LD_AUDIT");
-	struct buf v = { 0 };
+	struct buf v = {0};
 	int r;
 
 	buf_puts(&v, module);
@@ -261,7 +276,9 @@ static int set_env(const char *module, const char *trace, const char *fdvar)
 	}
 	buf_putc(&v, '\0');
 	r = v.oom || setenv("LD_AUDIT", v.p, 1) || setenv("DLNOTE_RECORD_TRACE", trace, 1) ||
-	    setenv("DLNOTE_RECORD_FD", fdvar, 1) ? -1 : 0;
+			    setenv("DLNOTE_RECORD_FD", fdvar, 1)
+		    ? -1
+		    : 0;
 	buf_free(&v);
 	return r;
 }
@@ -308,8 +325,11 @@ static void summarize(const char *trace_arg, const char *trace, off_t from)
 	free(line);
 	fclose(f);
 	if (count)
-		fprintf(stderr, PROGRAM_NAME ": %s: %ld process%s could not be recorded (first: %s: %s; see the trace's "
-			"\"unauditable\" lines)\n", trace_arg, count, count == 1 ? "" : "es", exe, reason);
+		fprintf(stderr,
+			PROGRAM_NAME
+			": %s: %ld process%s could not be recorded (first: %s: %s; see the trace's "
+			"\"unauditable\" lines)\n",
+			trace_arg, count, count == 1 ? "" : "es", exe, reason);
 }
 
 /* Signals sent to the tool alone (a supervisor's TERM) go on to COMMAND; the terminal's
@@ -322,15 +342,15 @@ static void forward(int sig)
 		kill(running, sig);
 }
 
-static const int forwarded[] = { SIGHUP, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGWINCH };
+static const int forwarded[] = {SIGHUP, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGWINCH};
 
 /* Run COMMAND as the child, wait, and end as it ended: its exit status, or its signal.  A
  * COMMAND that cannot be audited (`why`) gets its line in the trace from the child, with the
  * process id it keeps. */
-static int run_and_wait(const char *trace_arg, const char *trace, off_t from, int trace_fd, const char *exe,
-			const char *why, char **argv)
+static int run_and_wait(const char *trace_arg, const char *trace, off_t from, int trace_fd,
+			const char *exe, const char *why, char **argv)
 {
-	struct sigaction sa = { 0 }, old_int, old_quit;
+	struct sigaction sa = {0}, old_int, old_quit;
 	int status, err_pipe[2], err = 0;
 	pid_t pid;
 
@@ -347,7 +367,7 @@ static int run_and_wait(const char *trace_arg, const char *trace, off_t from, in
 			fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
 			_exit(RECORD_FAILED);
 		}
-		execvp(argv[0], argv);    /* trace_fd is inherited: opened without O_CLOEXEC */
+		execvp(argv[0], argv); /* trace_fd is inherited: opened without O_CLOEXEC */
 		err = errno;
 		(void)!write(err_pipe[1], &err, sizeof err);
 		_exit(RECORD_CANNOT_RUN);
@@ -366,7 +386,8 @@ static int run_and_wait(const char *trace_arg, const char *trace, off_t from, in
 		close(err_pipe[0]);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		return fail(err == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_RUN, argv[0], strerror(err));
+		return fail(err == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_RUN, argv[0],
+			    strerror(err));
 	}
 	close(err_pipe[0]);
 	while (waitpid(pid, &status, 0) < 0)
@@ -398,20 +419,24 @@ int record_run(const char *trace_arg, char **argv)
 
 	found = find_modules(&mods);
 	if (found == -2) {
-		snprintf(why, sizeof why, "set in DLNOTE_AUDIT_MODULE, but cannot be read: %s", strerror(errno));
+		snprintf(why, sizeof why, "set in DLNOTE_AUDIT_MODULE, but cannot be read: %s",
+			 strerror(errno));
 		return fail(RECORD_FAILED, getenv("DLNOTE_AUDIT_MODULE"), why);
 	}
 	if (found)
-		return fail(RECORD_FAILED, MODULE_NAME, "audit module not found in audit/" RECORD_AUDIT_LIB " next to the tool nor in "
-			    RECORD_MODULE_FROM_BINDIR "/" RECORD_AUDIT_LIB " from it (set DLNOTE_AUDIT_MODULE)");
+		return fail(RECORD_FAILED, MODULE_NAME,
+			    "audit module not found in audit/" RECORD_AUDIT_LIB
+			    " next to the tool nor in " RECORD_MODULE_FROM_BINDIR
+			    "/" RECORD_AUDIT_LIB " from it (set DLNOTE_AUDIT_MODULE)");
 	if (strpbrk(mods.dir, ":$") || strchr(mods.native, ':'))
-		return fail(RECORD_FAILED, mods.native, "a ':' or '$' in the module's path cannot be put in LD_AUDIT");
+		return fail(RECORD_FAILED, mods.native,
+			    "a ':' or '$' in the module's path cannot be put in LD_AUDIT");
 	if (read_image(mods.native, &mod, first, sizeof first))
 		return fail(RECORD_FAILED, mods.native, "not an ELF file");
 	if (trace_arg[0] != '/' && !getcwd(cwd, sizeof cwd))
 		return fail(RECORD_FAILED, trace_arg, strerror(errno));
-	if (snprintf(trace, sizeof trace, "%s%s%s", trace_arg[0] == '/' ? "" : cwd, trace_arg[0] == '/' ? "" : "/",
-		     trace_arg) >= (int)sizeof trace)
+	if (snprintf(trace, sizeof trace, "%s%s%s", trace_arg[0] == '/' ? "" : cwd,
+		     trace_arg[0] == '/' ? "" : "/", trace_arg) >= (int)sizeof trace)
 		return fail(RECORD_FAILED, trace_arg, "path too long");
 	/* The descriptor every process of the recording inherits: one that changes user can still
 	 * append to a trace it may not open.  Above the numbers programs pick for themselves. */
@@ -424,8 +449,11 @@ int record_run(const char *trace_arg, char **argv)
 		return fail(RECORD_FAILED, trace_arg, strerror(errno));
 	snprintf(fdvar, sizeof fdvar, "%d:%llu:%llu", inherited, (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino);
-	if (resolve(argv[0], exe) == 0 && (kind = unauditable(exe, &mods, why, sizeof why, 0)) != 0) {
-		fprintf(stderr, PROGRAM_NAME ": %s: not auditable: %s; what it dlopen()s is not recorded\n", exe, why);
+	if (resolve(argv[0], exe) == 0 &&
+	    (kind = unauditable(exe, &mods, why, sizeof why, 0)) != 0) {
+		fprintf(stderr,
+			PROGRAM_NAME ": %s: not auditable: %s; what it dlopen()s is not recorded\n",
+			exe, why);
 		if (realpath(exe, real))
 			snprintf(exe, sizeof exe, "%s", real);
 	}
@@ -434,5 +462,6 @@ int record_run(const char *trace_arg, char **argv)
 	 * module on its standard error: it runs without it (and so do its children). */
 	if (kind != 2 && set_env(mods.ld_audit, trace, fdvar))
 		return fail(RECORD_FAILED, argv[0], "cannot set the environment");
-	return run_and_wait(trace_arg, trace, from < 0 ? 0 : from, inherited, exe, kind ? why : NULL, argv);
+	return run_and_wait(trace_arg, trace, from < 0 ? 0 : from, inherited, exe,
+			    kind ? why : NULL, argv);
 }

@@ -33,7 +33,8 @@ static int find_dlopen_sections(struct lay *L)
 	/* The note goes into the first section named .note.dlopen (readers look it up by name),
 	 * else into a new one; other sections holding dlopen notes are emptied. */
 	for (i = 0; i < sc->nareas; i++)
-		if (sc->areas[i].kind == AREA_SECTION && sc->areas[i].named && L->isd[sc->areas[i].index]) {
+		if (sc->areas[i].kind == AREA_SECTION && sc->areas[i].named &&
+		    L->isd[sc->areas[i].index]) {
 			L->target = sc->areas[i].index;
 			break;
 		}
@@ -77,7 +78,8 @@ static int already_done(struct lay *L)
 	}
 	if (ef->shnum) {
 		const struct elf_shdr *sh = &ef->sh[sec];
-		if (!sec || sh->type != SHT_NOTE_ || sh->addralign != 4 || !(sh->flags & SHF_ALLOC_) || (sh->flags & SHF_WRITE_))
+		if (!sec || sh->type != SHT_NOTE_ || sh->addralign != 4 ||
+		    !(sh->flags & SHF_ALLOC_) || (sh->flags & SHF_WRITE_))
 			goto out;
 	}
 	/* Exactly one PT_NOTE touches the note, and it covers it exactly. */
@@ -125,7 +127,8 @@ static uint64_t compute_keep(struct lay *L)
 	uint64_t keep = elf_ehdr_size(ef);
 	size_t i;
 
-	if (ef->phnum && !lay_in_own(L, ef->phoff) && ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef) > keep)
+	if (ef->phnum && !lay_in_own(L, ef->phoff) &&
+	    ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef) > keep)
 		keep = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
@@ -138,8 +141,9 @@ static uint64_t compute_keep(struct lay *L)
 	}
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (s->type != SHT_NOBITS_ && s->size == 0 && !L->isd[i] && s->offset > keep && s->offset <= ef->size)
-			keep = s->offset;      /* an empty section's offset stays inside the file */
+		if (s->type != SHT_NOBITS_ && s->size == 0 && !L->isd[i] && s->offset > keep &&
+		    s->offset <= ef->size)
+			keep = s->offset; /* an empty section's offset stays inside the file */
 		if (s->type == SHT_NOBITS_ || s->size == 0 || lay_in_own(L, s->offset))
 			continue;
 		if (L->isd[i] && !(i == L->target && L->where == NOTE_INPLACE))
@@ -159,23 +163,29 @@ static uint64_t compute_keep(struct lay *L)
 		size_t n = 0, k;
 		uint64_t pos = keep;
 		if (!own)
-			return ef->size;       /* keeping everything is always safe */
+			return ef->size; /* keeping everything is always safe */
 		if (ef->shnum && L->shoff != ef->shoff)
-			own[n++] = (struct span){ ef->shoff, ef->shoff + ef->shnum * elf_shent_size(ef) };
+			own[n++] = (struct span){ef->shoff,
+						 ef->shoff + ef->shnum * elf_shent_size(ef)};
 		if (L->move_shstr)
-			own[n++] = (struct span){ ef->sh[ef->shstrndx].offset, ef->sh[ef->shstrndx].offset + ef->sh[ef->shstrndx].size };
+			own[n++] = (struct span){ef->sh[ef->shstrndx].offset,
+						 ef->sh[ef->shstrndx].offset +
+							 ef->sh[ef->shstrndx].size};
 		for (i = 0; L->nown && i < ef->phnum; i++)
 			if (L->isown[i])
-				own[n++] = (struct span){ ef->ph[i].offset, ef->ph[i].offset + ef->ph[i].filesz };
+				own[n++] = (struct span){ef->ph[i].offset,
+							 ef->ph[i].offset + ef->ph[i].filesz};
 		for (i = 1; i < ef->shnum; i++)
-			if (L->isd[i] && ef->sh[i].size && !(i == L->target && L->where == NOTE_INPLACE))
-				own[n++] = (struct span){ ef->sh[i].offset, ef->sh[i].offset + ef->sh[i].size };
+			if (L->isd[i] && ef->sh[i].size &&
+			    !(i == L->target && L->where == NOTE_INPLACE))
+				own[n++] = (struct span){ef->sh[i].offset,
+							 ef->sh[i].offset + ef->sh[i].size};
 		qsort(own, n, sizeof *own, span_cmp);
 		for (k = 0; k < n; k++) {
 			if (own[k].end <= pos)
 				continue;
 			if (own[k].off > pos && !elf_range_is_zero(ef, pos, own[k].off - pos))
-				keep = own[k].off;     /* unknown data before this owned range */
+				keep = own[k].off; /* unknown data before this owned range */
 			pos = own[k].end;
 		}
 		if (pos < ef->size && !elf_range_is_zero(ef, pos, ef->size - pos))
@@ -205,7 +215,8 @@ static int emit_headers(struct lay *L)
 	/* Section headers: copy the old table if it moves, then write the entries that changed. */
 	if (ef->shnum) {
 		if ((L->shoff != ef->shoff || L->shoff + ef->shnum * shes > L->keep) &&
-		    lay_patch(L, L->shoff, (L->shout < ef->shnum ? L->shout : ef->shnum) * shes, NULL, ef->shoff))
+		    lay_patch(L, L->shoff, (L->shout < ef->shnum ? L->shout : ef->shnum) * shes,
+			      NULL, ef->shoff))
 			return -1;
 		lay_compact_sections(L);
 		if (L->shout >= SHN_LORESERVE_ || ef->sh[0].size)
@@ -214,7 +225,7 @@ static int emit_headers(struct lay *L)
 			L->sh[0].info = (uint32_t)model.phnum;
 		for (i = 0; i < L->shout; i++) {
 			if (i < ef->shnum && memcmp(&L->sh[i], &ef->sh[i], sizeof *L->sh) == 0)
-				continue;          /* unchanged: already there, or copied with the table */
+				continue; /* unchanged: already there, or copied with the table */
 			elf_encode_shdr(ef, &L->sh[i], ent);
 			if (lay_patch(L, L->shoff + i * shes, shes, ent, 0))
 				return -1;
@@ -226,7 +237,9 @@ static int emit_headers(struct lay *L)
 	}
 	e_phnum = model.phnum >= PN_XNUM_ ? PN_XNUM_ : (uint16_t)model.phnum;
 	e_shnum = model.shnum >= SHN_LORESERVE_ ? 0 : (uint16_t)model.shnum;
-	e_shstrndx = ef->shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)(L->newidx ? L->shstrndx_out : ef->shstrndx);
+	e_shstrndx = ef->shstrndx >= SHN_LORESERVE_
+			     ? SHN_XINDEX_
+			     : (uint16_t)(L->newidx ? L->shstrndx_out : ef->shstrndx);
 	elf_encode_ehdr(&model, eh, e_phnum, e_shnum, e_shstrndx);
 	return lay_patch(L, 0, elf_ehdr_size(ef), eh, 0);
 }
@@ -240,7 +253,8 @@ static int zero_unless_loaded(struct lay *L, uint64_t off, uint64_t len)
 
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type != PT_NULL_ && !(L->isown && L->isown[i]) && lay_overlaps(p->offset, p->filesz, off, len))
+		if (p->type != PT_NULL_ && !(L->isown && L->isown[i]) &&
+		    lay_overlaps(p->offset, p->filesz, off, len))
 			return 0;
 	}
 	return lay_zero(L, off, len);
@@ -285,7 +299,8 @@ static int emit(struct lay *L)
 		const struct elf_shdr *st = &ef->sh[ef->shstrndx];
 		r = lay_patch(L, L->shstr_off, st->size - L->shstr_cut, NULL, st->offset);
 		if (r == 0)
-			r = lay_patch(L, L->shstr_off + st->size, L->newnames.len, L->newnames.p, 0);
+			r = lay_patch(L, L->shstr_off + st->size, L->newnames.len, L->newnames.p,
+				      0);
 	}
 	/* Renumbered tables first: symbols fixed after them overlay their entries. */
 	if (r == 0 && ef->shnum)
@@ -305,9 +320,11 @@ static void log_note(struct lay *L)
 		plan_log(b, "note: removed\n");
 		return;
 	}
-	plan_log(b, "note: %llu bytes at offset 0x%llx", (unsigned long long)L->notesz, (unsigned long long)L->note_off);
+	plan_log(b, "note: %llu bytes at offset 0x%llx", (unsigned long long)L->notesz,
+		 (unsigned long long)L->note_off);
 	plan_log(b, ", address 0x%llx", (unsigned long long)L->note_vaddr);
-	plan_log(b, " (%s)\n", L->where == NOTE_INPLACE ? "where the old note was" : "in our segment");
+	plan_log(b, " (%s)\n",
+		 L->where == NOTE_INPLACE ? "where the old note was" : "in our segment");
 }
 
 /* Our segments at or after `from` (the end of the allocated part), or our old ones going away
@@ -330,7 +347,9 @@ static int layout_tail(struct lay *L)
 {
 	const struct elf *ef = L->ef;
 	uint64_t end, keep;
-	int tail = L->nseg || L->nown || L->move_shstr || L->new_section || (ef->shnum && L->shout < ef->shnum), k;
+	int tail = L->nseg || L->nown || L->move_shstr || L->new_section ||
+		   (ef->shnum && L->shout < ef->shnum),
+	    k;
 
 	/* Whenever anything new follows the input, the section headers move after it: they stay
 	 * last, after everything they describe (strip and eu-elflint expect it). */
@@ -344,7 +363,7 @@ static int layout_tail(struct lay *L)
 	if (lay_place_linked(L))
 		return -1;
 	if (L->tail_moves && !segment_at_tail(L, L->tail_from))
-		L->keep = keep, L->tail_moves = 0;      /* our segment is in the page padding */
+		L->keep = keep, L->tail_moves = 0; /* our segment is in the page padding */
 	end = L->keep;
 	for (k = 0; k < L->nseg; k++)
 		if (L->seg[k].off + L->seg[k].size > end)
@@ -352,8 +371,9 @@ static int layout_tail(struct lay *L)
 	if (L->tail_moves) {
 		end = lay_tail_layout(L, end);
 		if (end == UINT64_MAX)
-			return err_set(L->e, "the non-allocated sections cannot follow the new segment (out of memory, "
-				       "or sizes past the end of the address space)");
+			return err_set(L->e, "the non-allocated sections cannot follow the new "
+					     "segment (out of memory, "
+					     "or sizes past the end of the address space)");
 	} else if (L->move_shstr) {
 		uint64_t size = ef->sh[ef->shstrndx].size - L->shstr_cut + L->newnames.len;
 		L->shstr_off = L->notesz ? UINT64_MAX : lay_names_hole(L, size);
@@ -361,7 +381,8 @@ static int layout_tail(struct lay *L)
 			L->shstr_off = end;
 			end += size;
 		} else {
-			plan_log(L->pl, "section names: back at offset 0x%llx\n", (unsigned long long)L->shstr_off);
+			plan_log(L->pl, "section names: back at offset 0x%llx\n",
+				 (unsigned long long)L->shstr_off);
 		}
 	}
 	if (tail && ef->shnum) {
@@ -369,13 +390,16 @@ static int layout_tail(struct lay *L)
 		end = L->shoff + L->shout * elf_shent_size(ef);
 	}
 	if (!ef->is64 && end > UINT32_MAX)
-		return err_set(L->e, "the file would grow past 4 GiB, which a 32-bit ELF file cannot describe");
+		return err_set(
+			L->e,
+			"the file would grow past 4 GiB, which a 32-bit ELF file cannot describe");
 	L->pl->keep = L->keep;
 	L->pl->out_size = end;
 	return 0;
 }
 
-int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e)
+int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note,
+		struct plan *pl, struct err *e)
 {
 	struct lay L;
 	size_t i;
@@ -391,19 +415,22 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 		return err_set(e, "cannot edit a %s", elf_type_name(ef));
 	/* Its program headers describe another file: a layout planned from them would be wrong. */
 	if (ef->detached || debugfile_code_missing(ef))
-		return err_set(e, "detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "
-			       "headers describe the stripped file, whose contents are not here; edit that file instead");
+		return err_set(
+			e,
+			"detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "
+			"headers describe the stripped file, whose contents are not here; edit "
+			"that file instead");
 	if (ef->type == ET_REL_)
 		return objplan_note(ef, sc, note, pl, e);
 	for (i = 0; i < ef->phnum && ef->ph[i].type != PT_LOAD_; i++)
 		;
-	if (i == ef->phnum)   /* nothing loaded: not a program, and our table would be empty */
+	if (i == ef->phnum) /* nothing loaded: not a program, and our table would be empty */
 		return err_set(e, "linked file without a PT_LOAD segment");
 	if (elf_check_layout(ef, e) || find_dlopen_sections(&L))
 		goto out;
 	if (already_done(&L)) {
 		pl->unchanged = 1;
-		pl->keep = pl->out_size = ef->size;      /* with -o, the output is a copy */
+		pl->keep = pl->out_size = ef->size; /* with -o, the output is a copy */
 		pl->strategy = "unchanged";
 		plan_log(pl, "note: already present as requested; nothing to write\n");
 		r = 0;
@@ -420,15 +447,25 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	if (r == 0) {
 		log_note(&L);
 		for (int k = 0; k < L.nseg; k++)
-			plan_log(pl, "segment: PT_LOAD %s at offset 0x%llx, address 0x%llx, %llu bytes, align 0x%llx, %s%s\n",
-				   L.seg[k].pht ? (L.seg[k].note ? "(PHT + note)" : "(PHT)") : "(note)",
-				   (unsigned long long)L.seg[k].off, (unsigned long long)L.seg[k].vaddr, (unsigned long long)L.seg[k].size,
-				   (unsigned long long)L.seg[k].align, L.seg[k].placement, L.nown ? ", replacing our own" : "");
+			plan_log(pl,
+				 "segment: PT_LOAD %s at offset 0x%llx, address 0x%llx, %llu "
+				 "bytes, align 0x%llx, %s%s\n",
+				 L.seg[k].pht ? (L.seg[k].note ? "(PHT + note)" : "(PHT)")
+					      : "(note)",
+				 (unsigned long long)L.seg[k].off,
+				 (unsigned long long)L.seg[k].vaddr,
+				 (unsigned long long)L.seg[k].size,
+				 (unsigned long long)L.seg[k].align, L.seg[k].placement,
+				 L.nown ? ", replacing our own" : "");
 		plan_log(pl, "program headers: %zu entries %s\n", L.phnum,
-			   L.pht_in_seg ? "moved into the segment" : L.pht_home ? "after the ELF header" : "where they were");
+			 L.pht_in_seg ? "moved into the segment"
+			 : L.pht_home ? "after the ELF header"
+				      : "where they were");
 		if (ef->shnum)
-			plan_log(pl, "section headers: %zu entries at offset 0x%llx\n", L.shout, (unsigned long long)L.shoff);
-		plan_log(pl, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);
+			plan_log(pl, "section headers: %zu entries at offset 0x%llx\n", L.shout,
+				 (unsigned long long)L.shoff);
+		plan_log(pl, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size,
+			 (unsigned long long)ef->size);
 	}
 out:
 	free(L.isd);
@@ -444,4 +481,3 @@ out:
 		plan_free(pl);
 	return r;
 }
-

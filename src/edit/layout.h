@@ -15,5 +15,6 @@
 #include "plan.h"
 
 /* `note` holds the encoded note (empty: remove every dlopen note). */
-int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
+int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note,
+		struct plan *pl, struct err *e);
 #endif

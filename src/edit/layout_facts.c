@@ -35,11 +35,11 @@ int lay_in_own(const struct lay *L, uint64_t off)
 	size_t i;
 
 	for (i = 0; L->nown && i < L->ef->phnum; i++)
-		if (L->isown[i] && off >= L->ef->ph[i].offset && off < L->ef->ph[i].offset + L->ef->ph[i].filesz)
+		if (L->isown[i] && off >= L->ef->ph[i].offset &&
+		    off < L->ef->ph[i].offset + L->ef->ph[i].filesz)
 			return 1;
 	return 0;
 }
-
 
 const struct elf_phdr *lay_first_load(const struct lay *L)
 {

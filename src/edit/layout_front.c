@@ -30,15 +30,17 @@
 static int dyn_is_address(uint64_t tag)
 {
 	static const uint64_t ptr[] = {
-		DT_PLTGOT_, DT_HASH_, DT_STRTAB_, DT_SYMTAB_, DT_RELA_, DT_INIT_, DT_FINI_, DT_REL_, DT_DEBUG_,
-		DT_JMPREL_, DT_INIT_ARRAY_, DT_FINI_ARRAY_, DT_PREINIT_ARRAY_, DT_VERSYM_, DT_VERDEF_, DT_VERNEED_,
+		DT_PLTGOT_,        DT_HASH_,   DT_STRTAB_,     DT_SYMTAB_,
+		DT_RELA_,          DT_INIT_,   DT_FINI_,       DT_REL_,
+		DT_DEBUG_,         DT_JMPREL_, DT_INIT_ARRAY_, DT_FINI_ARRAY_,
+		DT_PREINIT_ARRAY_, DT_VERSYM_, DT_VERDEF_,     DT_VERNEED_,
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof ptr / sizeof ptr[0]; i++)
 		if (tag == ptr[i])
 			return 1;
-	return tag >= DT_ADDRRNGLO_ && tag <= DT_ADDRRNGHI_;     /* DT_GNU_HASH among them */
+	return tag >= DT_ADDRRNGLO_ && tag <= DT_ADDRRNGHI_; /* DT_GNU_HASH among them */
 }
 
 /* A program header of `type` covers section i exactly. */
@@ -48,7 +50,8 @@ static int covered_by(const struct lay *L, size_t i, uint32_t type)
 	size_t k;
 
 	for (k = 0; k < ef->phnum; k++)
-		if (ef->ph[k].type == type && ef->ph[k].offset == ef->sh[i].offset && ef->ph[k].filesz == ef->sh[i].size)
+		if (ef->ph[k].type == type && ef->ph[k].offset == ef->sh[i].offset &&
+		    ef->ph[k].filesz == ef->sh[i].size)
 			return 1;
 	return 0;
 }
@@ -60,10 +63,11 @@ int lay_carriable(const struct lay *L, size_t i)
 	const struct elf_shdr *s = &ef->sh[i];
 	size_t k;
 
-	if (!(s->flags & SHF_ALLOC_) || (s->flags & (SHF_WRITE_ | SHF_EXECINSTR_ | SHF_TLS_)) || s->type == SHT_NOBITS_ || !s->size)
+	if (!(s->flags & SHF_ALLOC_) || (s->flags & (SHF_WRITE_ | SHF_EXECINSTR_ | SHF_TLS_)) ||
+	    s->type == SHT_NOBITS_ || !s->size)
 		return 0;
 	if (s->addralign > 64 || (s->addralign & (s->addralign - 1)))
-		return 0;              /* linkers align these to 8 at most: a damaged header */
+		return 0; /* linkers align these to 8 at most: a damaged header */
 	switch (s->type) {
 	case SHT_NOTE_:
 	case SHT_HASH_:
@@ -71,19 +75,15 @@ int lay_carriable(const struct lay *L, size_t i)
 	case SHT_DYNSYM_:
 	case SHT_GNU_VERDEF_:
 	case SHT_GNU_VERNEED_:
-	case SHT_GNU_VERSYM_:
-		return 1;
-	case SHT_STRTAB_:                  /* .dynstr: the string table of .dynsym */
+	case SHT_GNU_VERSYM_: return 1;
+	case SHT_STRTAB_: /* .dynstr: the string table of .dynsym */
 		for (k = 1; k < ef->shnum; k++)
 			if (ef->sh[k].type == SHT_DYNSYM_ && ef->sh[k].link == i)
 				return 1;
 		return 0;
-	case SHT_PROGBITS_:                /* .interp */
-		return covered_by(L, i, PT_INTERP_);
-	case SHT_MIPS_ABIFLAGS_:
-		return covered_by(L, i, PT_MIPS_ABIFLAGS_);
-	case SHT_MIPS_REGINFO_:
-		return covered_by(L, i, PT_MIPS_REGINFO_);
+	case SHT_PROGBITS_: /* .interp */ return covered_by(L, i, PT_INTERP_);
+	case SHT_MIPS_ABIFLAGS_: return covered_by(L, i, PT_MIPS_ABIFLAGS_);
+	case SHT_MIPS_REGINFO_: return covered_by(L, i, PT_MIPS_REGINFO_);
 	}
 	return 0;
 }
@@ -122,7 +122,8 @@ static int find_dynamic_refs(struct lay *L)
 			if (val < c->vaddr || val >= vend)
 				continue;
 			if (tag >= DT_LOPROC_ && tag <= DT_HIPROC_)
-				return refuse(L, "a processor-specific .dynamic entry points after them");
+				return refuse(
+					L, "a processor-specific .dynamic entry points after them");
 			if (!dyn_is_address(tag))
 				continue;
 			v = xgrow(c->dyn, &c->dyn_cap, 2 * c->ndyn + 1, sizeof *v);
@@ -150,7 +151,9 @@ static int nothing_else_points_in(struct lay *L)
 
 	for (t = 1; t < ef->shnum; t++) {
 		const struct elf_shdr *st = &ef->sh[t];
-		int sym = st->type == SHT_DYNSYM_, rel = (st->type == SHT_RELA_ || st->type == SHT_REL_) && (st->flags & SHF_ALLOC_);
+		int sym = st->type == SHT_DYNSYM_,
+		    rel = (st->type == SHT_RELA_ || st->type == SHT_REL_) &&
+			  (st->flags & SHF_ALLOC_);
 		if (!sym && !rel)
 			continue;
 		es = sym ? elf_sym_size(ef) : st->entsize;
@@ -164,9 +167,12 @@ static int nothing_else_points_in(struct lay *L)
 				if (sym) {
 					elf_decode_sym(ef, chunk + k * es, &s);
 					if (s.shndx && s.shndx < ef->shnum && c->in[s.shndx])
-						return refuse(L, "a dynamic symbol is defined after them");
+						return refuse(
+							L,
+							"a dynamic symbol is defined after them");
 				} else {
-					uint64_t at = elf_get(ef, chunk + k * es, (int)lay_word(ef));
+					uint64_t at =
+						elf_get(ef, chunk + k * es, (int)lay_word(ef));
 					if (at >= c->vaddr && at < vend)
 						return refuse(L, "a relocation applies after them");
 				}
@@ -186,11 +192,13 @@ static int headers_inside(struct lay *L, uint64_t from)
 
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ || L->isown[i] || elf_stale_property(ef, i) ||
+		if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ ||
+		    L->isown[i] || elf_stale_property(ef, i) ||
 		    !lay_overlaps(p->offset, p->filesz, from, c->end - from))
 			continue;
 		if (p->offset < c->off || p->offset + p->filesz > c->end)
-			return refuse(L, "a program header covers more than the sections after them");
+			return refuse(L,
+				      "a program header covers more than the sections after them");
 		if (p->align > c->align && p->align <= 64)
 			c->align = p->align;
 	}
@@ -215,18 +223,21 @@ static int find_block(struct lay *L, uint64_t from, uint64_t to)
 		/* a note segment covering several notes moves whole: the block takes them all */
 		for (i = 0; i < ef->phnum; i++) {
 			const struct elf_phdr *p = &ef->ph[i];
-			if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ || L->isown[i] ||
-			    elf_stale_property(ef, i) || !lay_overlaps(p->offset, p->filesz, from, c->end - from))
+			if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ ||
+			    L->isown[i] || elf_stale_property(ef, i) ||
+			    !lay_overlaps(p->offset, p->filesz, from, c->end - from))
 				continue;
 			if (p->offset + p->filesz > c->end)
 				c->end = p->offset + p->filesz, grown = 1;
 		}
 		for (i = 1; i < ef->shnum; i++) {
 			const struct elf_shdr *s = &ef->sh[i];
-			if (s->type == SHT_NOBITS_ || !s->size || c->in[i] || !lay_overlaps(s->offset, s->size, from, c->end - from))
+			if (s->type == SHT_NOBITS_ || !s->size || c->in[i] ||
+			    !lay_overlaps(s->offset, s->size, from, c->end - from))
 				continue;
 			if (!L->isd[i] && !lay_carriable(L, i))
-				return refuse(L, "a section that code or data may point to follows them");
+				return refuse(
+					L, "a section that code or data may point to follows them");
 			c->in[i] = 1;
 			if (s->offset < c->off)
 				c->off = s->offset;
@@ -238,7 +249,7 @@ static int find_block(struct lay *L, uint64_t from, uint64_t to)
 	}
 	for (i = 1; i < ef->shnum; i++)
 		if (L->isd[i])
-			c->in[i] = 0;              /* emptied, not moved */
+			c->in[i] = 0; /* emptied, not moved */
 	return c->off == UINT64_MAX ? 2 : 1;
 }
 
@@ -251,7 +262,7 @@ int lay_front_room(struct lay *L, uint64_t at, uint64_t size)
 	struct carry *c = &L->carry;
 	int r;
 
-	free(c->in);                       /* a block found in our segment is replaced */
+	free(c->in); /* a block found in our segment is replaced */
 	free(c->dyn);
 	memset(c, 0, sizeof *c);
 	if (!ef->shnum)
@@ -274,11 +285,14 @@ int lay_front_room(struct lay *L, uint64_t at, uint64_t size)
 	if (c->end > ld->offset + ld->filesz)
 		return refuse(L, "the sections after them leave the first PT_LOAD");
 	c->vaddr = ld->vaddr + (c->off - ld->offset);
-	if ((r = headers_inside(L, at)) != 1 || (r = find_dynamic_refs(L)) != 1 || (r = nothing_else_points_in(L)) != 1)
+	if ((r = headers_inside(L, at)) != 1 || (r = find_dynamic_refs(L)) != 1 ||
+	    (r = nothing_else_points_in(L)) != 1)
 		return r;
 	c->present = 1;
-	plan_log(L->pl, "program headers: grow where they are; the %llu bytes of sections after them move into our segment\n",
-		   (unsigned long long)(c->end - c->off));
+	plan_log(L->pl,
+		 "program headers: grow where they are; the %llu bytes of sections after them move "
+		 "into our segment\n",
+		 (unsigned long long)(c->end - c->off));
 	return 1;
 }
 
@@ -300,7 +314,8 @@ int lay_carry_from_own(struct lay *L)
 	c->align = 1;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (L->isd[i] || i == L->phsec || s->type == SHT_NOBITS_ || !s->size || !lay_in_own(L, s->offset) || !lay_carriable(L, i))
+		if (L->isd[i] || i == L->phsec || s->type == SHT_NOBITS_ || !s->size ||
+		    !lay_in_own(L, s->offset) || !lay_carriable(L, i))
 			continue;
 		c->in[i] = 1;
 		if (s->offset < c->off)
@@ -331,7 +346,8 @@ int lay_carry_home(struct lay *L)
 	const struct elf *ef = L->ef;
 	const struct elf_phdr *ld = lay_first_load(L);
 	struct carry *c = &L->carry;
-	uint64_t tend = ef->phoff + L->phsz, old = ef->phoff + lay_phdr_bytes(ef, ef->phnum), len = c->end - c->off, b, z;
+	uint64_t tend = ef->phoff + L->phsz, old = ef->phoff + lay_phdr_bytes(ef, ef->phnum),
+		 len = c->end - c->off, b, z;
 	size_t i;
 
 	if (!ld || lay_in_own(L, ef->phoff))
@@ -341,12 +357,15 @@ int lay_carry_home(struct lay *L)
 		return 0;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (s->type != SHT_NOBITS_ && !c->in[i] && !L->isd[i] && !lay_in_own(L, s->offset) && lay_overlaps(s->offset, s->size, tend, b + len - tend))
+		if (s->type != SHT_NOBITS_ && !c->in[i] && !L->isd[i] &&
+		    !lay_in_own(L, s->offset) &&
+		    lay_overlaps(s->offset, s->size, tend, b + len - tend))
 			return 0;
 	}
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type != PT_NULL_ && p->type != PT_LOAD_ && p->type != PT_PHDR_ && !L->isown[i] && !lay_in_own(L, p->offset) &&
+		if (p->type != PT_NULL_ && p->type != PT_LOAD_ && p->type != PT_PHDR_ &&
+		    !L->isown[i] && !lay_in_own(L, p->offset) &&
 		    lay_overlaps(p->offset, p->filesz, tend, b + len - tend))
 			return 0;
 	}
@@ -355,8 +374,10 @@ int lay_carry_home(struct lay *L)
 		return 0;
 	c->new_off = b;
 	c->new_vaddr = ld->vaddr + (b - ld->offset);
-	plan_log(L->pl, "sections: the %llu bytes carried by an earlier run go back after the program headers, at offset 0x%llx\n",
-		   (unsigned long long)len, (unsigned long long)b);
+	plan_log(L->pl,
+		 "sections: the %llu bytes carried by an earlier run go back after the program "
+		 "headers, at offset 0x%llx\n",
+		 (unsigned long long)len, (unsigned long long)b);
 	return 1;
 }
 
@@ -380,7 +401,8 @@ void lay_carry_phdrs(struct lay *L)
 		struct elf_phdr *p = &L->ph[i];
 		for (ours = (long)i == L->note_ph, k = 0; k < L->nseg; k++)
 			ours |= (long)i == L->seg[k].ph;
-		if (ours || p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->offset < c->off || p->offset + p->filesz > c->end)
+		if (ours || p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->offset < c->off ||
+		    p->offset + p->filesz > c->end)
 			continue;
 		p->offset += doff;
 		p->vaddr += dv;

@@ -20,37 +20,37 @@ struct lay {
 	/* sections: the new table, the dlopen sections (isd[i]) and the one receiving the note */
 	struct elf_shdr *sh;
 	size_t shnum;
-	size_t shout;              /* entries written: fewer when --remove drops trailing dlopen sections */
+	size_t shout; /* entries written: fewer when --remove drops trailing dlopen sections */
 	unsigned char *isd;
-	size_t target;             /* 0: none */
-	size_t phsec;              /* the section covering the PHT in our segment, 0: none */
+	size_t target; /* 0: none */
+	size_t phsec;  /* the section covering the PHT in our segment, 0: none */
 	int new_section, move_shstr;
-	struct buf newnames;       /* appended to the section-name table */
-	uint64_t shstr_cut;        /* bytes of our names dropped from its end (--remove) */
-	unsigned char *drop;       /* --remove: drop[i], section i goes (NULL: none) */
-	uint32_t *newidx;          /* its kept sections' new indexes */
+	struct buf newnames; /* appended to the section-name table */
+	uint64_t shstr_cut;  /* bytes of our names dropped from its end (--remove) */
+	unsigned char *drop; /* --remove: drop[i], section i goes (NULL: none) */
+	uint32_t *newidx;    /* its kept sections' new indexes */
 	size_t shstrndx_out;
 
 	/* program headers: the new table */
 	struct elf_phdr *ph;
 	size_t phnum, ph_cap;
-	unsigned char *isown;      /* isown[i]: input PT_LOAD i is ours, to be rebuilt */
+	unsigned char *isown; /* isown[i]: input PT_LOAD i is ours, to be rebuilt */
 	int nown;
-	int pht_in_seg;            /* the PHT moves into our segment */
-	long note_ph;              /* index of our PT_NOTE in the new table, -1: none */
-	uint64_t phsz;             /* bytes of the new table */
-	uint64_t pht_b;            /* file offset of the live PHT copy (B) when it moved */
-	int pht_home;              /* --remove: the PHT goes back after the ELF header */
+	int pht_in_seg; /* the PHT moves into our segment */
+	long note_ph;   /* index of our PT_NOTE in the new table, -1: none */
+	uint64_t phsz;  /* bytes of the new table */
+	uint64_t pht_b; /* file offset of the live PHT copy (B) when it moved */
+	int pht_home;   /* --remove: the PHT goes back after the ELF header */
 	uint64_t home_off, home_vaddr;
 
 	/* our segments: [0] holds the PHT (copies A and B) and/or the note, [1] the note when
 	 * it did not fit beside the PHT */
 	struct seg {
 		uint64_t off, vaddr, size, align;
-		uint32_t flags;    /* PF_R, or PF_R|PF_X when it shares a page with code */
-		long ph;           /* index in the new table */
-		int pht, note;     /* what it holds */
-		int carry;         /* the carried block, first */
+		uint32_t flags; /* PF_R, or PF_R|PF_X when it shares a page with code */
+		long ph;        /* index in the new table */
+		int pht, note;  /* what it holds */
+		int carry;      /* the carried block, first */
 		const char *placement;
 	} seg[2];
 	int nseg;
@@ -62,9 +62,9 @@ struct lay {
 		int present;
 		uint64_t off, end, vaddr, align;
 		uint64_t new_off, new_vaddr;
-		unsigned char *in;     /* in[i]: section i lies in the block (ef->shnum bytes) */
-		uint64_t *dyn;         /* .dynamic entries pointing into it: (file offset of the
-		                        * value, value) pairs */
+		unsigned char *in; /* in[i]: section i lies in the block (ef->shnum bytes) */
+		uint64_t *dyn;     /* .dynamic entries pointing into it: (file offset of the
+				    * value, value) pairs */
 		size_t ndyn, dyn_cap;
 	} carry;
 
@@ -107,7 +107,7 @@ void lay_compact_sections(struct lay *L);
  * `at`, big-endian when big) below n goes through map; SHN_ABS_ marks a removed section. */
 struct lay_symmap {
 	uint32_t es, at, big, n;
-	uint64_t delta;            /* added to the value of symbols in sections flagged LAY_SYM_MOVED */
+	uint64_t delta; /* added to the value of symbols in sections flagged LAY_SYM_MOVED */
 	uint32_t map[];
 };
 #define LAY_SYM_MOVED 0x80000000u

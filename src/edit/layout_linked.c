@@ -53,7 +53,7 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	uint64_t old = lay_phdr_bytes(ef, ef->phnum), pos = p->offset, end = p->offset + p->filesz;
 	uint64_t b = align_up(p->offset + old, lay_word(ef));
 	unsigned char *carried = xcalloc(ef->shnum ? ef->shnum : 1, 1);
-	uint64_t clo = UINT64_MAX, chi = 0;      /* the carried block's extent */
+	uint64_t clo = UINT64_MAX, chi = 0; /* the carried block's extent */
 	size_t i, phsec = 0;
 	int progress, found = 0, ok = 0;
 	char name[32];
@@ -62,7 +62,8 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 		return 0;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (s->type == SHT_NOBITS_ || L->isd[i] || !lay_overlaps(s->offset, s->size, p->offset, p->filesz))
+		if (s->type == SHT_NOBITS_ || L->isd[i] ||
+		    !lay_overlaps(s->offset, s->size, p->offset, p->filesz))
 			continue;
 		if (lay_carriable(L, i) && s->offset >= p->offset && s->offset + s->size <= end) {
 			carried[i] = 1;
@@ -81,23 +82,28 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *q = &ef->ph[i];
 		const struct scan_area *a = q->type == PT_NOTE_ ? segment_area(L, i) : NULL;
-		int inside = q->offset >= p->offset && q->offset + q->filesz <= p->offset + p->filesz;
+		int inside =
+			q->offset >= p->offset && q->offset + q->filesz <= p->offset + p->filesz;
 		int in_carried = q->offset >= clo && q->offset + q->filesz <= chi;
-		if (q == p || q->type == PT_NULL_ || !lay_overlaps(q->offset, q->filesz, p->offset, p->filesz))
+		if (q == p || q->type == PT_NULL_ ||
+		    !lay_overlaps(q->offset, q->filesz, p->offset, p->filesz))
 			continue;
-		if (!(inside && q->type != PT_LOAD_ && (q->type == PT_PHDR_ || (a && a->n && a->n == a->ndlopen) || in_carried)))
+		if (!(inside && q->type != PT_LOAD_ &&
+		      (q->type == PT_PHDR_ || (a && a->n && a->n == a->ndlopen) || in_carried)))
 			goto out;
 	}
 	if (ef->phoff == b || (phsec && ef->sh[phsec].offset == b))
-		pos = b;                                      /* copy A, zeroed by eu-strip */
+		pos = b; /* copy A, zeroed by eu-strip */
 	do {
 		uint64_t next = end;
 		progress = advance(&pos, p->offset, ef->phoff, old);
 		if (phsec)
-			progress |= advance(&pos, p->offset, ef->sh[phsec].offset, ef->sh[phsec].size);
+			progress |=
+				advance(&pos, p->offset, ef->sh[phsec].offset, ef->sh[phsec].size);
 		for (i = 1; i < ef->shnum; i++)
 			if (carried[i]) {
-				progress |= advance(&pos, p->offset, ef->sh[i].offset, ef->sh[i].size);
+				progress |=
+					advance(&pos, p->offset, ef->sh[i].offset, ef->sh[i].size);
 				if (ef->sh[i].offset > pos && ef->sh[i].offset < next)
 					next = ef->sh[i].offset;
 			}
@@ -108,13 +114,15 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 				if (it->off > pos && it->off < next)
 					next = it->off;
 			}
-		/* zeros in or right after the carried block: the old dlopen notes it held, emptied */
-		if (!progress && clo < chi && pos >= clo && pos <= chi && next < end && elf_range_is_zero(ef, pos, next - pos))
+		/* zeros in or right after the carried block: the old dlopen notes it held, emptied
+		 */
+		if (!progress && clo < chi && pos >= clo && pos <= chi && next < end &&
+		    elf_range_is_zero(ef, pos, next - pos))
 			pos = next, progress = 1;
 		found |= progress;
 	} while (progress && pos + 8 <= end);
 	if (!found || pos + 8 <= end)
-		goto out;                   /* a segment too small to hold anything is not ours */
+		goto out; /* a segment too small to hold anything is not ours */
 	if (phsec)
 		L->phsec = phsec;
 	ok = 1;
@@ -134,8 +142,8 @@ int lay_find_own(struct lay *L)
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		int entry = ef->entry && ef->entry >= p->vaddr && ef->entry - p->vaddr < p->memsz;
-		if (p->type == PT_LOAD_ && p->offset && !(p->flags & PF_W_) && p->filesz == p->memsz && p->filesz && !entry &&
-		    own_content(L, p)) {
+		if (p->type == PT_LOAD_ && p->offset && !(p->flags & PF_W_) &&
+		    p->filesz == p->memsz && p->filesz && !entry && own_content(L, p)) {
 			L->isown[i] = 1;
 			L->nown++;
 		}
@@ -240,7 +248,8 @@ int lay_place_in_place(struct lay *L)
 	}
 	for (i = 0; i < L->sc->nareas; i++) {
 		const struct scan_area *a = &L->sc->areas[i];
-		if (a->kind != AREA_SEGMENT || a->n == 0 || a->n != a->ndlopen || a->size < L->notesz)
+		if (a->kind != AREA_SEGMENT || a->n == 0 || a->n != a->ndlopen ||
+		    a->size < L->notesz)
 			continue;
 		ld = elf_load_covering(ef, a->off, L->notesz);
 		if (!ld || (ld->flags & PF_W_))
@@ -272,18 +281,22 @@ int lay_build_phdrs(struct lay *L)
 		const struct elf_phdr *ph = &ef->ph[i];
 		const struct scan_area *a = ph->type == PT_NOTE_ ? segment_area(L, i) : NULL;
 		size_t prop = elf_stale_property(ef, i);
-		/* The linker's PT_NULL entries stay (mips binutils ends its table with one), so that
+		/* The linker's PT_NULL entries stay (mips binutils ends its table with one), so
+		 * that
 		 * --remove gives the table back as it was. */
 		if (L->isown[i] || (ph->type == PT_NULL_ && L->pht_in_seg))
 			continue;
 		if (prop) {
 			/* patchelf's stale PT_GNU_PROPERTY: it describes the property note again */
 			struct elf_phdr fixed = *ph;
-			const struct elf_phdr *ld = elf_load_covering(ef, ef->sh[prop].offset, ef->sh[prop].size);
+			const struct elf_phdr *ld =
+				elf_load_covering(ef, ef->sh[prop].offset, ef->sh[prop].size);
 			fixed.offset = ef->sh[prop].offset;
 			fixed.vaddr = fixed.paddr = ef->sh[prop].addr;
 			if (!ld || ef->sh[prop].addr - ld->vaddr != fixed.offset - ld->offset)
-				return err_set(L->e, "PT_GNU_PROPERTY describes the program headers, and .note.gnu.property is not loaded");
+				return err_set(L->e,
+					       "PT_GNU_PROPERTY describes the program headers, and "
+					       ".note.gnu.property is not loaded");
 			if (push_ph(L, &fixed))
 				return -1;
 			continue;
@@ -292,14 +305,14 @@ int lay_build_phdrs(struct lay *L)
 			return -1;
 	}
 	for (k = 0; k < L->nseg; k++) {
-		struct elf_phdr load = { .type = PT_LOAD_, .flags = PF_R_ };
+		struct elf_phdr load = {.type = PT_LOAD_, .flags = PF_R_};
 		size_t at = after_last(L, PT_LOAD_);
 		if (insert_ph(L, at, &load))
 			return -1;
 		L->seg[k].ph = (long)at;
 	}
 	if (L->notesz) {
-		struct elf_phdr pn = { .type = PT_NOTE_, .flags = PF_R_, .align = 4 };
+		struct elf_phdr pn = {.type = PT_NOTE_, .flags = PF_R_, .align = 4};
 		size_t at = after_last(L, PT_NOTE_);
 		if (at == L->phnum)
 			at = after_last(L, PT_LOAD_);
@@ -339,7 +352,8 @@ static size_t pht_capacity(struct lay *L)
 	}
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ || p->filesz == 0)
+		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ ||
+		    p->filesz == 0)
 			continue;
 		if (p->offset < end && p->offset + p->filesz > end)
 			return ef->phnum;
@@ -365,7 +379,8 @@ static int table_home(struct lay *L)
 	uint64_t home = elf_ehdr_size(ef);
 	int r;
 
-	/* Our segment holding both the table and carried sections is no layout of ours: it stays. */
+	/* Our segment holding both the table and carried sections is no layout of ours: it stays.
+	 */
 	if (!ld || ld->offset != 0 || L->carry.present)
 		return 0;
 	L->pht_in_seg = 0;
@@ -374,7 +389,7 @@ static int table_home(struct lay *L)
 		return -1;
 	r = lay_front_room(L, home, L->phsz);
 	if (r == 1 && !L->nseg) {
-		L->nseg = 1;             /* the carried block needs our segment */
+		L->nseg = 1; /* the carried block needs our segment */
 		if (lay_build_phdrs(L))
 			return -1;
 		r = lay_front_room(L, home, L->phsz);
@@ -384,7 +399,8 @@ static int table_home(struct lay *L)
 	L->pht_home = 1;
 	L->home_off = home;
 	L->home_vaddr = ld->vaddr + home;
-	plan_log(L->pl, "program headers: back at offset 0x%llx, after the ELF header\n", (unsigned long long)home);
+	plan_log(L->pl, "program headers: back at offset 0x%llx, after the ELF header\n",
+		 (unsigned long long)home);
 	return 1;
 }
 
@@ -415,7 +431,7 @@ int lay_plan_linked(struct lay *L)
 	else if (lay_place_in_place(L) && !lay_in_own(L, L->note_off))
 		L->where = NOTE_INPLACE;
 	else
-		L->where = NOTE_SEGMENT;      /* our own segments are always rebuilt */
+		L->where = NOTE_SEGMENT; /* our own segments are always rebuilt */
 	if (lay_carry_from_own(L))
 		return -1;
 	L->pht_in_seg = pht_in_own;
@@ -424,7 +440,8 @@ int lay_plan_linked(struct lay *L)
 		return -1;
 	if (pht_in_own) {
 		/* An older version moved the table into our segment: it goes back where the linker
-		 * put it, as on a first run; --remove gives the input back when nothing was carried. */
+		 * put it, as on a first run; --remove gives the input back when nothing was
+		 * carried. */
 		if (L->where == NOTE_NONE) {
 			int home;
 			L->nseg = 0;
@@ -444,7 +461,8 @@ int lay_plan_linked(struct lay *L)
 		}
 	}
 	if (L->carry.present && L->where == NOTE_NONE && !L->pht_in_seg && !L->pht_home) {
-		/* --remove: the carried block goes back after the table, and our segment with it. */
+		/* --remove: the carried block goes back after the table, and our segment with it.
+		 */
 		L->nseg = 0;
 		if (lay_build_phdrs(L) || (r = lay_carry_home(L)) < 0)
 			return -1;
@@ -466,17 +484,24 @@ int lay_plan_linked(struct lay *L)
 		}
 	}
 	if (L->pht_in_seg && L->carry.present)
-		return err_set(L->e, "a segment of ours holds both the program headers and carried sections: "
-			       "no layout this tool writes (damaged file)");
-	/* An old note among the carried sections moves with them: into our segment, not in place. */
+		return err_set(
+			L->e,
+			"a segment of ours holds both the program headers and carried sections: "
+			"no layout this tool writes (damaged file)");
+	/* An old note among the carried sections moves with them: into our segment, not in place.
+	 */
 	if (L->where == NOTE_INPLACE && (L->carry.present || L->pht_home) &&
-	    ((L->note_off >= L->carry.off && L->note_off < L->carry.end) || L->note_off < elf_ehdr_size(ef) + L->phsz))
+	    ((L->note_off >= L->carry.off && L->note_off < L->carry.end) ||
+	     L->note_off < elf_ehdr_size(ef) + L->phsz))
 		L->where = NOTE_SEGMENT;
-	L->pl->strategy = L->where == NOTE_NONE ? "removed" :
-			  L->where == NOTE_INPLACE ? (L->nown ? "in place, own segment rebuilt" : L->pht_in_seg ? "in place, PHT moved" : "in place") :
-			  L->nown ? "own segment grown" :
-			  L->pht_in_seg ? "PHT moved" : L->carry.present ? "PHT grown, sections carried" :
-			  "new PT_LOAD with the PHT in a free slot";
+	L->pl->strategy = L->where == NOTE_NONE      ? "removed"
+			  : L->where == NOTE_INPLACE ? (L->nown ? "in place, own segment rebuilt"
+							: L->pht_in_seg ? "in place, PHT moved"
+									: "in place")
+			  : L->nown                  ? "own segment grown"
+			  : L->pht_in_seg            ? "PHT moved"
+			  : L->carry.present         ? "PHT grown, sections carried"
+						     : "new PT_LOAD with the PHT in a free slot";
 	return 0;
 }
 
@@ -493,15 +518,18 @@ int lay_emit_phdrs(struct lay *L)
 	for (i = 0; i < L->phnum; i++)
 		elf_encode_phdr(ef, &L->ph[i], pht + i * es);
 	if (L->pht_in_seg)
-		r = lay_patch(L, L->seg[0].off, L->phsz, pht, 0) || lay_patch(L, L->pht_b, L->phsz, pht, 0);
+		r = lay_patch(L, L->seg[0].off, L->phsz, pht, 0) ||
+		    lay_patch(L, L->pht_b, L->phsz, pht, 0);
 	else if (L->pht_home)
-		r = lay_patch(L, L->home_off, L->phsz, pht, 0);    /* the old one goes with our segment */
+		r = lay_patch(L, L->home_off, L->phsz, pht,
+			      0); /* the old one goes with our segment */
 	else {
 		/* A shrinking table leaves zeros, but not over a carried block going back there. */
 		uint64_t zend = ef->phoff + lay_phdr_bytes(ef, ef->phnum);
 		if (L->carry.present && L->carry.new_off > ef->phoff && L->carry.new_off < zend)
 			zend = L->carry.new_off;
-		r = (L->phnum < ef->phnum && lay_zero(L, ef->phoff, zend - ef->phoff)) || lay_patch(L, ef->phoff, L->phsz, pht, 0);
+		r = (L->phnum < ef->phnum && lay_zero(L, ef->phoff, zend - ef->phoff)) ||
+		    lay_patch(L, ef->phoff, L->phsz, pht, 0);
 	}
 	free(pht);
 	return r ? -1 : 0;

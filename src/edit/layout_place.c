@@ -21,10 +21,10 @@
 #define MAX_SYMBOL_REACH (1ull << 30)
 
 struct space {
-	uint64_t bias;       /* first PT_LOAD's p_vaddr - p_offset */
-	uint64_t vend;       /* end of the highest PT_LOAD in memory */
-	uint64_t symsz;      /* largest st_size of a symbol that relocations refer to */
-	uint64_t prev_end;   /* end of the last PT_LOAD's file content: bfd's running offset */
+	uint64_t bias;     /* first PT_LOAD's p_vaddr - p_offset */
+	uint64_t vend;     /* end of the highest PT_LOAD in memory */
+	uint64_t symsz;    /* largest st_size of a symbol that relocations refer to */
+	uint64_t prev_end; /* end of the last PT_LOAD's file content: bfd's running offset */
 	uint64_t align;
 };
 
@@ -46,7 +46,8 @@ static uint64_t largest_reloc_symbol(const struct elf *ef)
 		if ((st->type != SHT_DYNSYM_ && st->type != SHT_SYMTAB_) || st->entsize != es)
 			continue;
 		for (r = 1; r < ef->shnum; r++)
-			if ((ef->sh[r].type == SHT_RELA_ || ef->sh[r].type == SHT_REL_) && ef->sh[r].link == t)
+			if ((ef->sh[r].type == SHT_RELA_ || ef->sh[r].type == SHT_REL_) &&
+			    ef->sh[r].link == t)
 				break;
 		if (r == ef->shnum)
 			continue;
@@ -89,13 +90,16 @@ static int survey(struct lay *L, struct space *s)
 	if (!first)
 		return err_set(L->e, "no PT_LOAD segment: cannot place the note in memory");
 	if (s->align & (s->align - 1))
-		return err_set(L->e, "PT_LOAD alignment 0x%llx is not a power of two", (unsigned long long)s->align);
+		return err_set(L->e, "PT_LOAD alignment 0x%llx is not a power of two",
+			       (unsigned long long)s->align);
 	s->symsz = largest_reloc_symbol(ef);
 	if (s->symsz > MAX_SYMBOL_REACH)
-		s->symsz = 0;     /* nonsense sizes: then only the loader's rules count */
+		s->symsz = 0; /* nonsense sizes: then only the loader's rules count */
 	s->bias = first->vaddr - first->offset;
 	if (s->bias % s->align)
-		return err_set(L->e, "first PT_LOAD is not aligned to 0x%llx: cannot place a segment congruently",
+		return err_set(L->e,
+			       "first PT_LOAD is not aligned to 0x%llx: cannot place a segment "
+			       "congruently",
 			       (unsigned long long)s->align);
 	return 0;
 }
@@ -104,10 +108,12 @@ static int survey(struct lay *L, struct space *s)
  * block first (at its own alignment, so that its inner layout holds), or copy A of the PHT,
  * then B, then the note. */
 struct seg_parts {
-	uint64_t carry, b, note, first;    /* offsets from the segment's start; first: of its first part */
+	uint64_t carry, b, note,
+		first; /* offsets from the segment's start; first: of its first part */
 };
 
-static uint64_t seg_layout(const struct lay *L, const struct seg *g, uint64_t off, struct seg_parts *sp)
+static uint64_t seg_layout(const struct lay *L, const struct seg *g, uint64_t off,
+			   struct seg_parts *sp)
 {
 	uint64_t pos = 0, a = L->carry.align ? L->carry.align : 1;
 
@@ -117,7 +123,8 @@ static uint64_t seg_layout(const struct lay *L, const struct seg *g, uint64_t of
 		pos = sp->carry + (L->carry.end - L->carry.off);
 	}
 	if (g->pht) {
-		sp->b = align_up(off + pos + L->phsz, lay_word(L->ef)) - off;    /* A at pos, then B aligned */
+		sp->b = align_up(off + pos + L->phsz, lay_word(L->ef)) -
+			off; /* A at pos, then B aligned */
 		pos = sp->b + L->phsz;
 	}
 	if (g->note) {
@@ -137,7 +144,8 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 	struct err ignore;
 	/* What follows the allocated part moves away when our segment lands there (layout_tail.c):
 	 * from there on, nothing is in the way, and the file may end before the segment does. */
-	uint64_t from = L->tail_moves ? L->tail_from : UINT64_MAX, inside = off + size > from ? (from > off ? from - off : 0) : size;
+	uint64_t from = L->tail_moves ? L->tail_from : UINT64_MAX,
+		 inside = off + size > from ? (from > off ? from - off : 0) : size;
 	uint64_t pos, n, k;
 	size_t i;
 	int j;
@@ -146,30 +154,38 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 		return 0;
 	/* The table rewritten where it is may have grown into free slots after it, or shrunk,
 	 * and then its old extent is zeroed. */
-	if (!L->pht_in_seg && lay_overlaps(ef->phoff, L->phsz > lay_phdr_bytes(ef, ef->phnum) ? L->phsz :
-					   lay_phdr_bytes(ef, ef->phnum), off, size))
+	if (!L->pht_in_seg &&
+	    lay_overlaps(ef->phoff,
+			 L->phsz > lay_phdr_bytes(ef, ef->phnum) ? L->phsz
+								 : lay_phdr_bytes(ef, ef->phnum),
+			 off, size))
 		return 0;
 	for (j = 0; j < upto; j++)
-		if (lay_overlaps(L->seg[j].off, L->seg[j].size, off, size) || lay_overlaps(L->seg[j].vaddr, L->seg[j].size, vaddr, size))
+		if (lay_overlaps(L->seg[j].off, L->seg[j].size, off, size) ||
+		    lay_overlaps(L->seg[j].vaddr, L->seg[j].size, vaddr, size))
 			return 0;
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_NULL_ || L->isown[i] || (p->type != PT_LOAD_ && lay_in_own(L, p->offset)))
+		if (p->type == PT_NULL_ || L->isown[i] ||
+		    (p->type != PT_LOAD_ && lay_in_own(L, p->offset)))
 			continue;
-		if (lay_overlaps(p->offset, p->filesz, off, size) || (p->type == PT_LOAD_ && lay_overlaps(p->vaddr, p->memsz, vaddr, size)))
+		if (lay_overlaps(p->offset, p->filesz, off, size) ||
+		    (p->type == PT_LOAD_ && lay_overlaps(p->vaddr, p->memsz, vaddr, size)))
 			return 0;
 	}
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (lay_in_own(L, s->offset) && (L->isd[i] || i == L->phsec || (L->carry.in && L->carry.in[i])))
-			continue;          /* ours, rebuilt; a NOBITS section there is not */
+		if (lay_in_own(L, s->offset) &&
+		    (L->isd[i] || i == L->phsec || (L->carry.in && L->carry.in[i])))
+			continue; /* ours, rebuilt; a NOBITS section there is not */
 		if (!(s->flags & SHF_ALLOC_) && s->offset >= from)
-			continue;          /* moves with the tail */
+			continue; /* moves with the tail */
 		if ((s->type != SHT_NOBITS_ && lay_overlaps(s->offset, s->size, off, size)) ||
 		    ((s->flags & SHF_ALLOC_) && lay_overlaps(s->addr, s->size, vaddr, size)))
 			return 0;
 	}
-	if (ef->shnum && ef->shoff < from && lay_overlaps(ef->shoff, ef->shnum * elf_shent_size(ef), off, size))
+	if (ef->shnum && ef->shoff < from &&
+	    lay_overlaps(ef->shoff, ef->shnum * elf_shent_size(ef), off, size))
 		return 0;
 	for (pos = off; pos < off + inside; pos += n) {
 		n = off + inside - pos < sizeof buf ? off + inside - pos : sizeof buf;
@@ -194,12 +210,14 @@ static uint64_t bfd_content_end(const struct lay *L, const struct elf_phdr *p)
 		return p->offset + p->filesz;
 	if (p->offset == 0 && p->filesz >= elf_ehdr_size(ef))
 		end = elf_ehdr_size(ef);
-	if (!L->pht_in_seg && ef->phoff >= p->offset && ef->phoff + pht <= p->offset + p->filesz && ef->phoff + pht > end)
+	if (!L->pht_in_seg && ef->phoff >= p->offset && ef->phoff + pht <= p->offset + p->filesz &&
+	    ef->phoff + pht > end)
 		end = ef->phoff + pht;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *sh = &ef->sh[i];
-		if (sh->type != SHT_NOBITS_ && (sh->flags & SHF_ALLOC_) && sh->size && sh->offset >= p->offset &&
-		    sh->offset + sh->size <= p->offset + p->filesz && sh->offset + sh->size > end)
+		if (sh->type != SHT_NOBITS_ && (sh->flags & SHF_ALLOC_) && sh->size &&
+		    sh->offset >= p->offset && sh->offset + sh->size <= p->offset + p->filesz &&
+		    sh->offset + sh->size > end)
 			end = sh->offset + sh->size;
 	}
 	return end;
@@ -247,7 +265,8 @@ static uint64_t reloc_reach(const struct lay *L, const struct space *s, uint64_t
 
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_LOAD_ && (p->flags & PF_W_) && p->vaddr < vaddr && p->vaddr + p->memsz + s->symsz > reach)
+		if (p->type == PT_LOAD_ && (p->flags & PF_W_) && p->vaddr < vaddr &&
+		    p->vaddr + p->memsz + s->symsz > reach)
 			reach = p->vaddr + p->memsz + s->symsz;
 	}
 	return reach;
@@ -268,8 +287,9 @@ static int place_in_gap(struct lay *L, const struct space *s, int k)
 	for (pass = 0; pass < 2 * ef->phnum; pass++) {
 		const struct elf_phdr *p = &ef->ph[pass % ef->phnum];
 		i = pass % ef->phnum;
-		if (p->type != PT_LOAD_ || L->isown[i] || (p->flags & PF_W_) || p->filesz != p->memsz ||
-		    p->vaddr - p->offset != s->bias || (p->flags & ~(uint32_t)(PF_R_ | PF_X_)))
+		if (p->type != PT_LOAD_ || L->isown[i] || (p->flags & PF_W_) ||
+		    p->filesz != p->memsz || p->vaddr - p->offset != s->bias ||
+		    (p->flags & ~(uint32_t)(PF_R_ | PF_X_)))
 			continue;
 		if (!(p->flags & PF_X_) != (pass < ef->phnum) || ((p->flags & PF_X_) && !g->pht))
 			continue;
@@ -279,16 +299,17 @@ static int place_in_gap(struct lay *L, const struct space *s, int k)
 		size = seg_layout(L, g, off, &sp);
 		if (!g->pht)
 			off += sp.first, size -= sp.first;
-		if (!room_free(L, off, off + s->bias, size, k) || !page_sharing_loads(L, s, off + s->bias) ||
+		if (!room_free(L, off, off + s->bias, size, k) ||
+		    !page_sharing_loads(L, s, off + s->bias) ||
 		    reloc_reach(L, s, off + s->bias) > off + s->bias)
 			continue;
 		g->off = off;
 		g->vaddr = off + s->bias;
 		g->size = size;
-		g->align = s->align;     /* the file's largest; bias is a multiple of it */
+		g->align = s->align; /* the file's largest; bias is a multiple of it */
 		g->flags = p->flags;
-		g->placement = p->flags & PF_X_ ? "in the page padding after an R+X segment" :
-			       "in the page padding after a read-only segment";
+		g->placement = p->flags & PF_X_ ? "in the page padding after an R+X segment"
+						: "in the page padding after a read-only segment";
 		return 1;
 	}
 	return 0;
@@ -322,7 +343,8 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 	} else {
 		/* a segment without the PHT starts with its first part: the carried block, at its
 		 * alignment, or the note */
-		off = g->carry ? start + (L->carry.off % a + a - start % a) % a : align_up(start, 4);
+		off = g->carry ? start + (L->carry.off % a + a - start % a) % a
+			       : align_up(start, 4);
 		vaddr = vmin + off % s->align;
 	}
 	g->size = seg_layout(L, g, off, &sp);
@@ -331,8 +353,11 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 			       (unsigned long long)vend);
 	/* The gap is sparse, so it costs no I/O, but a file must still be writable and copyable. */
 	if (off > ef->size + MAX_SPARSE_GAP)
-		return err_set(L->e, "the new segment would need a %llu GiB hole in the file (memory ends at 0x%llx)",
-			       (unsigned long long)((off - ef->size) >> 30), (unsigned long long)vend);
+		return err_set(L->e,
+			       "the new segment would need a %llu GiB hole in the file (memory "
+			       "ends at 0x%llx)",
+			       (unsigned long long)((off - ef->size) >> 30),
+			       (unsigned long long)vend);
 	g->off = off;
 	g->vaddr = vaddr;
 	g->align = s->align;
@@ -374,7 +399,7 @@ static int place_segments(struct lay *L, const struct space *s)
 
 	L->seg[0].pht = L->pht_in_seg;
 	L->seg[0].note = note;
-	L->seg[0].carry = L->carry.present;     /* a block going back home needs no segment */
+	L->seg[0].carry = L->carry.present; /* a block going back home needs no segment */
 	if (place_in_gap(L, s, 0))
 		return 0;
 	if (L->pht_in_seg && note) {
@@ -445,10 +470,9 @@ int lay_place_linked(struct lay *L)
 			p->offset = L->home_off;
 			p->vaddr = p->paddr = L->home_vaddr;
 		} else if (p->offset != L->ef->phoff) {
-			continue;          /* it did not describe the table: left as it was */
+			continue; /* it did not describe the table: left as it was */
 		}
 		p->filesz = p->memsz = L->phsz;
 	}
 	return 0;
 }
-

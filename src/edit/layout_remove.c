@@ -48,7 +48,8 @@ static int home_bytes_ok(const struct lay *L, uint64_t home, const unsigned char
 		if (!plausible_type((uint32_t)elf_get(ef, cur + i * es, 4)))
 			goto out;
 		for (k = 0; k < L->phnum; k++)
-			if (L->ph[k].type == PT_LOAD_ && memcmp(cur + i * es, pht + k * es, es) == 0)
+			if (L->ph[k].type == PT_LOAD_ &&
+			    memcmp(cur + i * es, pht + k * es, es) == 0)
 				load = 1;
 	}
 	ok = ok || load;
@@ -64,10 +65,12 @@ static int memory_free(const struct lay *L, uint64_t vaddr, uint64_t len)
 	size_t i;
 
 	for (i = 0; i < ef->phnum; i++)
-		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i] && lay_overlaps(ef->ph[i].vaddr, ef->ph[i].memsz, vaddr, len))
+		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i] &&
+		    lay_overlaps(ef->ph[i].vaddr, ef->ph[i].memsz, vaddr, len))
 			return 0;
 	for (i = 1; i < ef->shnum; i++)
-		if ((ef->sh[i].flags & SHF_ALLOC_) && !lay_in_own(L, ef->sh[i].offset) && lay_overlaps(ef->sh[i].addr, ef->sh[i].size, vaddr, len))
+		if ((ef->sh[i].flags & SHF_ALLOC_) && !lay_in_own(L, ef->sh[i].offset) &&
+		    lay_overlaps(ef->sh[i].addr, ef->sh[i].size, vaddr, len))
 			return 0;
 	return 1;
 }
@@ -81,21 +84,24 @@ static int home_is_free(const struct lay *L, uint64_t home, uint64_t len)
 	const struct elf *ef = L->ef;
 	const struct elf_phdr *ld = elf_load_covering(ef, home, len), *first = lay_first_load(L);
 	size_t i;
-	int grow = (!ld || L->isown[ld - ef->ph]) && first && first->offset == 0 && first->filesz == home &&
-		   first->memsz == home && !(first->flags & PF_W_) && memory_free(L, first->vaddr + home, len);
+	int grow = (!ld || L->isown[ld - ef->ph]) && first && first->offset == 0 &&
+		   first->filesz == home && first->memsz == home && !(first->flags & PF_W_) &&
+		   memory_free(L, first->vaddr + home, len);
 
 	if (!grow && (!ld || ld != first))
 		return 0;
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ || L->isown[i] || lay_in_own(L, p->offset))
+		if (p->type == PT_NULL_ || p->type == PT_LOAD_ || p->type == PT_PHDR_ ||
+		    L->isown[i] || lay_in_own(L, p->offset))
 			continue;
 		if (lay_overlaps(p->offset, p->filesz, home, len))
 			return 0;
 	}
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (s->type == SHT_NOBITS_ || L->isd[i] || i == L->phsec || lay_in_own(L, s->offset))
+		if (s->type == SHT_NOBITS_ || L->isd[i] || i == L->phsec ||
+		    lay_in_own(L, s->offset))
 			continue;
 		if (lay_overlaps(s->offset, s->size, home, len))
 			return 0;
@@ -116,7 +122,8 @@ static int linker_nulls(struct lay *L, uint64_t home)
 	struct elf_phdr ph;
 	struct err ignore;
 
-	while (home_is_free(L, home, L->phsz + es) && elf_read(ef, home + L->phsz, es, raw, &ignore) == 0) {
+	while (home_is_free(L, home, L->phsz + es) &&
+	       elf_read(ef, home + L->phsz, es, raw, &ignore) == 0) {
 		struct elf_phdr *v;
 		for (k = 0; k < es && !raw[k]; k++)
 			;
@@ -156,19 +163,25 @@ int lay_pht_home(struct lay *L)
 		L->pht_home = 1;
 		L->home_off = home;
 		L->home_vaddr = ld->vaddr + (home - ld->offset);
-		plan_log(L->pl, "program headers: back at offset 0x%llx, after the ELF header; our segment goes\n",
-			   (unsigned long long)home);
+		plan_log(L->pl,
+			 "program headers: back at offset 0x%llx, after the ELF header; our "
+			 "segment goes\n",
+			 (unsigned long long)home);
 		if (linker_nulls(L, home))
 			return -1;
 		if (ld->offset + ld->filesz < home + L->phsz)
 			for (i = 0; i < L->phnum; i++)
-				if (L->ph[i].type == PT_LOAD_ && L->ph[i].offset == ld->offset && L->ph[i].vaddr == ld->vaddr) {
-					L->ph[i].filesz = L->ph[i].memsz = home + L->phsz - ld->offset;
-					plan_log(L->pl, "segment: the first PT_LOAD grows back over them\n");
+				if (L->ph[i].type == PT_LOAD_ && L->ph[i].offset == ld->offset &&
+				    L->ph[i].vaddr == ld->vaddr) {
+					L->ph[i].filesz = L->ph[i].memsz =
+						home + L->phsz - ld->offset;
+					plan_log(L->pl, "segment: the first PT_LOAD grows back "
+							"over them\n");
 				}
 		return 1;
 	}
-	plan_log(L->pl, "program headers: stay in our segment (the bytes after the ELF header are in use)\n");
+	plan_log(L->pl, "program headers: stay in our segment (the bytes after the ELF header are "
+			"in use)\n");
 	return 0;
 }
 
@@ -194,7 +207,8 @@ static void keep_referenced(struct lay *L, unsigned char *drop)
 		changed = 0;
 		for (j = 1; j < ef->shnum; j++) {
 			const struct elf_shdr *s = &ef->sh[j];
-			int info_index = s->type == SHT_REL_ || s->type == SHT_RELA_ || (s->flags & SHF_INFO_LINK_);
+			int info_index = s->type == SHT_REL_ || s->type == SHT_RELA_ ||
+					 (s->flags & SHF_INFO_LINK_);
 			if (drop[j])
 				continue;
 			if (s->link && s->link < ef->shnum && drop[s->link]) {
@@ -225,7 +239,7 @@ static int keep_dynamic_targets(struct lay *L, unsigned char *drop)
 			continue;
 		if (st->entsize != es) {
 			for (k = 1; k < ef->shnum; k++)
-				drop[k] = 0;     /* unreadable: nothing may be renumbered */
+				drop[k] = 0; /* unreadable: nothing may be renumbered */
 			return 0;
 		}
 		for (i = 0; i < st->size / es; i += n) {
@@ -234,9 +248,12 @@ static int keep_dynamic_targets(struct lay *L, unsigned char *drop)
 				return -1;
 			for (k = 0; k < n; k++) {
 				elf_decode_sym(ef, chunk + k * es, &s);
-				if (s.shndx > 0 && s.shndx < ef->shnum && s.shndx < SHN_LORESERVE_ && drop[s.shndx]) {
+				if (s.shndx > 0 && s.shndx < ef->shnum &&
+				    s.shndx < SHN_LORESERVE_ && drop[s.shndx]) {
 					drop[s.shndx] = 0;
-					log_section(L, s.shndx, "kept, empty: a dynamic symbol (.dynsym) is defined in it");
+					log_section(L, s.shndx,
+						    "kept, empty: a dynamic symbol (.dynsym) is "
+						    "defined in it");
 				}
 			}
 		}
@@ -265,7 +282,8 @@ static void trim_names(struct lay *L)
 	struct err ignore;
 	size_t i;
 
-	if (!ef->shstrndx || st->type != SHT_STRTAB_ || (st->flags & SHF_ALLOC_) || L->newnames.len || size < 2)
+	if (!ef->shstrndx || st->type != SHT_STRTAB_ || (st->flags & SHF_ALLOC_) ||
+	    L->newnames.len || size < 2)
 		return;
 	from = size > sizeof tail ? size - sizeof tail : 0;
 	if (elf_read(ef, st->offset + from, size - from, tail, &ignore) || tail[size - from - 1])
@@ -287,8 +305,10 @@ static void trim_names(struct lay *L)
 	if (size < st->size) {
 		L->shstr_cut = st->size - size;
 		L->move_shstr = 1;
-		plan_log(L->pl, "section names: %llu bytes of ours dropped from the end of the name table\n",
-			   (unsigned long long)L->shstr_cut);
+		plan_log(L->pl,
+			 "section names: %llu bytes of ours dropped from the end of the name "
+			 "table\n",
+			 (unsigned long long)L->shstr_cut);
 	}
 }
 
@@ -315,14 +335,15 @@ size_t lay_plan_drops(struct lay *L)
 	L->drop = xcalloc(L->shnum, 1);
 	L->newidx = xcalloc(L->shnum, sizeof *L->newidx);
 	if (!L->drop || !L->newidx)
-		return no_drops(L);  /* out of memory: nothing goes, which is always safe */
+		return no_drops(L); /* out of memory: nothing goes, which is always safe */
 	for (i = 1; i < ef->shnum; i++) {
 		char name[32];
 		elf_section_name(ef, i, name, sizeof name);
 		/* On an add, only the PHT's section of an older layout goes (the table left it). */
-		L->drop[i] = i != ef->shstrndx && ((L->isd[i] && !L->notesz) ||
-						   (i == L->phsec && !L->pht_in_seg && strcmp(name, PHDR_SECTION_NAME) == 0));
-		groups += ef->sh[i].type == 17;     /* SHT_GROUP */
+		L->drop[i] = i != ef->shstrndx &&
+			     ((L->isd[i] && !L->notesz) || (i == L->phsec && !L->pht_in_seg &&
+							    strcmp(name, PHDR_SECTION_NAME) == 0));
+		groups += ef->sh[i].type == 17; /* SHT_GROUP */
 	}
 	keep_referenced(L, L->drop);
 	if (keep_dynamic_targets(L, L->drop))
@@ -340,7 +361,7 @@ size_t lay_plan_drops(struct lay *L)
 		return no_drops(L);
 	L->shstrndx_out = L->newidx[ef->shstrndx];
 	if (!L->notesz)
-		trim_names(L);      /* on an add, names may still be taken (lay_setup_sections) */
+		trim_names(L); /* on an add, names may still be taken (lay_setup_sections) */
 	return out;
 }
 
@@ -395,22 +416,28 @@ int lay_renumber_symbols(struct lay *L)
 	m->n = (uint32_t)ef->shnum;
 	m->delta = delta;
 	for (i = 0; i < ef->shnum; i++) {
-		m->map[i] = !L->newidx ? (uint32_t)i : L->drop && L->drop[i] ? SHN_ABS_ : L->newidx[i];
+		m->map[i] = !L->newidx              ? (uint32_t)i
+			    : L->drop && L->drop[i] ? SHN_ABS_
+						    : L->newidx[i];
 		if (delta && L->carry.in[i])
 			m->map[i] |= LAY_SYM_MOVED;
 	}
 	for (t = 1; t < ef->shnum && r == 0; t++) {
 		const struct elf_shdr *st = &ef->sh[t];
 		/* .dynsym too: loaded, but the loader reads only whether st_shndx is a section; its
-		 * indexes change only when sections moved (never on --remove: keep_dynamic_targets) */
+		 * indexes change only when sections moved (never on --remove: keep_dynamic_targets)
+		 */
 		if ((st->type != SHT_SYMTAB_ && st->type != SHT_DYNSYM_) || (L->drop && L->drop[t]))
 			continue;
 		if (st->entsize != es || st->size % es)
-			r = err_set(L->e, "symbol table %zu has entries of %llu bytes: cannot renumber it", t,
-				    (unsigned long long)st->entsize);
+			r = err_set(
+				L->e,
+				"symbol table %zu has entries of %llu bytes: cannot renumber it", t,
+				(unsigned long long)st->entsize);
 		else
-			r = plan_patch_xform(L->pl, L->sh[t].offset, st->size, st->offset, lay_symbols_renumbered, m,
-					       sizeof *m + ef->shnum * sizeof m->map[0], L->e);
+			r = plan_patch_xform(L->pl, L->sh[t].offset, st->size, st->offset,
+					     lay_symbols_renumbered, m,
+					     sizeof *m + ef->shnum * sizeof m->map[0], L->e);
 	}
 	free(m);
 	return r;
@@ -427,7 +454,8 @@ void lay_compact_sections(struct lay *L)
 	memcpy(old, L->sh, L->shnum * sizeof *old);
 	for (i = 0; i < L->shnum; i++) {
 		struct elf_shdr s = old[i];
-		int info_index = s.type == SHT_REL_ || s.type == SHT_RELA_ || (s.flags & SHF_INFO_LINK_);
+		int info_index =
+			s.type == SHT_REL_ || s.type == SHT_RELA_ || (s.flags & SHF_INFO_LINK_);
 		if (L->drop && L->drop[i])
 			continue;
 		if (s.link && s.link < L->shnum)
@@ -449,17 +477,19 @@ void lay_compact_sections(struct lay *L)
 uint64_t lay_names_hole(const struct lay *L, uint64_t size)
 {
 	const struct elf *ef = L->ef;
-	uint64_t (*sp)[2] = xcalloc(ef->shnum + 1, sizeof *sp), pos = 0, found = UINT64_MAX;
+	uint64_t(*sp)[2] = xcalloc(ef->shnum + 1, sizeof *sp), pos = 0, found = UINT64_MAX;
 	size_t i, n = 0;
 
 	if (!sp || !size)
 		goto out;
 	for (i = 0; i < ef->phnum; i++)
-		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i] && ef->ph[i].offset + ef->ph[i].filesz > pos)
+		if (ef->ph[i].type == PT_LOAD_ && !L->isown[i] &&
+		    ef->ph[i].offset + ef->ph[i].filesz > pos)
 			pos = ef->ph[i].offset + ef->ph[i].filesz;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (s->type == SHT_NOBITS_ || !s->size || L->isd[i] || i == L->phsec || i == ef->shstrndx || lay_in_own(L, s->offset))
+		if (s->type == SHT_NOBITS_ || !s->size || L->isd[i] || i == L->phsec ||
+		    i == ef->shstrndx || lay_in_own(L, s->offset))
 			continue;
 		sp[n][0] = s->offset, sp[n++][1] = s->offset + s->size;
 	}

@@ -15,20 +15,22 @@ static int find_name(struct lay *L, const char *want, uint32_t *name)
 {
 	const struct elf *ef = L->ef;
 	const struct elf_shdr *st = &ef->sh[ef->shstrndx];
-	size_t wlen = strlen(want) + 1;                    /* with its NUL */
+	size_t wlen = strlen(want) + 1; /* with its NUL */
 	unsigned char chunk[4096];
 	uint64_t base = 0, n, k;
 	struct err ignore;
 
 	if (ef->shstrndx == 0 || st->type != SHT_STRTAB_)
-		return err_set(L->e, "no section name table (e_shstrndx): cannot name a new section");
+		return err_set(L->e,
+			       "no section name table (e_shstrndx): cannot name a new section");
 	/* Chunks overlap by wlen, so a match across a boundary is seen whole once. */
 	while (base < st->size) {
 		n = st->size - base < sizeof chunk ? st->size - base : sizeof chunk;
 		if (elf_read(ef, st->offset + base, n, chunk, &ignore))
 			break;
 		for (k = 0; k + wlen <= n; k++)
-			if (memcmp(chunk + k, want, wlen) == 0 && (base + k == 0 || (k > 0 && chunk[k - 1] == 0))) {
+			if (memcmp(chunk + k, want, wlen) == 0 &&
+			    (base + k == 0 || (k > 0 && chunk[k - 1] == 0))) {
 				*name = (uint32_t)(base + k);
 				return 0;
 			}
@@ -41,7 +43,7 @@ static int find_name(struct lay *L, const char *want, uint32_t *name)
 	if (elf_names_inside_table(ef, L->e))
 		return -1;
 	if (st->size + L->newnames.len == 0)
-		buf_putc(&L->newnames, '\0');    /* offset 0 is the empty name of unnamed sections */
+		buf_putc(&L->newnames, '\0'); /* offset 0 is the empty name of unnamed sections */
 	*name = (uint32_t)(st->size + L->newnames.len);
 	buf_put(&L->newnames, want, wlen);
 	L->move_shstr = 1;
@@ -65,7 +67,8 @@ int lay_setup_sections(struct lay *L)
 	/* A section covering exactly the table is its section, whatever its name; the one named
 	 * PHDR_SECTION_NAME in our segment (found by lay_find_own) serves only when none does. */
 	for (size_t i = 1; i < ef->shnum; i++)
-		if (ef->sh[i].offset == ef->phoff && ef->sh[i].size == ef->phnum * elf_phent_size(ef) &&
+		if (ef->sh[i].offset == ef->phoff &&
+		    ef->sh[i].size == ef->phnum * elf_phent_size(ef) &&
 		    ef->sh[i].type != SHT_NOBITS_ && !L->isd[i]) {
 			L->phsec = i;
 			break;
@@ -100,7 +103,8 @@ static void empty_section(struct lay *L, size_t i)
 	struct elf_shdr *s = &L->sh[i];
 
 	s->size = 0;
-	if ((s->flags & SHF_ALLOC_) && (lay_in_own(L, L->ef->sh[i].offset) || !elf_load_covering(L->ef, s->offset, 0))) {
+	if ((s->flags & SHF_ALLOC_) &&
+	    (lay_in_own(L, L->ef->sh[i].offset) || !elf_load_covering(L->ef, s->offset, 0))) {
 		s->flags &= ~(uint64_t)SHF_ALLOC_;
 		s->addr = 0;
 		s->offset = s->offset < L->keep ? s->offset : L->keep;
@@ -130,15 +134,17 @@ void lay_finish_sections(struct lay *L)
 		s->addralign = 4;
 		s->entsize = 0;
 	}
-	if (L->phsec && !L->pht_in_seg && ef->sh[L->phsec].offset == ef->phoff && ef->sh[L->phsec].size == ef->phnum * elf_phent_size(ef)) {
-		L->sh[L->phsec].size = L->phnum * elf_phent_size(ef);   /* the table stays: still covered */
+	if (L->phsec && !L->pht_in_seg && ef->sh[L->phsec].offset == ef->phoff &&
+	    ef->sh[L->phsec].size == ef->phnum * elf_phent_size(ef)) {
+		L->sh[L->phsec].size =
+			L->phnum * elf_phent_size(ef); /* the table stays: still covered */
 	} else if (L->phsec && !L->pht_in_seg) {
-		empty_section(L, L->phsec);   /* the table left our segment */
+		empty_section(L, L->phsec); /* the table left our segment */
 	} else if (L->phsec) {
 		s = &L->sh[L->phsec];
-		s->type = 1;           /* SHT_PROGBITS */
+		s->type = 1; /* SHT_PROGBITS */
 		s->flags = SHF_ALLOC_ | (L->seg[0].flags & PF_X_ ? SHF_EXECINSTR_ : 0);
-		s->addr = L->seg[0].vaddr + (L->pht_b - L->seg[0].off);    /* copy B, the live one */
+		s->addr = L->seg[0].vaddr + (L->pht_b - L->seg[0].off); /* copy B, the live one */
 		s->offset = L->pht_b;
 		s->size = L->phsz;
 		s->addralign = ef->is64 ? 8 : 4;
@@ -195,7 +201,7 @@ int lay_order_sections(struct lay *L)
 	if (!n || ef->shnum >= SHN_LORESERVE_)
 		return 0;
 	for (i = 1; i < ef->shnum; i++)
-		if (ef->sh[i].type == 17 || ef->sh[i].type == SHT_SYMTAB_SHNDX_)   /* SHT_GROUP */
+		if (ef->sh[i].type == 17 || ef->sh[i].type == SHT_SYMTAB_SHNDX_) /* SHT_GROUP */
 			return 0;
 	mov = xcalloc(n, sizeof *mov);
 	if (!L->newidx)
@@ -213,9 +219,10 @@ int lay_order_sections(struct lay *L)
 			int alloc = (L->sh[i].flags & SHF_ALLOC_) != 0;
 			if ((L->drop && L->drop[i]) || alloc != !k || (alloc && moving(L, i)))
 				continue;
-			/* a .dynsym carried away keeps its place: addresses say nothing there (going
-			 * back, they do again) */
-			int kept = L->carry.in && i < ef->shnum && L->carry.in[i] && L->carry.new_vaddr > L->carry.vaddr;
+			/* a .dynsym carried away keeps its place: addresses say nothing there
+			 * (going back, they do again) */
+			int kept = L->carry.in && i < ef->shnum && L->carry.in[i] &&
+				   L->carry.new_vaddr > L->carry.vaddr;
 			while (m < nm && (!alloc || (!kept && mov[m].key < L->sh[i].addr)))
 				L->newidx[mov[m++].val] = (uint32_t)out++;
 			L->newidx[i] = (uint32_t)out++;
@@ -264,29 +271,43 @@ int lay_fix_symbols(struct lay *L)
 			size_t n = nsym - i < 256 ? nsym - i : 256;
 			if (elf_read(ef, st->offset + i * es, n * es, chunk, L->e))
 				return -1;
-			if (xt && (xt->size < (i + n) * 4 || elf_read(ef, xt->offset + i * 4, n * 4, xs, L->e)))
+			if (xt && (xt->size < (i + n) * 4 ||
+				   elf_read(ef, xt->offset + i * 4, n * 4, xs, L->e)))
 				xt = NULL;
 			for (k = 0; k < n; k++) {
 				const struct elf_shdr *d;
 				uint64_t start;
 				elf_decode_sym(ef, chunk + k * es, &s);
-				idx = s.shndx == SHN_XINDEX_ && xt ? elf_get(ef, xs + k * 4, 4) : s.shndx;
-				if (idx == 0 || idx >= ef->shnum || !L->isd[idx] || (s.shndx >= SHN_LORESERVE_ && s.shndx != SHN_XINDEX_) ||
+				idx = s.shndx == SHN_XINDEX_ && xt ? elf_get(ef, xs + k * 4, 4)
+								   : s.shndx;
+				if (idx == 0 || idx >= ef->shnum || !L->isd[idx] ||
+				    (s.shndx >= SHN_LORESERVE_ && s.shndx != SHN_XINDEX_) ||
 				    (L->drop && L->drop[idx]))
-					continue;      /* a removed section's symbols are renumbered to SHN_ABS */
+					continue; /* a removed section's symbols are renumbered to
+						     SHN_ABS */
 				d = &L->sh[idx];
 				start = d->addr;
-				if ((s.info & 0xf) == STT_SECTION_ ? s.value == start :
-				    (s.value >= start && s.value - start <= d->size && s.size <= d->size - (s.value - start)))
+				if ((s.info & 0xf) == STT_SECTION_
+					    ? s.value == start
+					    : (s.value >= start && s.value - start <= d->size &&
+					       s.size <= d->size - (s.value - start)))
 					continue;
 				/* .dynsym is loaded: its entries are never rewritten. */
 				if (st->type == SHT_DYNSYM_)
-					return err_set(L->e, "dynamic symbol %zu points into the dlopen note, which would %s", i + k,
-						       L->notesz ? "move" : "be left outside its emptied section (.dynsym is never rewritten)");
+					return err_set(
+						L->e,
+						"dynamic symbol %zu points into the dlopen note, "
+						"which would %s",
+						i + k,
+						L->notesz ? "move"
+							  : "be left outside its emptied section "
+							    "(.dynsym is never rewritten)");
 				s.value = start;
 				s.size = 0;
 				if (L->newidx && s.shndx != SHN_XINDEX_)
-					s.shndx = (uint16_t)L->newidx[s.shndx];    /* over the renumbered table */
+					s.shndx =
+						(uint16_t)L->newidx[s.shndx]; /* over the renumbered
+										 table */
 				elf_encode_sym(ef, &s, out);
 				if (lay_patch(L, L->sh[t].offset + (i + k) * es, es, out, 0))
 					return -1;
@@ -295,4 +316,3 @@ int lay_fix_symbols(struct lay *L)
 	}
 	return 0;
 }
-

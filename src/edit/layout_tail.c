@@ -21,8 +21,8 @@ static int tail_section(const struct lay *L, size_t i, uint64_t from)
 {
 	const struct elf_shdr *s = &L->ef->sh[i];
 
-	return !(s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && s->offset >= from && !L->isd[i] &&
-	       (!s->size || !lay_in_own(L, s->offset));
+	return !(s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && s->offset >= from &&
+	       !L->isd[i] && (!s->size || !lay_in_own(L, s->offset));
 }
 
 /* The end of the allocated part: the ELF header, the program header table, every PT_LOAD and
@@ -33,7 +33,8 @@ static uint64_t alloc_end(const struct lay *L)
 	uint64_t end = elf_ehdr_size(ef);
 	size_t i;
 
-	if (ef->phnum && !lay_in_own(L, ef->phoff) && ef->phoff + lay_phdr_bytes(ef, ef->phnum) > end)
+	if (ef->phnum && !lay_in_own(L, ef->phoff) &&
+	    ef->phoff + lay_phdr_bytes(ef, ef->phnum) > end)
 		end = ef->phoff + lay_phdr_bytes(ef, ef->phnum);
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
@@ -43,8 +44,8 @@ static uint64_t alloc_end(const struct lay *L)
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
 		/* an empty one too: its offset must stay inside the file */
-		if ((s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && !L->isd[i] && !lay_in_own(L, s->offset) &&
-		    s->offset + s->size > end)
+		if ((s->flags & SHF_ALLOC_) && s->type != SHT_NOBITS_ && !L->isd[i] &&
+		    !lay_in_own(L, s->offset) && s->offset + s->size > end)
 			end = s->offset + s->size;
 	}
 	return end;
@@ -68,17 +69,19 @@ uint64_t lay_tail_start(const struct lay *L)
 		const struct elf_shdr *s = &ef->sh[i];
 		if (s->type == SHT_NOBITS_ || (s->size && s->offset + s->size <= from) ||
 		    (!s->size && (s->offset < from || (s->flags & SHF_ALLOC_))))
-			continue;      /* an empty allocated one ends the allocated part at most */
+			continue; /* an empty allocated one ends the allocated part at most */
 		if (!tail_section(L, i, from) && !L->isd[i] && !lay_in_own(L, s->offset))
-			goto no;               /* something allocated, or straddling the start */
-		if (tail_section(L, i, from) && (s->addralign > TAIL_MAX_ALIGN || (s->addralign & (s->addralign - 1))))
-			goto no;               /* an alignment no layout can honour: it stays */
+			goto no; /* something allocated, or straddling the start */
+		if (tail_section(L, i, from) &&
+		    (s->addralign > TAIL_MAX_ALIGN || (s->addralign & (s->addralign - 1))))
+			goto no; /* an alignment no layout can honour: it stays */
 		ntail += tail_section(L, i, from);
 		sp[n][0] = s->offset, sp[n++][1] = s->offset + s->size;
 	}
 	for (i = 0; i < ef->phnum; i++)
 		if (L->isown[i])
-			sp[n][0] = ef->ph[i].offset, sp[n++][1] = ef->ph[i].offset + ef->ph[i].filesz;
+			sp[n][0] = ef->ph[i].offset,
+			sp[n++][1] = ef->ph[i].offset + ef->ph[i].filesz;
 	sp[n][0] = ef->shoff, sp[n++][1] = ef->shoff + ef->shnum * elf_shent_size(ef);
 	qsort(sp, n, sizeof *sp, lay_pair_cmp);
 	for (i = 0; i < n; i++) {
@@ -106,11 +109,13 @@ static void shift_headers(struct lay *L, uint64_t (*order)[2], size_t n)
 
 	for (i = 0; i < L->phnum; i++) {
 		struct elf_phdr *p = &L->ph[i];
-		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ || !p->filesz || p->memsz)
+		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ ||
+		    !p->filesz || p->memsz)
 			continue;
 		for (k = 0; k < n; k++) {
 			const struct elf_shdr *s = &L->ef->sh[order[k][1]];
-			if (p->offset >= s->offset && p->offset + p->filesz <= s->offset + s->size) {
+			if (p->offset >= s->offset &&
+			    p->offset + p->filesz <= s->offset + s->size) {
 				p->offset += L->sh[order[k][1]].offset - s->offset;
 				break;
 			}
@@ -124,7 +129,7 @@ static void shift_headers(struct lay *L, uint64_t (*order)[2], size_t n)
 uint64_t lay_tail_layout(struct lay *L, uint64_t pos)
 {
 	const struct elf *ef = L->ef;
-	uint64_t (*order)[2] = xcalloc(ef->shnum, sizeof *order);
+	uint64_t(*order)[2] = xcalloc(ef->shnum, sizeof *order);
 	size_t i, n = 0;
 
 	if (!order)
@@ -134,7 +139,8 @@ uint64_t lay_tail_layout(struct lay *L, uint64_t pos)
 			order[n][0] = i, order[n++][1] = i;
 	for (i = 0; i < n; i++) {
 		size_t k = (size_t)order[i][1];
-		uint64_t size = ef->sh[k].size, a = ef->sh[k].addralign > 1 ? ef->sh[k].addralign : 1;
+		uint64_t size = ef->sh[k].size,
+			 a = ef->sh[k].addralign > 1 ? ef->sh[k].addralign : 1;
 		if (k == ef->shstrndx) {
 			size = size - L->shstr_cut + L->newnames.len;
 			L->move_shstr = 1;
@@ -151,8 +157,8 @@ uint64_t lay_tail_layout(struct lay *L, uint64_t pos)
 	}
 	shift_headers(L, order, n);
 	free(order);
-	plan_log(L->pl, "tail: %zu non-allocated sections from offset 0x%llx to 0x%llx\n", n, (unsigned long long)L->tail_from,
-		   (unsigned long long)pos);
+	plan_log(L->pl, "tail: %zu non-allocated sections from offset 0x%llx to 0x%llx\n", n,
+		 (unsigned long long)L->tail_from, (unsigned long long)pos);
 	return pos;
 }
 

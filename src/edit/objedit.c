@@ -23,7 +23,8 @@ int objedit_group_words(const struct elf *ef, size_t g, uint32_t **out, size_t *
 
 	*out = NULL;
 	if (s->size % 4 || s->size < 4 || s->size / 4 > ef->shnum + 1)
-		return err_set(e, "section group [%zu] has a malformed size (%llu bytes)", g, (unsigned long long)s->size);
+		return err_set(e, "section group [%zu] has a malformed size (%llu bytes)", g,
+			       (unsigned long long)s->size);
 	*n = (size_t)(s->size / 4);
 	raw = malloc((size_t)s->size);
 	*out = xcalloc(*n, sizeof **out);
@@ -58,7 +59,10 @@ int objedit_groups(const struct elf *ef, size_t **out, struct err *e)
 			if (w[i] == 0 || w[i] >= ef->shnum || w[i] == g || grp[w[i]]) {
 				uint32_t bad = w[i];
 				free(w);
-				return err_set(e, "section group [%zu] lists section %u, which is invalid or in another group", g, bad);
+				return err_set(e,
+					       "section group [%zu] lists section %u, which is "
+					       "invalid or in another group",
+					       g, bad);
 			}
 			grp[w[i]] = g;
 		}
@@ -84,7 +88,8 @@ static int close_sections(struct oe *X)
 		again = 0;
 		for (i = 1; i < X->n; i++) {
 			const struct elf_shdr *s = &ef->sh[i];
-			if (!drop[i] && (objedit_is_rel(s) || (s->flags & SHF_INFO_LINK_)) && s->info && s->info < X->n && drop[s->info])
+			if (!drop[i] && (objedit_is_rel(s) || (s->flags & SHF_INFO_LINK_)) &&
+			    s->info && s->info < X->n && drop[s->info])
 				drop[i] = 1, again = 1;
 		}
 		for (i = 1; i < X->n; i++) {
@@ -99,7 +104,9 @@ static int close_sections(struct oe *X)
 				char name[64];
 				elf_section_name(ef, i, name, sizeof name);
 				return err_set(X->e,
-					       "section group [%zu] %s holds a dlopen note and other sections: removing the note would change what the group's signature stands for",
+					       "section group [%zu] %s holds a dlopen note and "
+					       "other sections: removing the note would change "
+					       "what the group's signature stands for",
 					       i, name);
 			}
 			if (gone)
@@ -112,10 +119,20 @@ static int close_sections(struct oe *X)
 static int links_by_index(const struct elf_shdr *s)
 {
 	switch (s->type) {
-	case SHT_REL_: case SHT_RELA_: case SHT_SYMTAB_: case SHT_DYNSYM_: case SHT_HASH_: case SHT_DYNAMIC_:
-	case SHT_GROUP_: case SHT_SYMTAB_SHNDX_: case SHT_GNU_HASH_: case SHT_GNU_VERDEF_: case SHT_GNU_VERNEED_:
-	case SHT_GNU_VERSYM_: case SHT_LLVM_ADDRSIG_: case SHT_LLVM_CALL_GRAPH_PROFILE_:
-		return 1;
+	case SHT_REL_:
+	case SHT_RELA_:
+	case SHT_SYMTAB_:
+	case SHT_DYNSYM_:
+	case SHT_HASH_:
+	case SHT_DYNAMIC_:
+	case SHT_GROUP_:
+	case SHT_SYMTAB_SHNDX_:
+	case SHT_GNU_HASH_:
+	case SHT_GNU_VERDEF_:
+	case SHT_GNU_VERNEED_:
+	case SHT_GNU_VERSYM_:
+	case SHT_LLVM_ADDRSIG_:
+	case SHT_LLVM_CALL_GRAPH_PROFILE_: return 1;
 	}
 	return (s->flags & SHF_LINK_ORDER_) != 0;
 }
@@ -125,7 +142,8 @@ static int links_by_index(const struct elf_shdr *s)
 /* Offset of `want` as a whole string in string table t, else appended to `add`.  The table is
  * searched (with `search`) in memory when the model holds it (the section names), else read in
  * 4 KiB pieces that overlap by the length searched. */
-static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, int search, struct buf *add, uint32_t *off)
+static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, int search,
+		       struct buf *add, uint32_t *off)
 {
 	const struct elf_shdr *st = &X->ef->sh[t];
 	unsigned char stack[4096], *chunk = stack;
@@ -146,7 +164,8 @@ static int find_or_add(struct oe *X, size_t t, const char *want, size_t len, int
 			if (!hit || (uint64_t)(hit - c) + wlen > n)
 				break;
 			k = (uint64_t)(hit - c);
-			if (c[k + len] == 0 && (base + k == 0 || (k > 0 && c[k - 1] == 0))) {   /* a whole string */
+			if (c[k + len] == 0 &&
+			    (base + k == 0 || (k > 0 && c[k - 1] == 0))) { /* a whole string */
 				*off = (uint32_t)(base + k);
 				if (chunk != stack)
 					free(chunk);
@@ -177,10 +196,12 @@ static int names(struct oe *X)
 	if (!X->o->nadd)
 		return 0;
 	if (!ef->shstrndx || ef->sh[ef->shstrndx].type != SHT_STRTAB_)
-		return err_set(X->e, "no section name table (e_shstrndx): cannot name a new section");
+		return err_set(X->e,
+			       "no section name table (e_shstrndx): cannot name a new section");
 	if (elf_names_inside_table(ef, X->e) ||
 	    find_or_add(X, ef->shstrndx, ".group", 6, 1, &X->shstr_add, &X->name_group) ||
-	    find_or_add(X, ef->shstrndx, SECTION_NAME, strlen(SECTION_NAME), 1, &X->shstr_add, &X->name_note))
+	    find_or_add(X, ef->shstrndx, SECTION_NAME, strlen(SECTION_NAME), 1, &X->shstr_add,
+			&X->name_note))
 		return -1;
 	X->sig_name = xcalloc(X->o->nadd, sizeof *X->sig_name);
 	if (!X->sig_name)
@@ -194,8 +215,10 @@ static int names(struct oe *X)
 		}
 		if (X->strtab_add.len > UINT32_MAX)
 			return err_set(X->e, "string table too large");
-		return find_or_add(X, ef->shstrndx, ".symtab", 7, 1, &X->shstr_add, &X->name_symtab) ||
-		       find_or_add(X, ef->shstrndx, ".strtab", 7, 1, &X->shstr_add, &X->name_strtab);
+		return find_or_add(X, ef->shstrndx, ".symtab", 7, 1, &X->shstr_add,
+				   &X->name_symtab) ||
+		       find_or_add(X, ef->shstrndx, ".strtab", 7, 1, &X->shstr_add,
+				   &X->name_strtab);
 	}
 	/* clang uses one table for section and symbol names.  A signature's name can be there
 	 * already only where a dlopen section is (a group of the header's or the tool's): else it
@@ -203,7 +226,8 @@ static int names(struct oe *X)
 	for (j = 0; j < X->o->nadd; j++) {
 		size_t t = ef->sh[X->symtab].link;
 		if (find_or_add(X, t, X->o->add[j].sig.p, X->o->add[j].sig.len, X->o->had_dlopen,
-				t == ef->shstrndx ? &X->shstr_add : &X->strtab_add, &X->sig_name[j]))
+				t == ef->shstrndx ? &X->shstr_add : &X->strtab_add,
+				&X->sig_name[j]))
 			return -1;
 	}
 	return 0;
@@ -243,7 +267,10 @@ static int build_sections(struct oe *X)
 		o->sh = *s;
 		if (links_by_index(s) && s->link) {
 			if (s->link >= X->n || X->o->drop[s->link])
-				return err_set(X->e, "section [%zu] is linked to section [%u], which would be removed", i, s->link);
+				return err_set(X->e,
+					       "section [%zu] is linked to section [%u], which "
+					       "would be removed",
+					       i, s->link);
 			o->sh.link = (uint32_t)X->map[s->link];
 		}
 		if ((objedit_is_rel(s) || (s->flags & SHF_INFO_LINK_)) && s->info && s->info < X->n)
@@ -253,7 +280,10 @@ static int build_sections(struct oe *X)
 		if (s->type == SHT_GROUP_ && s->link == X->symtab) {
 			int64_t ns = objedit_sym_new(X, s->info);
 			if (ns < 0)
-				return err_set(X->e, "section group [%zu] keeps its signature symbol %u, which would be removed", i, s->info);
+				return err_set(X->e,
+					       "section group [%zu] keeps its signature symbol %u, "
+					       "which would be removed",
+					       i, s->info);
 			o->sh.info = (uint32_t)ns;
 		}
 	}
@@ -265,10 +295,18 @@ static int build_sections(struct oe *X)
 		elf_put(ef, d, 4, GRP_COMDAT_);
 		elf_put(ef, d + 4, 4, k + 1);
 		X->os[k].data = d;
-		*g = (struct elf_shdr){ .name = X->name_group, .type = SHT_GROUP_, .link = (uint32_t)objedit_symtab_out(X),
-					.info = (uint32_t)(X->nsym_out - X->o->nadd + j), .size = 8, .addralign = 4, .entsize = 4 };
-		*m = (struct elf_shdr){ .name = X->name_note, .type = SHT_NOTE_, .flags = SHF_ALLOC_ | SHF_GROUP_ | SHF_GNU_RETAIN_,
-					.size = X->o->add[j].note.len, .addralign = 4 };
+		*g = (struct elf_shdr){.name = X->name_group,
+				       .type = SHT_GROUP_,
+				       .link = (uint32_t)objedit_symtab_out(X),
+				       .info = (uint32_t)(X->nsym_out - X->o->nadd + j),
+				       .size = 8,
+				       .addralign = 4,
+				       .entsize = 4};
+		*m = (struct elf_shdr){.name = X->name_note,
+				       .type = SHT_NOTE_,
+				       .flags = SHF_ALLOC_ | SHF_GROUP_ | SHF_GNU_RETAIN_,
+				       .size = X->o->add[j].note.len,
+				       .addralign = 4};
 		X->os[k + 1].data = malloc(X->o->add[j].note.len);
 		if (!X->os[k + 1].data)
 			return err_oom(X->e);
@@ -276,9 +314,16 @@ static int build_sections(struct oe *X)
 		k += 2;
 	}
 	if (X->new_symtab) {
-		X->os[k].sh = (struct elf_shdr){ .name = X->name_symtab, .type = SHT_SYMTAB_, .link = (uint32_t)(k + 1),
-						 .info = (uint32_t)X->nlocal_out, .addralign = ef->is64 ? 8 : 4, .entsize = elf_sym_size(ef) };
-		X->os[k + 1].sh = (struct elf_shdr){ .name = X->name_strtab, .type = SHT_STRTAB_, .size = X->strtab_add.len, .addralign = 1 };
+		X->os[k].sh = (struct elf_shdr){.name = X->name_symtab,
+						.type = SHT_SYMTAB_,
+						.link = (uint32_t)(k + 1),
+						.info = (uint32_t)X->nlocal_out,
+						.addralign = ef->is64 ? 8 : 4,
+						.entsize = elf_sym_size(ef)};
+		X->os[k + 1].sh = (struct elf_shdr){.name = X->name_strtab,
+						    .type = SHT_STRTAB_,
+						    .size = X->strtab_add.len,
+						    .addralign = 1};
 		X->os[k + 1].data = malloc(X->strtab_add.len);
 		if (!X->os[k + 1].data)
 			return err_oom(X->e);
@@ -330,8 +375,8 @@ static int lay_out(struct oe *X, size_t **order)
 	}
 	if (ef->phnum)
 		pos = align_up(pos, 8) + ef->phnum * elf_phent_size(ef);
-	for (i = 1; i < X->nout; i++)      /* by input offset; new sections last, in order */
-		k[i - 1] = (struct keyed){ X->os[i].in ? ef->sh[X->os[i].in].offset : UINT64_MAX, i };
+	for (i = 1; i < X->nout; i++) /* by input offset; new sections last, in order */
+		k[i - 1] = (struct keyed){X->os[i].in ? ef->sh[X->os[i].in].offset : UINT64_MAX, i};
 	keyed_sort(k, X->nout - 1);
 	for (i = 0; i + 1 < X->nout; i++)
 		ord[i] = k[i].val;
@@ -344,11 +389,14 @@ static int lay_out(struct oe *X, size_t **order)
 			o->tail = &X->strtab_add;
 		if (o->tail)
 			o->sh.size += o->tail->len;
-		/* Sections are laid out again at their alignment: a hostile one could send the output
-		 * anywhere.  Real objects ask for pages at most (2 MiB huge pages, say). */
+		/* Sections are laid out again at their alignment: a hostile one could send the
+		 * output anywhere.  Real objects ask for pages at most (2 MiB huge pages, say). */
 		if (o->sh.addralign > OBJEDIT_MAX_ALIGN)
-			return err_set(X->e, "section [%zu] asks for an alignment of %llu bytes; the tool lays sections out up to %u",
-				       o->in, (unsigned long long)o->sh.addralign, OBJEDIT_MAX_ALIGN);
+			return err_set(X->e,
+				       "section [%zu] asks for an alignment of %llu bytes; the "
+				       "tool lays sections out up to %u",
+				       o->in, (unsigned long long)o->sh.addralign,
+				       OBJEDIT_MAX_ALIGN);
 		pos = align_up(pos, o->sh.addralign > 1 ? o->sh.addralign : 1);
 		o->sh.offset = pos;
 		if (o->sh.type != SHT_NOBITS_)
@@ -372,7 +420,8 @@ static int emit(struct oe *X, const size_t *order)
 	int r;
 
 	X->os[0].sh.size = X->nout >= SHN_LORESERVE_ ? X->nout : 0;
-	X->os[0].sh.link = sec_new(X, ef->shstrndx) >= SHN_LORESERVE_ ? (uint32_t)sec_new(X, ef->shstrndx) : 0;
+	X->os[0].sh.link =
+		sec_new(X, ef->shstrndx) >= SHN_LORESERVE_ ? (uint32_t)sec_new(X, ef->shstrndx) : 0;
 	/* SHF_GNU_RETAIN means something only with the GNU OS ABI (bfd ignores it otherwise, and
 	 * --gc-sections drops the note): gas and llvm-mc mark the object the same way. */
 	if (X->o->nadd && model.ident[7] == 0)
@@ -384,7 +433,8 @@ static int emit(struct oe *X, const size_t *order)
 	elf_encode_ehdr(&model, eh, ef->phnum >= PN_XNUM_ ? PN_XNUM_ : (uint16_t)ef->phnum,
 			X->nout >= SHN_LORESERVE_ ? 0 : (uint16_t)X->nout,
 			model.shstrndx >= SHN_LORESERVE_ ? SHN_XINDEX_ : (uint16_t)model.shstrndx);
-	if (buf_grow(&X->run, X->nout * shes + 4096) || objedit_patch(X, 0, elf_ehdr_size(ef), eh, 0))
+	if (buf_grow(&X->run, X->nout * shes + 4096) ||
+	    objedit_patch(X, 0, elf_ehdr_size(ef), eh, 0))
 		return -1;
 	if (ef->phnum && objedit_patch(X, phoff, ef->phnum * elf_phent_size(ef), NULL, ef->phoff))
 		return -1;
@@ -393,7 +443,8 @@ static int emit(struct oe *X, const size_t *order)
 		uint64_t inlen = o->in ? ef->sh[o->in].size : 0;
 		if (o->sh.type == SHT_NOBITS_)
 			continue;
-		if (o->data ? objedit_patch(X, o->sh.offset, o->sh.size, o->data, 0) : objedit_patch(X, o->sh.offset, inlen, NULL, ef->sh[o->in].offset))
+		if (o->data ? objedit_patch(X, o->sh.offset, o->sh.size, o->data, 0)
+			    : objedit_patch(X, o->sh.offset, inlen, NULL, ef->sh[o->in].offset))
 			return -1;
 		if (o->tail && objedit_patch(X, o->sh.offset + inlen, o->tail->len, o->tail->p, 0))
 			return -1;
@@ -406,7 +457,8 @@ static int emit(struct oe *X, const size_t *order)
 	free(sht);
 	for (i = 1; r == 0 && i < X->nout && !objedit_sym_unmoved(X); i++) {
 		const struct osec *o = &X->os[i];
-		if (o->in && objedit_is_rel(&ef->sh[o->in]) && ef->sh[o->in].link == X->symtab && X->symtab && objedit_sym_relocs(X, o))
+		if (o->in && objedit_is_rel(&ef->sh[o->in]) && ef->sh[o->in].link == X->symtab &&
+		    X->symtab && objedit_sym_relocs(X, o))
 			r = -1;
 	}
 	return r ? r : objedit_patch_flush(X);
@@ -421,8 +473,11 @@ int objedit_plan(struct objedit *o)
 	/* The sections are laid out anew: program headers, which a relocatable object does not
 	 * use (gABI), would describe bytes that moved or were dropped. */
 	if (o->ef->phnum)
-		return err_set(o->e, "a relocatable object with program headers (%zu): its sections are laid "
-			       "out anew, and they would describe bytes that moved; not written", o->ef->phnum);
+		return err_set(
+			o->e,
+			"a relocatable object with program headers (%zu): its sections are laid "
+			"out anew, and they would describe bytes that moved; not written",
+			o->ef->phnum);
 	memset(&X, 0, sizeof X);
 	X.o = o, X.ef = o->ef, X.e = o->e, X.n = o->ef->shnum;
 	if (objedit_sym_table(&X))

@@ -21,17 +21,17 @@
  * and one member: a .note.dlopen section (SHF_ALLOC|SHF_GROUP|SHF_GNU_RETAIN) holding `note`. */
 struct objedit_group {
 	struct buf note;
-	struct buf sig;            /* the signature, without NUL */
+	struct buf sig; /* the signature, without NUL */
 };
 
 struct objedit {
 	const struct elf *ef;
 	struct plan *pl;
 	struct err *e;
-	unsigned char *drop;       /* drop[i]: input section i is removed (the caller's choice) */
+	unsigned char *drop; /* drop[i]: input section i is removed (the caller's choice) */
 	struct objedit_group *add;
 	size_t nadd;
-	int had_dlopen;            /* the input has a dlopen section: a signature's name may be there */
+	int had_dlopen; /* the input has a dlopen section: a signature's name may be there */
 };
 
 /* SHT_GROUP members of every section: grp[i] is the group section listing i, 0 for none.

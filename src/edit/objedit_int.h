@@ -12,10 +12,10 @@ struct move {
 };
 
 struct osec {
-	size_t in;                 /* input index; 0 for a new section */
+	size_t in; /* input index; 0 for a new section */
 	struct elf_shdr sh;
-	unsigned char *data;       /* new content (owned), or NULL: the input's bytes are copied */
-	const struct buf *tail;    /* bytes appended after the copied content */
+	unsigned char *data;    /* new content (owned), or NULL: the input's bytes are copied */
+	const struct buf *tail; /* bytes appended after the copied content */
 };
 
 struct oe {
@@ -23,17 +23,17 @@ struct oe {
 	const struct elf *ef;
 	struct err *e;
 	size_t n;
-	size_t ndrop;              /* input sections removed (after close_sections) */
+	size_t ndrop; /* input sections removed (after close_sections) */
 	size_t *map;
 	size_t symtab, xtab;
-	int new_symtab;            /* the object had none: .symtab and .strtab are added last */
+	int new_symtab; /* the object had none: .symtab and .strtab are added last */
 	uint64_t nsym, nlocal, nsym_out, nlocal_out;
 	uint64_t *del;
 	size_t ndel;
 	struct move *mv;
 	size_t nmv;
 	struct buf strtab_add, shstr_add, symtab_add, xtab_add;
-	struct buf run;            /* new bytes gathered for one patch at run_off (objedit_patch) */
+	struct buf run; /* new bytes gathered for one patch at run_off (objedit_patch) */
 	uint64_t run_off;
 	uint32_t *sig_name, name_group, name_note, name_symtab, name_strtab;
 	struct osec *os;

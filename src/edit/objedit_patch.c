@@ -14,7 +14,7 @@ int objedit_patch_flush(struct oe *X)
 		return 0;
 	if (X->run.oom)
 		return err_oom(X->e);
-	if (len <= 256) {                /* copied: the buffer stays for the next run */
+	if (len <= 256) { /* copied: the buffer stays for the next run */
 		X->run.len = 0;
 		return plan_patch(X->o->pl, X->run_off, len, X->run.p, 0, X->e);
 	}
@@ -28,7 +28,8 @@ int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, ui
 	struct patch *p;
 
 	if (data) {
-		if (X->run.len && off >= X->run_off + X->run.len && off - (X->run_off + X->run.len) <= sizeof pad) {
+		if (X->run.len && off >= X->run_off + X->run.len &&
+		    off - (X->run_off + X->run.len) <= sizeof pad) {
 			buf_put(&X->run, pad, (size_t)(off - (X->run_off + X->run.len)));
 		} else if (objedit_patch_flush(X)) {
 			return -1;
@@ -43,8 +44,9 @@ int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, ui
 	/* A copy that continues the previous one at the same distance, past zeros only, is one
 	 * copy: an object whose sections mostly stay costs a few patches, not one per section. */
 	p = pl->n ? &pl->p[pl->n - 1] : NULL;
-	if (p && !p->data && p->src != PATCH_ZERO && src != PATCH_ZERO && off - src == p->off - p->src &&
-	    off >= p->off + p->len && off - (p->off + p->len) < 4096 &&
+	if (p && !p->data && p->src != PATCH_ZERO && src != PATCH_ZERO &&
+	    off - src == p->off - p->src && off >= p->off + p->len &&
+	    off - (p->off + p->len) < 4096 &&
 	    elf_range_is_zero(X->ef, p->src + p->len, off - (p->off + p->len))) {
 		p->len = off + len - p->off;
 		return 0;

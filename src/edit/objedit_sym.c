@@ -37,16 +37,19 @@ int objedit_sym_table(struct oe *X)
 	}
 	{
 		const struct elf_shdr *st = &ef->sh[X->symtab];
-		if (st->entsize != elf_sym_size(ef) || st->size % st->entsize || st->link == 0 || st->link >= X->n ||
-		    ef->sh[st->link].type != SHT_STRTAB_)
+		if (st->entsize != elf_sym_size(ef) || st->size % st->entsize || st->link == 0 ||
+		    st->link >= X->n || ef->sh[st->link].type != SHT_STRTAB_)
 			return err_set(X->e, "malformed symbol table [%zu]", X->symtab);
 		X->nsym = st->size / st->entsize;
 		X->nlocal = st->info;
 		if (X->nlocal > X->nsym || X->nsym == 0)
-			return err_set(X->e, "malformed symbol table [%zu]: %llu locals of %llu symbols", X->symtab,
-				       (unsigned long long)X->nlocal, (unsigned long long)X->nsym);
+			return err_set(X->e,
+				       "malformed symbol table [%zu]: %llu locals of %llu symbols",
+				       X->symtab, (unsigned long long)X->nlocal,
+				       (unsigned long long)X->nsym);
 		if (X->xtab && ef->sh[X->xtab].size < X->nsym * 4)
-			return err_set(X->e, "extended section index table [%zu] is too short", X->xtab);
+			return err_set(X->e, "extended section index table [%zu] is too short",
+				       X->xtab);
 	}
 	return 0;
 }
@@ -64,7 +67,8 @@ static int read_syms(struct oe *X, uint64_t first, size_t n, struct elf_sym *s, 
 		return -1;
 	for (k = 0; k < n; k++) {
 		elf_decode_sym(ef, raw + k * es, &s[k]);
-		x[k] = s[k].shndx == SHN_XINDEX_ && X->xtab ? (uint32_t)elf_get(ef, xr + 4 * k, 4) : s[k].shndx;
+		x[k] = s[k].shndx == SHN_XINDEX_ && X->xtab ? (uint32_t)elf_get(ef, xr + 4 * k, 4)
+							    : s[k].shndx;
 	}
 	return 0;
 }
@@ -110,14 +114,15 @@ int objedit_sym_removed(struct oe *X)
 
 	X->ndel = 0;
 	if (!X->ndrop)
-		return 0;           /* no section goes: neither do its symbols nor a group's signature */
+		return 0; /* no section goes: neither do its symbols nor a group's signature */
 	sig_gone = xcalloc(X->n, sizeof *sig_gone), sig_kept = xcalloc(X->n, sizeof *sig_kept);
 	if (!sig_gone || !sig_kept)
 		goto oom;
 	for (i = 1; i < X->n; i++)
 		if (ef->sh[i].type == SHT_GROUP_ && ef->sh[i].link == X->symtab)
 			*(X->o->drop[i] ? &sig_gone[ngone++] : &sig_kept[nkept++]) = ef->sh[i].info;
-	/* Sorted, so that each symbol is looked up in O(log n): an object may hold a group per entry. */
+	/* Sorted, so that each symbol is looked up in O(log n): an object may hold a group per
+	 * entry. */
 	qsort(sig_gone, ngone, sizeof *sig_gone, u64_cmp);
 	qsort(sig_kept, nkept, sizeof *sig_kept, u64_cmp);
 	for (k = 0; X->symtab && k < X->nsym; k += 256) {
@@ -165,7 +170,7 @@ static int add_move(struct oe *X, size_t *cap, uint64_t from, uint64_t to)
 			return err_oom(X->e);
 		X->mv = v;
 	}
-	X->mv[X->nmv++] = (struct move){ from, to };
+	X->mv[X->nmv++] = (struct move){from, to};
 	return 0;
 }
 
@@ -185,9 +190,18 @@ int objedit_sym_permute(struct oe *X)
 	Ls = L - dl;
 	Lo = Ls;
 	no = n - X->ndel;
-	X->nsym_out = no + X->o->nadd;     /* the signature symbols come last */
+	X->nsym_out = no + X->o->nadd; /* the signature symbols come last */
 	X->nlocal_out = Lo;
-#define HOLE(v) do { if (nh == ch) { uint64_t *t_ = xrealloc(holes, ch = ch ? ch * 2 : 16, sizeof *t_); if (!t_) goto oom; holes = t_; } holes[nh++] = (v); } while (0)
+#define HOLE(v)                                                                                    \
+	do {                                                                                       \
+		if (nh == ch) {                                                                    \
+			uint64_t *t_ = xrealloc(holes, ch = ch ? ch * 2 : 16, sizeof *t_);         \
+			if (!t_)                                                                   \
+				goto oom;                                                          \
+			holes = t_;                                                                \
+		}                                                                                  \
+		holes[nh++] = (v);                                                                 \
+	} while (0)
 	/* locals: removed slots below Ls take the surviving locals from [Ls, L) */
 	for (i = 0; i < X->ndel && X->del[i] < Ls; i++)
 		HOLE(X->del[i]);
@@ -253,7 +267,8 @@ static int put_shndx(struct oe *X, struct elf_sym *s, uint32_t *x, uint64_t sec)
 		return 0;
 	}
 	if (!X->xtab)
-		return err_set(X->e, "a symbol would need an extended section index, and the object has no SHT_SYMTAB_SHNDX table");
+		return err_set(X->e, "a symbol would need an extended section index, and the "
+				     "object has no SHT_SYMTAB_SHNDX table");
 	s->shndx = SHN_XINDEX_;
 	*x = (uint32_t)sec;
 	return 0;
@@ -262,7 +277,11 @@ static int put_shndx(struct oe *X, struct elf_sym *s, uint32_t *x, uint64_t sec)
 /* The tool's signature symbol for added group j: weak, hidden, undefined (docs/layout.md). */
 static void encode_signature(const struct oe *X, size_t j, unsigned char *raw)
 {
-	elf_encode_sym(X->ef, &(struct elf_sym){ .name = X->sig_name[j], .info = STB_WEAK_ << 4, .other = STV_HIDDEN_ }, raw);
+	elf_encode_sym(X->ef,
+		       &(struct elf_sym){.name = X->sig_name[j],
+					 .info = STB_WEAK_ << 4,
+					 .other = STV_HIDDEN_},
+		       raw);
 }
 
 int objedit_sym_rewrite(struct oe *X)
@@ -310,7 +329,8 @@ int objedit_sym_rewrite(struct oe *X)
 			uint32_t xo = 0;
 			if (to < 0)
 				continue;
-			if (is_section_index(&s[j], x[j], X->n) && put_shndx(X, &s[j], &xo, X->map[x[j]]))
+			if (is_section_index(&s[j], x[j], X->n) &&
+			    put_shndx(X, &s[j], &xo, X->map[x[j]]))
 				return -1;
 			elf_encode_sym(ef, &s[j], st->data + (uint64_t)to * es);
 			if (xt)
@@ -343,7 +363,7 @@ int objedit_sym_addrsig(struct oe *X)
 		if (s->size > SCAN_MAX_AREA)
 			return err_set(X->e, "address-significance table [%zu] too large", o->in);
 		in = malloc(s->size + 1);
-		out = malloc(s->size * 10 + 10);    /* an index takes at most 10 bytes */
+		out = malloc(s->size * 10 + 10); /* an index takes at most 10 bytes */
 		if (!in || !out) {
 			free(in);
 			free(out);
@@ -362,7 +382,9 @@ int objedit_sym_addrsig(struct oe *X)
 				if (k >= s->size || shift > 63) {
 					free(in);
 					free(out);
-					return err_set(X->e, "malformed address-significance table [%zu]", o->in);
+					return err_set(X->e,
+						       "malformed address-significance table [%zu]",
+						       o->in);
 				}
 				v |= (uint64_t)(in[k] & 0x7f) << shift;
 				shift += 7;
@@ -404,16 +426,25 @@ int objedit_sym_relocs(struct oe *X, const struct osec *o)
 			uint64_t info = elf_get(ef, chunk + j * es + (uint64_t)w, w), sym, type;
 			int64_t to;
 			sym = !ef->is64 ? info >> 8 : mips64el ? info & 0xffffffffu : info >> 32;
-			type = !ef->is64 ? info & 0xff : mips64el ? info & ~(uint64_t)0xffffffffu : info & 0xffffffffu;
+			type = !ef->is64  ? info & 0xff
+			       : mips64el ? info & ~(uint64_t)0xffffffffu
+					  : info & 0xffffffffu;
 			to = sym >= X->nsym ? (int64_t)sym : objedit_sym_new(X, sym);
 			if (to < 0)
-				return err_set(X->e, "relocation %llu of section [%zu] refers to symbol %llu, which is defined in a section that would be removed",
-					       (unsigned long long)(k + j), o->in, (unsigned long long)sym);
+				return err_set(
+					X->e,
+					"relocation %llu of section [%zu] refers to symbol %llu, "
+					"which is defined in a section that would be removed",
+					(unsigned long long)(k + j), o->in,
+					(unsigned long long)sym);
 			if ((uint64_t)to == sym)
 				continue;
-			info = !ef->is64 ? (uint64_t)to << 8 | type : mips64el ? type | (uint64_t)to : (uint64_t)to << 32 | type;
+			info = !ef->is64  ? (uint64_t)to << 8 | type
+			       : mips64el ? type | (uint64_t)to
+					  : (uint64_t)to << 32 | type;
 			elf_put(ef, out, w, info);
-			if (objedit_patch(X, o->sh.offset + (k + j) * es + (uint64_t)w, (uint64_t)w, out, 0))
+			if (objedit_patch(X, o->sh.offset + (k + j) * es + (uint64_t)w, (uint64_t)w,
+					  out, 0))
 				return -1;
 		}
 		k += m;

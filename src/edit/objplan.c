@@ -13,8 +13,6 @@
 #include "../note/note.h"
 #include "objedit.h"
 
-
-
 /* area[i]: 1 + the scan area of section i, 0 when it has none (one pass, not one per section:
  * an object may hold a group per entry, 100,000 of them). */
 static size_t *section_areas(const struct elf *ef, const struct scan *sc)
@@ -27,8 +25,8 @@ static size_t *section_areas(const struct elf *ef, const struct scan *sc)
 	return area;
 }
 
-static int section_entries(const struct elf *ef, const struct scan *sc, const size_t *area, size_t idx,
-			   struct entries *out, struct err *e)
+static int section_entries(const struct elf *ef, const struct scan *sc, const size_t *area,
+			   size_t idx, struct entries *out, struct err *e)
 {
 	const struct scan_area *a;
 
@@ -60,9 +58,10 @@ static int alone_in_comdat(const struct elf *ef, const size_t *grp, size_t idx)
  * group holding exactly one entry, the next wanted one: the entries keep the requested order
  * (kept groups come first in the output, added ones after).  `present` receives the kept
  * entries. */
-static int choose_kept(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all,
-		       const unsigned char *isd, const size_t *grp, const unsigned char *dup, unsigned char *drop,
-		       struct entries *present, struct err *e)
+static int choose_kept(const struct elf *ef, const struct scan *sc, const struct entries *want,
+		       int keep_all, const unsigned char *isd, const size_t *grp,
+		       const unsigned char *dup, unsigned char *drop, struct entries *present,
+		       struct err *e)
 {
 	size_t *area = section_areas(ef, sc);
 	size_t i, next = 0;
@@ -72,7 +71,7 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 		return err_oom(e);
 
 	for (i = 1; i < ef->shnum; i++) {
-		struct entries es = { 0 };
+		struct entries es = {0};
 		int keep;
 		if (!isd[i])
 			continue;
@@ -81,10 +80,11 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 			r = err_prefix(e, "section [%zu]: ", i);
 			break;
 		}
-		keep = keep_all || (es.n == 1 && alone_in_comdat(ef, grp, i) && next < want->n && manifest_entry_equal(&want->v[next], &es.v[0]));
+		keep = keep_all || (es.n == 1 && alone_in_comdat(ef, grp, i) && next < want->n &&
+				    manifest_entry_equal(&want->v[next], &es.v[0]));
 		while (keep && !keep_all && ++next < want->n &&
 		       (dup[next] || manifest_entry_equal(&want->v[next], &es.v[0])))
-			;          /* a repeated entry is written once (kept: want[0..next) and repeats) */
+			; /* a repeated entry is written once (kept: want[0..next) and repeats) */
 		if (keep && manifest_merge_all(present, &es)) {
 			manifest_free(&es);
 			r = err_oom(e);
@@ -110,7 +110,8 @@ static void forget_groups(struct objplan_memo *m)
 
 /* Which wanted entries repeat an earlier one; room for each entry's note and signature,
  * encoded when first needed (memo_group). */
-static int memo_fill(struct objplan_memo *m, const struct elf *ef, const struct entries *want, struct err *e)
+static int memo_fill(struct objplan_memo *m, const struct elf *ef, const struct entries *want,
+		     struct err *e)
 {
 	static const struct entries none;
 
@@ -131,7 +132,7 @@ static int memo_fill(struct objplan_memo *m, const struct elf *ef, const struct 
 static const struct objedit_group *memo_group(struct objplan_memo *m, size_t i, struct err *e)
 {
 	struct objedit_group *g = &m->g[i];
-	struct entries one = { .v = &m->want->v[i], .n = 1 };
+	struct entries one = {.v = &m->want->v[i], .n = 1};
 
 	if (g->sig.len)
 		return g;
@@ -152,15 +153,18 @@ void objplan_memo_free(struct objplan_memo *m)
 }
 
 /* One group per wanted entry not present and not repeating an earlier one. */
-static int groups_to_add(struct objplan_memo *m, const struct entries *want, const struct entries *present,
-			 struct objedit_group **out, size_t *nout, struct err *e)
+static int groups_to_add(struct objplan_memo *m, const struct entries *want,
+			 const struct entries *present, struct objedit_group **out, size_t *nout,
+			 struct err *e)
 {
-	unsigned char *seen = xcalloc(want->n + 1, 1);   /* present, or wanted earlier */
+	unsigned char *seen = xcalloc(want->n + 1, 1); /* present, or wanted earlier */
 	size_t i;
 
 	*out = xcalloc(want->n ? want->n : 1, sizeof **out);
 	*nout = 0;
-	if (!*out || !seen || (present->n ? manifest_mark_seen(present, want, seen) : (memcpy(seen, m->dup, want->n), 0)))
+	if (!*out || !seen ||
+	    (present->n ? manifest_mark_seen(present, want, seen)
+			: (memcpy(seen, m->dup, want->n), 0)))
 		goto oom;
 	for (i = 0; i < want->n; i++) {
 		struct objedit_group *g = &(*out)[*nout];
@@ -184,12 +188,12 @@ oom:
 	return err_oom(e);
 }
 
-int objplan(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
-		    struct objplan_memo *memo, struct err *e)
+int objplan(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all,
+	    struct plan *pl, struct objplan_memo *memo, struct err *e)
 {
-	struct objplan_memo own = { 0 }, *m = memo ? memo : &own;
-	struct entries present = { 0 };
-	struct objedit o = { .ef = ef, .pl = pl, .e = e };
+	struct objplan_memo own = {0}, *m = memo ? memo : &own;
+	struct entries present = {0};
+	struct objedit o = {.ef = ef, .pl = pl, .e = e};
 	unsigned char *isd = NULL;
 	size_t *grp = NULL, i, ndrop = 0;
 	int r = -1;
@@ -205,8 +209,9 @@ int objplan(const struct elf *ef, const struct scan *sc, const struct entries *w
 		err_oom(e);
 		goto out;
 	}
-	if (elf_check_layout(ef, e) || scan_dlopen_sections(ef, sc, isd, e) || objedit_groups(ef, &grp, e) ||
-	    memo_fill(m, ef, want, e) || choose_kept(ef, sc, want, keep_all, isd, grp, m->dup, o.drop, &present, e) ||
+	if (elf_check_layout(ef, e) || scan_dlopen_sections(ef, sc, isd, e) ||
+	    objedit_groups(ef, &grp, e) || memo_fill(m, ef, want, e) ||
+	    choose_kept(ef, sc, want, keep_all, isd, grp, m->dup, o.drop, &present, e) ||
 	    groups_to_add(m, want, &present, &o.add, &o.nadd, e))
 		goto out;
 	for (i = 1; i < ef->shnum; i++) {
@@ -221,7 +226,9 @@ int objplan(const struct elf *ef, const struct scan *sc, const struct entries *w
 		r = 0;
 		goto out;
 	}
-	pl->strategy = !want->n ? "removed" : ndrop ? "section groups replaced" : "section groups added";
+	pl->strategy = !want->n ? "removed"
+		       : ndrop  ? "section groups replaced"
+				: "section groups added";
 	r = objedit_plan(&o);
 	if (r == 0) {
 		for (i = 1; i < ef->shnum; i++)
@@ -231,8 +238,10 @@ int objplan(const struct elf *ef, const struct scan *sc, const struct entries *w
 				plan_log(pl, "section [%zu] %s: removed\n", i, name);
 			}
 		for (i = 0; i < o.nadd; i++)
-			plan_log(pl, "group added: %.*s (%zu bytes of note)\n", (int)o.add[i].sig.len, o.add[i].sig.p, o.add[i].note.len);
-		plan_log(pl, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size, (unsigned long long)ef->size);
+			plan_log(pl, "group added: %.*s (%zu bytes of note)\n",
+				 (int)o.add[i].sig.len, o.add[i].sig.p, o.add[i].note.len);
+		plan_log(pl, "output: %llu bytes (input %llu)\n", (unsigned long long)pl->out_size,
+			 (unsigned long long)ef->size);
 	}
 out:
 	for (i = 0; o.add && i < o.nadd; i++) {
@@ -251,9 +260,10 @@ out:
 }
 
 /* The entries of an encoded note (layout_plan's interface gives a note). */
-int objplan_note(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e)
+int objplan_note(const struct elf *ef, const struct scan *sc, const struct buf *note,
+		 struct plan *pl, struct err *e)
 {
-	struct entries want = { 0 };
+	struct entries want = {0};
 	struct note_iter it;
 	struct note n;
 	int r = 0;

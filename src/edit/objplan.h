@@ -26,13 +26,14 @@ struct objplan_memo {
 	unsigned char *dup;
 	struct objedit_group *g;
 	size_t n;
-	struct buf whole;          /* the note of all the entries (the caller's) */
+	struct buf whole; /* the note of all the entries (the caller's) */
 	int whole_ready;
 };
 void objplan_memo_free(struct objplan_memo *m);
 /* memo: NULL, or kept across calls with the same `want` (see above). */
-int objplan(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all, struct plan *pl,
-		    struct objplan_memo *memo, struct err *e);
-int objplan_note(const struct elf *ef, const struct scan *sc, const struct buf *note, struct plan *pl, struct err *e);
+int objplan(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all,
+	    struct plan *pl, struct objplan_memo *memo, struct err *e);
+int objplan_note(const struct elf *ef, const struct scan *sc, const struct buf *note,
+		 struct plan *pl, struct err *e);
 
 #endif

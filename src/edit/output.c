@@ -38,7 +38,8 @@ static int copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 		n = copy_file_range(in, &si, out, &di, len > IO_MAX_CALL ? IO_MAX_CALL : len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF))
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+			      errno == EOPNOTSUPP || errno == EBADF))
 			return copy_slow(in, (uint64_t)si, out, (uint64_t)di, len, e);
 		if (n < 0)
 			return err_set(e, "copy failed: %s", strerror(errno));
@@ -57,12 +58,12 @@ int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struc
 	uint64_t pos = src, end = src + len;
 	off_t data, hole;
 
-	if (len < (1u << 20))          /* holes in a small range are not worth two lseeks */
+	if (len < (1u << 20)) /* holes in a small range are not worth two lseeks */
 		return copy_range(in, src, out, dst, len, e);
 	while (pos < end) {
 		data = lseek(in, (off_t)pos, SEEK_DATA);
 		if (data < 0 && errno == ENXIO)
-			return 0;                      /* only a hole is left */
+			return 0; /* only a hole is left */
 		if (data < 0)
 			return copy_range(in, pos, out, dst + (pos - src), end - pos, e);
 		if ((uint64_t)data >= end)
@@ -70,7 +71,8 @@ int output_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len, struc
 		hole = lseek(in, data, SEEK_HOLE);
 		if (hole < 0 || (uint64_t)hole > end)
 			hole = (off_t)end;
-		if (copy_range(in, (uint64_t)data, out, dst + ((uint64_t)data - src), (uint64_t)(hole - data), e))
+		if (copy_range(in, (uint64_t)data, out, dst + ((uint64_t)data - src),
+			       (uint64_t)(hole - data), e))
 			return -1;
 		pos = (uint64_t)hole;
 	}
@@ -85,7 +87,8 @@ static int copy_stream(int in, int out, uint64_t len, struct err *e)
 
 	for (pos = 0; pos < len; pos += n) {
 		n = len - pos < sizeof buf ? len - pos : sizeof buf;
-		if (io_read_at(in, pos, buf, n, e) || io_write_all(out, buf, n, "standard output", e))
+		if (io_read_at(in, pos, buf, n, e) ||
+		    io_write_all(out, buf, n, "standard output", e))
 			return -1;
 	}
 	return 0;
@@ -106,7 +109,8 @@ static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 }
 
 /* Input bytes through a patch's transform, PATCH_CHUNK at a time (layout.h). */
-static int copy_xform(int in, uint64_t src, int out, uint64_t dst, const struct patch *p, struct err *e)
+static int copy_xform(int in, uint64_t src, int out, uint64_t dst, const struct patch *p,
+		      struct err *e)
 {
 	unsigned char buf[PATCH_CHUNK];
 	uint64_t k, n;
@@ -123,23 +127,26 @@ static int copy_xform(int in, uint64_t src, int out, uint64_t dst, const struct 
 }
 
 /* The plan's patches, over what was copied of the input; both files seen from a base offset. */
-static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl, struct err *e)
+static int apply_patches(int in, uint64_t in_base, int out, uint64_t out_base,
+			 const struct plan *pl, struct err *e)
 {
 	size_t i;
 
 	for (i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
-		int r = p->xform ? copy_xform(in, in_base + p->src, out, out_base + p->off, p, e) :
-			p->data ? io_write_at(out, out_base + p->off, p->data, p->len, e) :
-			p->src == PATCH_ZERO ? write_zeros(out, out_base + p->off, p->len, e) :
-			output_copy(in, in_base + p->src, out, out_base + p->off, p->len, e);
+		int r = p->xform  ? copy_xform(in, in_base + p->src, out, out_base + p->off, p, e)
+			: p->data ? io_write_at(out, out_base + p->off, p->data, p->len, e)
+			: p->src == PATCH_ZERO ? write_zeros(out, out_base + p->off, p->len, e)
+					       : output_copy(in, in_base + p->src, out,
+							     out_base + p->off, p->len, e);
 		if (r)
 			return -1;
 	}
 	return 0;
 }
 
-int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl, unsigned char *out, struct err *e)
+int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl,
+		     unsigned char *out, struct err *e)
 {
 	if (pl->keep > in_size)
 		return err_set(e, "the plan keeps more bytes than the input has");
@@ -148,12 +155,14 @@ int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct pla
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct patch *p = &pl->p[i];
 		if (!range_ok(p->off, p->len, pl->out_size) ||
-		    ((!p->data || p->xform) && p->src != PATCH_ZERO && !range_ok(p->src, p->len, in_size)))
+		    ((!p->data || p->xform) && p->src != PATCH_ZERO &&
+		     !range_ok(p->src, p->len, in_size)))
 			return err_set(e, "a patch runs past the member");
 		if (p->xform) {
 			memmove(out + p->off, in + p->src, p->len);
 			for (uint64_t k = 0; k < p->len; k += PATCH_CHUNK)
-				p->xform(p->data, out + p->off + k, p->len - k < PATCH_CHUNK ? p->len - k : PATCH_CHUNK);
+				p->xform(p->data, out + p->off + k,
+					 p->len - k < PATCH_CHUNK ? p->len - k : PATCH_CHUNK);
 		} else if (p->data)
 			memcpy(out + p->off, p->data, p->len);
 		else if (p->src == PATCH_ZERO)
@@ -164,7 +173,8 @@ int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct pla
 	return 0;
 }
 
-int output_apply_at(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl, struct err *e)
+int output_apply_at(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl,
+		    struct err *e)
 {
 	if (output_copy(in, in_base, out, out_base, pl->keep, e))
 		return -1;
@@ -177,7 +187,8 @@ int output_apply(int in, int out, const struct plan *pl, struct err *e)
 
 	/* The whole input kept: share its blocks where the filesystem can (btrfs, XFS), so that
 	 * only the patched blocks are written; else the kernel copies. */
-	if (!(fstat(in, &st) == 0 && (uint64_t)st.st_size == pl->keep && pl->keep && ioctl(out, FICLONE, in) == 0) &&
+	if (!(fstat(in, &st) == 0 && (uint64_t)st.st_size == pl->keep && pl->keep &&
+	      ioctl(out, FICLONE, in) == 0) &&
 	    output_copy(in, 0, out, 0, pl->keep, e))
 		return -1;
 	if (apply_patches(in, 0, out, 0, pl, e))
@@ -196,12 +207,14 @@ static int copy_xattrs(int in, int out, struct err *e)
 
 	len = flistxattr(in, names, sizeof names);
 	if (len < 0)
-		return errno == ENOTSUP || errno == ENOSYS ? 0 :
-		       err_set(e, "cannot list extended attributes: %s", strerror(errno));
+		return errno == ENOTSUP || errno == ENOSYS
+			       ? 0
+			       : err_set(e, "cannot list extended attributes: %s", strerror(errno));
 	for (k = 0; k < len; k += (ssize_t)strlen(names + k) + 1) {
 		vlen = fgetxattr(in, names + k, value, sizeof value);
 		if (vlen < 0 || fsetxattr(out, names + k, value, (size_t)vlen, 0))
-			return err_set(e, "cannot keep extended attribute %s: %s", names + k, strerror(errno));
+			return err_set(e, "cannot keep extended attribute %s: %s", names + k,
+				       strerror(errno));
 	}
 	return 0;
 }
@@ -218,7 +231,7 @@ static int keep_metadata(int in, int out, const struct stat *st, int in_place, s
 
 struct tmp {
 	int fd;
-	int named;                 /* tmppath exists in the directory */
+	int named; /* tmppath exists in the directory */
 	char dir[PATH_MAX], dest[PATH_MAX], tmppath[PATH_MAX + 64];
 };
 
@@ -246,7 +259,8 @@ static void tmp_name(struct tmp *t, unsigned n)
 	const char *base = strrchr(t->dest, '/');
 
 	base = base ? base + 1 : t->dest;
-	snprintf(t->tmppath, sizeof t->tmppath, "%s/.%.20s.dlnote-%ld-%u", t->dir, base, (long)getpid(), n);
+	snprintf(t->tmppath, sizeof t->tmppath, "%s/.%.20s.dlnote-%ld-%u", t->dir, base,
+		 (long)getpid(), n);
 }
 
 static int open_tmp(struct tmp *t, struct err *e)
@@ -257,7 +271,8 @@ static int open_tmp(struct tmp *t, struct err *e)
 	if (t->fd >= 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
-		return err_set(e, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
+		return err_set(e, "cannot create a temporary file in %s: %s", t->dir,
+			       strerror(errno));
 	/* This filesystem has no unnamed temporaries: a named one, removed on every failure. */
 	for (n = 0; n < 100; n++) {
 		tmp_name(t, n);
@@ -338,8 +353,12 @@ static int write_through(const struct tmp *t, uint64_t size, struct err *e)
 
 static const char *file_kind(mode_t m)
 {
-	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
-	       S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "not a regular file";
 }
 
 /* The result is built in an unnamed temporary file (it must be seekable, standard output may be a
@@ -347,7 +366,7 @@ static const char *file_kind(mode_t m)
 int output_stream_fill(int infd, output_fill_fn fill, void *ctx, int out, struct err *e)
 {
 	const char *dir = getenv("TMPDIR");
-	struct tmp t = { .fd = -1 };
+	struct tmp t = {.fd = -1};
 	struct stat ts;
 	int r = -1;
 
@@ -369,10 +388,10 @@ out:
 	return r;
 }
 
-int output_replace(int infd, const struct stat *st, const char *dest, int in_place, const struct output_opts *o,
-		   output_fill_fn fill, void *ctx, struct err *e)
+int output_replace(int infd, const struct stat *st, const char *dest, int in_place,
+		   const struct output_opts *o, output_fill_fn fill, void *ctx, struct err *e)
 {
-	struct tmp t = { .fd = -1 };
+	struct tmp t = {.fd = -1};
 	char real[PATH_MAX];
 	struct stat ds, ts;
 	int r = -1;
@@ -386,7 +405,9 @@ int output_replace(int infd, const struct stat *st, const char *dest, int in_pla
 	/* The result replaces the destination by a rename: a device node, FIFO, socket or directory
 	 * would be replaced by a regular file (as root, -o /dev/null would replace /dev/null). */
 	if (stat(dest, &ds) == 0 && !S_ISREG(ds.st_mode))
-		return err_set(e, "output %s is %s: only a regular file is replaced (-o - writes to standard output)",
+		return err_set(e,
+			       "output %s is %s: only a regular file is replaced (-o - writes to "
+			       "standard output)",
 			       dest, file_kind(ds.st_mode));
 	/* Replacing a file goes through its directory, which would bypass the file's own mode:
 	 * a user may only rewrite what they may write (root may write anything, as with cp). */
@@ -430,8 +451,8 @@ static int fill_plan(void *pl, int in, int out, struct err *e)
 	return output_apply(in, out, pl, e);
 }
 
-int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
-		 const struct output_opts *o, struct err *e)
+int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest,
+		 int in_place, const struct output_opts *o, struct err *e)
 {
 	return output_replace(infd, st, dest, in_place, o, fill_plan, (void *)pl, e);
 }

@@ -15,19 +15,19 @@
 #include "../base/util.h"
 
 struct output_opts {
-	int fsync;        /* flush data and directory before and after the rename */
+	int fsync; /* flush data and directory before and after the rename */
 };
 
 /* Write the result of `pl` applied to the input `infd` (whose status is `st`) to `dest`.
  * `in_place`: dest is the input itself: owner, group, mode and extended attributes are kept,
  * a symlink is followed, and a file with several hard links is updated through its inode. */
-int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest, int in_place,
-		 const struct output_opts *o, struct err *e);
+int output_write(int infd, const struct stat *st, const struct plan *pl, const char *dest,
+		 int in_place, const struct output_opts *o, struct err *e);
 
 /* The same for any writer: `fill` writes the whole result into the empty temporary `out`. */
 typedef int (*output_fill_fn)(void *ctx, int in, int out, struct err *e);
-int output_replace(int infd, const struct stat *st, const char *dest, int in_place, const struct output_opts *o,
-		   output_fill_fn fill, void *ctx, struct err *e);
+int output_replace(int infd, const struct stat *st, const char *dest, int in_place,
+		   const struct output_opts *o, output_fill_fn fill, void *ctx, struct err *e);
 
 /* Write the result to `out`, which need not be seekable (-o -: standard output). */
 int output_stream(int infd, const struct plan *pl, int out, struct err *e);
@@ -40,11 +40,13 @@ int output_apply(int in, int out, const struct plan *pl, struct err *e);
 /* Write the plan's result for the object at in@in_base to out@out_base, as an archive member:
  * the file is neither cut nor extended (ranges the plan leaves as holes are not written, so
  * `out` must read zeros there: a fresh file written in order does). */
-int output_apply_at(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl, struct err *e);
+int output_apply_at(int in, uint64_t in_base, int out, uint64_t out_base, const struct plan *pl,
+		    struct err *e);
 
 /* The same in memory, for small objects: `in` holds the input's in_size bytes, `out` has room
  * for pl->out_size bytes (the plan's holes become zeros). */
-int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl, unsigned char *out, struct err *e);
+int output_apply_mem(const unsigned char *in, uint64_t in_size, const struct plan *pl,
+		     unsigned char *out, struct err *e);
 
 /* Write len bytes at out@off, retrying short writes (a call writes at most 1 GiB). */
 

@@ -7,7 +7,8 @@
 
 #include "plan.h"
 
-int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e)
+int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src,
+	       struct err *e)
 {
 	struct patch *p;
 
@@ -46,12 +47,12 @@ int plan_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *d
 		return err_oom(e);
 	}
 	pl->p = p;
-	pl->p[pl->n++] = (struct patch){ .off = off, .len = len, .data = data };
+	pl->p[pl->n++] = (struct patch){.off = off, .len = len, .data = data};
 	return 0;
 }
 
-int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
-		       size_t ctxlen, struct err *e)
+int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src,
+		     patch_xform_fn xform, const void *ctx, size_t ctxlen, struct err *e)
 {
 	if (len == 0)
 		return 0;

@@ -27,19 +27,20 @@ typedef void (*patch_xform_fn)(const void *ctx, unsigned char *buf, uint64_t len
 
 struct patch {
 	uint64_t off, len;
-	unsigned char *data;       /* bytes to write, or NULL: copy from input at src (PATCH_ZERO: zeros) */
+	unsigned char
+		*data; /* bytes to write, or NULL: copy from input at src (PATCH_ZERO: zeros) */
 	uint64_t src;
-	patch_xform_fn xform;      /* set: copy from src through xform, data is its context */
+	patch_xform_fn xform; /* set: copy from src through xform, data is its context */
 };
 
 struct plan {
-	int unchanged;             /* the file already holds exactly this: write nothing */
+	int unchanged; /* the file already holds exactly this: write nothing */
 	uint64_t keep, out_size;
 	struct patch *p;
 	size_t n, cap;
-	const char *strategy;      /* one of the names documented in the man page */
-	struct buf log;            /* what -v prints, one line per decision */
-	int quiet;                 /* set by the caller before planning: no log is kept */
+	const char *strategy; /* one of the names documented in the man page */
+	struct buf log;       /* what -v prints, one line per decision */
+	int quiet;            /* set by the caller before planning: no log is kept */
 };
 
 void plan_free(struct plan *pl);
@@ -48,11 +49,12 @@ void plan_reset(struct plan *pl);
 /* A line of the plan's log (unless the plan is quiet). */
 void plan_log(struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append a patch to the plan (data is copied; NULL: copy from input at src, or PATCH_ZERO). */
-int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src, struct err *e);
+int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src,
+	       struct err *e);
 /* The same for new bytes the plan takes over (malloc'd; freed with the plan, or now on failure). */
 int plan_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *data, struct err *e);
 /* Append a patch copying input bytes [src, src+len) through xform (ctx is copied, ctxlen bytes). */
-int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src, patch_xform_fn xform, const void *ctx,
-		       size_t ctxlen, struct err *e);
+int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src,
+		     patch_xform_fn xform, const void *ctx, size_t ctxlen, struct err *e);
 
 #endif

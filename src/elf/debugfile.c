@@ -43,20 +43,24 @@ static const struct addr_span *load_of(const struct addr_span *l, size_t nl, uin
 
 int debugfile_detached(const struct elf *ef)
 {
-	struct addr_span *s = xcalloc(ef->shnum + 1, sizeof *s), *l = xcalloc(ef->phnum + 1, sizeof *l);
+	struct addr_span *s = xcalloc(ef->shnum + 1, sizeof *s),
+			 *l = xcalloc(ef->phnum + 1, sizeof *l);
 	uint64_t next_content = UINT64_MAX;
 	size_t ns = 0, nl = 0, i;
 	int nobits_below = 0, moved = 0;
 
 	for (i = 1; s && l && i < ef->shnum; i++) {
 		const struct elf_shdr *sh = &ef->sh[i];
-		if ((sh->flags & SHF_ALLOC_) && !(sh->flags & SHF_TLS_) && sh->size && sh->type != SHT_NULL_)
-			s[ns++] = (struct addr_span){ sh->addr, 0, sh->offset, 0, sh->type == SHT_NOBITS_ };
+		if ((sh->flags & SHF_ALLOC_) && !(sh->flags & SHF_TLS_) && sh->size &&
+		    sh->type != SHT_NULL_)
+			s[ns++] = (struct addr_span){sh->addr, 0, sh->offset, 0,
+						     sh->type == SHT_NOBITS_};
 	}
 	for (i = 0; s && l && i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		if (p->type == PT_LOAD_ && p->memsz && p->vaddr <= UINT64_MAX - p->memsz)
-			l[nl++] = (struct addr_span){ p->vaddr, p->vaddr + p->memsz, p->offset, p->filesz, 0 };
+			l[nl++] = (struct addr_span){p->vaddr, p->vaddr + p->memsz, p->offset,
+						     p->filesz, 0};
 	}
 	if (s && l) {
 		qsort(s, ns, sizeof *s, addr_cmp);
@@ -67,7 +71,8 @@ int debugfile_detached(const struct elf *ef)
 		const struct addr_span *load = load_of(l, nl, s[i].addr);
 		if (!s[i].nobits) {
 			next_content = s[i].addr;
-			if (load && s[i].addr - load->addr < load->filesz && s[i].off - load->off != s[i].addr - load->addr)
+			if (load && s[i].addr - load->addr < load->filesz &&
+			    s[i].off - load->off != s[i].addr - load->addr)
 				moved = 1;
 			continue;
 		}
@@ -85,7 +90,8 @@ int debugfile_detached(const struct elf *ef)
 int debugfile_code_missing(const struct elf *ef)
 {
 	for (size_t i = 1; i < ef->shnum; i++)
-		if (ef->sh[i].type == SHT_NOBITS_ && (ef->sh[i].flags & SHF_EXECINSTR_) && ef->sh[i].size)
+		if (ef->sh[i].type == SHT_NOBITS_ && (ef->sh[i].flags & SHF_EXECINSTR_) &&
+		    ef->sh[i].size)
 			return 1;
 	return 0;
 }

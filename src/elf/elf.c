@@ -26,8 +26,11 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 	const unsigned char *m;
 
 	if (!range_ok(off, len, ef->size))
-		return err_set(e, "truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
-			       (unsigned long long)len, (unsigned long long)off, (unsigned long long)ef->size);
+		return err_set(
+			e,
+			"truncated file: %llu bytes at offset 0x%llx run past its end (%llu bytes)",
+			(unsigned long long)len, (unsigned long long)off,
+			(unsigned long long)ef->size);
 	if ((m = in_memory(ef, off, len)) != NULL) {
 		memcpy(buf, m, len);
 		return 0;
@@ -37,16 +40,19 @@ int elf_read(const struct elf *ef, uint64_t off, uint64_t len, void *buf, struct
 
 static int read_ident(struct elf *ef, struct err *e)
 {
-	static const unsigned char magic[4] = { 0x7f, 'E', 'L', 'F' };
+	static const unsigned char magic[4] = {0x7f, 'E', 'L', 'F'};
 
 	const char *kind;
 
 	if (ef->size < 16 || elf_read(ef, 0, 16, ef->ident, e) || memcmp(ef->ident, magic, 4)) {
-		kind = elf_read(ef, 0, ef->size < 8 ? ef->size : 8, ef->ident, e) ? NULL
-		       : magic_foreign_kind(ef->ident, ef->size < 8 ? (size_t)ef->size : 8);
+		kind = elf_read(ef, 0, ef->size < 8 ? ef->size : 8, ef->ident, e)
+			       ? NULL
+			       : magic_foreign_kind(ef->ident, ef->size < 8 ? (size_t)ef->size : 8);
 		if (kind)
-			return err_set(e, "%s, not an ELF file: its notes are in the objects the link "
-				       "produces (edit those, or build this one without -flto)", kind);
+			return err_set(e,
+				       "%s, not an ELF file: its notes are in the objects the link "
+				       "produces (edit those, or build this one without -flto)",
+				       kind);
 		return err_set(e, "not an ELF file");
 	}
 	if (ef->ident[4] != 1 && ef->ident[4] != 2)
@@ -61,17 +67,20 @@ static int read_ident(struct elf *ef, struct err *e)
 }
 
 /* A table of `num` entries of `entsize` bytes at `off` must lie inside the file. */
-static int table_ok(const struct elf *ef, uint64_t off, uint64_t num, uint64_t entsize, const char *what, struct err *e)
+static int table_ok(const struct elf *ef, uint64_t off, uint64_t num, uint64_t entsize,
+		    const char *what, struct err *e)
 {
 	uint64_t bytes;
 
 	if (mul_ovf(num, entsize, &bytes) || !range_ok(off, bytes, ef->size))
-		return err_set(e, "%s table (%llu entries at offset 0x%llx) runs past the end of the file",
-			       what, (unsigned long long)num, (unsigned long long)off);
+		return err_set(
+			e, "%s table (%llu entries at offset 0x%llx) runs past the end of the file",
+			what, (unsigned long long)num, (unsigned long long)off);
 	return 0;
 }
 
-static int read_table(const struct elf *ef, uint64_t off, size_t num, size_t entsize, unsigned char **out, struct err *e)
+static int read_table(const struct elf *ef, uint64_t off, size_t num, size_t entsize,
+		      unsigned char **out, struct err *e)
 {
 	*out = xcalloc(num, entsize);
 	if (!*out)
@@ -79,7 +88,8 @@ static int read_table(const struct elf *ef, uint64_t off, size_t num, size_t ent
 	return elf_read(ef, off, (uint64_t)num * entsize, *out, e);
 }
 
-static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, uint16_t shentsize, struct err *e)
+static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, uint16_t shentsize,
+			 struct err *e)
 {
 	size_t es = elf_shent_size(ef), i;
 	unsigned char first[64], *raw = NULL;
@@ -98,7 +108,8 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	/* Extended numbering: the real counts live in section header 0, read alone only then;
 	 * otherwise the table is read at once. */
 	if (table_ok(ef, ef->shoff, e_shnum ? e_shnum : 1, es, "section header", e) ||
-	    (e_shnum ? read_table(ef, ef->shoff, e_shnum, es, &raw, e) : elf_read(ef, ef->shoff, es, first, e))) {
+	    (e_shnum ? read_table(ef, ef->shoff, e_shnum, es, &raw, e)
+		     : elf_read(ef, ef->shoff, es, first, e))) {
 		free(raw);
 		return -1;
 	}
@@ -114,7 +125,8 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 	else if (table_ok(ef, ef->shoff, ef->shnum, es, "section header", e))
 		r = -1;
 	else if (ef->shstrndx >= ef->shnum)
-		r = err_set(e, "e_shstrndx %zu is out of range (%zu sections)", ef->shstrndx, ef->shnum);
+		r = err_set(e, "e_shstrndx %zu is out of range (%zu sections)", ef->shstrndx,
+			    ef->shnum);
 	if (r) {
 		free(raw);
 		return -1;
@@ -128,9 +140,13 @@ static int read_sections(struct elf *ef, uint16_t e_shnum, uint16_t e_shstrndx, 
 		elf_decode_shdr(ef, raw + i * es, &ef->sh[i]);
 	free(raw);
 	for (i = 1; i < ef->shnum; i++)
-		if (ef->sh[i].type != SHT_NOBITS_ && !range_ok(ef->sh[i].offset, ef->sh[i].size, ef->size))
-			return err_set(e, "section %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", i,
-				       (unsigned long long)ef->sh[i].offset, (unsigned long long)ef->sh[i].size);
+		if (ef->sh[i].type != SHT_NOBITS_ &&
+		    !range_ok(ef->sh[i].offset, ef->sh[i].size, ef->size))
+			return err_set(e,
+				       "section %zu (offset 0x%llx, size 0x%llx) runs past the end "
+				       "of the file",
+				       i, (unsigned long long)ef->sh[i].offset,
+				       (unsigned long long)ef->sh[i].size);
 	return 0;
 }
 
@@ -152,7 +168,8 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 	}
 	for (i = 0; i < ef->phnum; i++) {
 		elf_decode_phdr(ef, raw + i * es, &ef->ph[i]);
-		if (!past_eof && ef->ph[i].type != PT_NULL_ && !range_ok(ef->ph[i].offset, ef->ph[i].filesz, ef->size))
+		if (!past_eof && ef->ph[i].type != PT_NULL_ &&
+		    !range_ok(ef->ph[i].offset, ef->ph[i].filesz, ef->size))
 			past_eof = i + 1;
 	}
 	free(raw);
@@ -165,8 +182,11 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
 		return 0;
 	}
 	if (past_eof--)
-		return err_set(e, "program header %zu (offset 0x%llx, size 0x%llx) runs past the end of the file", past_eof,
-			       (unsigned long long)ef->ph[past_eof].offset, (unsigned long long)ef->ph[past_eof].filesz);
+		return err_set(e,
+			       "program header %zu (offset 0x%llx, size 0x%llx) runs past the end "
+			       "of the file",
+			       past_eof, (unsigned long long)ef->ph[past_eof].offset,
+			       (unsigned long long)ef->ph[past_eof].filesz);
 	return 0;
 }
 
@@ -174,7 +194,8 @@ static int read_segments(struct elf *ef, uint16_t phentsize, struct err *e)
  * keeps memory flat; a bigger one, such as clang's merged .strtab, is read name by name). */
 static void load_names(struct elf *ef)
 {
-	const struct elf_shdr *st = ef->shstrndx && ef->shstrndx < ef->shnum ? &ef->sh[ef->shstrndx] : NULL;
+	const struct elf_shdr *st =
+		ef->shstrndx && ef->shstrndx < ef->shnum ? &ef->sh[ef->shstrndx] : NULL;
 	struct err ignore;
 
 	if (!st || st->type == SHT_NOBITS_ || st->size == 0 || st->size > (1u << 20))
@@ -193,16 +214,17 @@ int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err
 	return elf_open_at(ef, fd, path, 0, size, e);
 }
 
-static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path, uint64_t base, uint64_t size,
-		       struct err *e);
+static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path,
+		       uint64_t base, uint64_t size, struct err *e);
 
-int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e)
+int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size,
+		struct err *e)
 {
 	return elf_open_at_head(ef, fd, path, base, size, NULL, 0, e);
 }
 
-int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, const unsigned char *head,
-		     uint64_t head_len, struct err *e)
+int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size,
+		     const unsigned char *head, uint64_t head_len, struct err *e)
 {
 	memset(ef, 0, sizeof *ef);
 	ef->head = head;
@@ -210,15 +232,16 @@ int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, ui
 	return open_window(ef, fd, NULL, path, base, size, e);
 }
 
-int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e)
+int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size,
+		 struct err *e)
 {
 	memset(ef, 0, sizeof *ef);
 	return open_window(ef, -1, mem, path, 0, size, e);
 }
 
 /* ef zeroed but for head and head_len. */
-static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path, uint64_t base, uint64_t size,
-		       struct err *e)
+static int open_window(struct elf *ef, int fd, const unsigned char *mem, const char *path,
+		       uint64_t base, uint64_t size, struct err *e)
 {
 	unsigned char h[64];
 	unsigned char *q;
@@ -253,7 +276,8 @@ static int open_window(struct elf *ef, int fd, const unsigned char *mem, const c
 		return err_set(e, "bad e_ehsize %u", ef->ehsize);
 	if (ef->phoff == 0)
 		ef->phnum = 0;
-	if (read_sections(ef, e_shnum, e_shstrndx, shentsize, e) || read_segments(ef, phentsize, e)) {
+	if (read_sections(ef, e_shnum, e_shstrndx, shentsize, e) ||
+	    read_segments(ef, phentsize, e)) {
 		elf_close(ef);
 		return -1;
 	}
@@ -302,9 +326,11 @@ int elf_section_named(const struct elf *ef, size_t index, const char *want)
 	size_t n = strlen(want);
 	uint64_t at;
 
-	if (ef->names && index < ef->shnum && ef->shstrndx && ef->shstrndx < ef->shnum && ef->namesz == ef->sh[ef->shstrndx].size) {
+	if (ef->names && index < ef->shnum && ef->shstrndx && ef->shstrndx < ef->shnum &&
+	    ef->namesz == ef->sh[ef->shstrndx].size) {
 		at = ef->sh[index].name;
-		return at < ef->namesz && ef->namesz - at > n && memcmp(ef->names + at, want, n) == 0 && ef->names[at + n] == '\0';
+		return at < ef->namesz && ef->namesz - at > n &&
+		       memcmp(ef->names + at, want, n) == 0 && ef->names[at + n] == '\0';
 	}
 	if (n >= sizeof name)
 		return 0;
@@ -318,9 +344,11 @@ int elf_names_inside_table(const struct elf *ef, struct err *e)
 
 	for (size_t k = 1; k < ef->shnum; k++)
 		if (ef->sh[k].name && ef->sh[k].name >= size)
-			return err_set(e, "section %zu has a name outside the section-name table (offset %u, "
-				       "table of %llu bytes): a name added there would become its name", k, ef->sh[k].name,
-				       (unsigned long long)size);
+			return err_set(
+				e,
+				"section %zu has a name outside the section-name table (offset %u, "
+				"table of %llu bytes): a name added there would become its name",
+				k, ef->sh[k].name, (unsigned long long)size);
 	return 0;
 }
 
@@ -343,7 +371,7 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 		}
 		return 1;
 	}
-	if (len <= sizeof buf) {         /* a little padding: one read, not the extents' lookups */
+	if (len <= sizeof buf) { /* a little padding: one read, not the extents' lookups */
 		if (elf_read(ef, off, len, buf, &ignore))
 			return 0;
 		for (k = 0; k < len; k++)
@@ -354,8 +382,9 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 	while (pos < end) {
 		/* The file's extents, seen from the window. */
 		data = lseek(ef->fd, (off_t)(ef->base + pos), SEEK_DATA);
-		data = data < 0 ? (errno == ENXIO ? (off_t)end : (off_t)pos)   /* no SEEK_DATA: read it all */
-			 : data - (off_t)ef->base;
+		data = data < 0 ? (errno == ENXIO ? (off_t)end
+						  : (off_t)pos) /* no SEEK_DATA: read it all */
+				: data - (off_t)ef->base;
 		if ((uint64_t)data >= end)
 			return 1;
 		hole = lseek(ef->fd, (off_t)ef->base + data, SEEK_HOLE);
@@ -365,7 +394,7 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len)
 		for (pos = (uint64_t)data; pos < (uint64_t)hole; pos += n) {
 			n = (uint64_t)hole - pos < sizeof buf ? (uint64_t)hole - pos : sizeof buf;
 			if ((read_total += n) > (1u << 20) || elf_read(ef, pos, n, buf, &ignore))
-				return 0;              /* too much to prove zero: treat as data */
+				return 0; /* too much to prove zero: treat as data */
 			for (k = 0; k < n; k++)
 				if (buf[k])
 					return 0;
@@ -380,7 +409,8 @@ const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uin
 
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *ph = &ef->ph[i];
-		if (ph->type == PT_LOAD_ && ph->offset <= off && off + len <= ph->offset + ph->filesz)
+		if (ph->type == PT_LOAD_ && ph->offset <= off &&
+		    off + len <= ph->offset + ph->filesz)
 			return ph;
 	}
 	return NULL;
@@ -394,15 +424,13 @@ uint64_t elf_max_page(const struct elf *ef)
 	case EM_PPC_:
 	case EM_MIPS_:
 	case EM_LOONGARCH_:
-	case EM_ARM_:     /* 64 KiB pages exist on some ARM cores; binutils uses 64 KiB too */
+	case EM_ARM_: /* 64 KiB pages exist on some ARM cores; binutils uses 64 KiB too */
 		return 0x10000;
 	case EM_SPARC_:
 	case EM_SPARCV9_:
-	case EM_SPARC32PLUS_:
-		return 0x2000;
-	case EM_S390_:    /* binutils uses 4 KiB */
-	default:
-		return 0x1000;
+	case EM_SPARC32PLUS_: return 0x2000;
+	case EM_S390_: /* binutils uses 4 KiB */
+	default: return 0x1000;
 	}
 }
 
@@ -433,7 +461,8 @@ size_t elf_stale_property(const struct elf *ef, size_t i)
 		return 0;
 	for (k = 1; k < ef->shnum; k++) {
 		const struct elf_shdr *s = &ef->sh[k];
-		if (s->type == SHT_NOTE_ && s->size == p->filesz && s->offset >= pend && elf_section_named(ef, k, ".note.gnu.property"))
+		if (s->type == SHT_NOTE_ && s->size == p->filesz && s->offset >= pend &&
+		    elf_section_named(ef, k, ".note.gnu.property"))
 			return k;
 	}
 	return 0;
@@ -458,20 +487,23 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 			r = err_set(e, "section %zu overlaps the ELF header", i);
 			goto out;
 		}
-		v[n++] = (struct keyed){ s->offset, i };
+		v[n++] = (struct keyed){s->offset, i};
 	}
 	keyed_sort(v, n);
 	for (i = 1; i < n; i++)
 		if (v[i].key < span_end(ef, v[i - 1])) {
-			r = err_set(e, "sections %zu and %zu overlap in the file", v[i - 1].val, v[i].val);
+			r = err_set(e, "sections %zu and %zu overlap in the file", v[i - 1].val,
+				    v[i].val);
 			goto out;
 		}
 	/* The header tables are rewritten: no section may share their bytes. */
 	for (i = 0; i < n; i++) {
 		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
 		uint64_t send = ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef);
-		/* A section covering exactly the table is ours (PHDR_SECTION_NAME, see layout_linked.c). */
-		if (ef->phnum && v[i].key < pend && ef->phoff < span_end(ef, v[i]) && !(v[i].key == ef->phoff && span_end(ef, v[i]) == pend)) {
+		/* A section covering exactly the table is ours (PHDR_SECTION_NAME, see
+		 * layout_linked.c). */
+		if (ef->phnum && v[i].key < pend && ef->phoff < span_end(ef, v[i]) &&
+		    !(v[i].key == ef->phoff && span_end(ef, v[i]) == pend)) {
 			r = err_set(e, "the program headers overlap section %zu", v[i].val);
 			goto out;
 		}
@@ -488,7 +520,8 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		r = err_set(e, "the section headers overlap the ELF header");
 		goto out;
 	}
-	if (ef->phnum && ef->shnum && ef->shoff < ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef) &&
+	if (ef->phnum && ef->shnum &&
+	    ef->shoff < ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef) &&
 	    ef->phoff < ef->shoff + (uint64_t)ef->shnum * elf_shent_size(ef)) {
 		r = err_set(e, "the section headers overlap the program headers");
 		goto out;
@@ -496,10 +529,12 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		uint64_t pend = ef->phoff + (uint64_t)ef->phnum * elf_phent_size(ef);
-		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ || !p->filesz || elf_stale_property(ef, i))
+		if (p->type == PT_LOAD_ || p->type == PT_PHDR_ || p->type == PT_NULL_ ||
+		    !p->filesz || elf_stale_property(ef, i))
 			continue;
 		if (p->offset < pend && ef->phoff < p->offset + p->filesz) {
-			r = err_set(e, "the program headers overlap the data of program header %zu", i);
+			r = err_set(e, "the program headers overlap the data of program header %zu",
+				    i);
 			goto out;
 		}
 	}
@@ -510,7 +545,8 @@ int elf_check_layout(const struct elf *ef, struct err *e)
 		if (p->filesz > p->memsz || p->memsz > UINT64_MAX - p->vaddr)
 			r = err_set(e, "PT_LOAD %zu: bad sizes", i);
 		else if (p->align > 1 && (p->vaddr - p->offset) % p->align)
-			r = err_set(e, "PT_LOAD %zu: p_offset and p_vaddr disagree modulo p_align", i);
+			r = err_set(e, "PT_LOAD %zu: p_offset and p_vaddr disagree modulo p_align",
+				    i);
 		else if (seen && p->vaddr < prev_vend)
 			r = err_set(e, "PT_LOAD %zu overlaps or precedes the one before it", i);
 		if (r)

@@ -14,7 +14,6 @@
 #include "../base/util.h"
 #include "elf_const.h"
 
-
 struct elf_phdr {
 	uint32_t type, flags;
 	uint64_t offset, vaddr, paddr, filesz, memsz, align;
@@ -35,40 +34,42 @@ struct elf_sym {
 struct elf {
 	const char *path;
 	int fd;
-	uint64_t base;           /* where the object starts in fd: an archive member's data */
-	const unsigned char *mem;   /* or, when set, its bytes already in memory (a small member) */
-	const unsigned char *head;  /* or its first head_len bytes only (a large member's start) */
+	uint64_t base;             /* where the object starts in fd: an archive member's data */
+	const unsigned char *mem;  /* or, when set, its bytes already in memory (a small member) */
+	const unsigned char *head; /* or its first head_len bytes only (a large member's start) */
 	uint64_t head_len;
-	uint64_t size;           /* of the object (the window [base, base+size) of fd) */
+	uint64_t size; /* of the object (the window [base, base+size) of fd) */
 	int is64, big;
 	unsigned char ident[16];
 	uint16_t type, machine;
 	uint32_t version, flags;
 	uint64_t entry, phoff, shoff;
 	uint16_t ehsize;
-	size_t phnum, shnum, shstrndx;   /* real values, extended numbering resolved */
+	size_t phnum, shnum, shstrndx; /* real values, extended numbering resolved */
 	struct elf_phdr *ph;
 	struct elf_shdr *sh;
-	char *names;             /* the section-name table when it is small, else NULL */
+	char *names; /* the section-name table when it is small, else NULL */
 	uint64_t namesz;
 	/* A detached debug file (eu-strip -f, objcopy --only-keep-debug): its program headers
 	 * describe the stripped file, whose contents are not here.  They are dropped (phnum 0):
 	 * readers see its sections only; writers refuse it. */
 	int detached;
-	size_t detached_phnum;   /* how many program headers it had */
+	size_t detached_phnum; /* how many program headers it had */
 };
 
 /* Read and check the headers.  Fails with a reason for anything malformed. */
 int elf_open(struct elf *ef, int fd, const char *path, uint64_t size, struct err *e);
 /* The same for an object that is a window of fd: [base, base+size), such as an archive member
  * read in place.  Every offset of the model is relative to base and checked against size. */
-int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, struct err *e);
+int elf_open_at(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size,
+		struct err *e);
 /* elf_open_at for an object whose first head_len bytes are also in memory (they must outlive
  * the model): reads inside them are not system calls. */
-int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size, const unsigned char *head,
-		     uint64_t head_len, struct err *e);
+int elf_open_at_head(struct elf *ef, int fd, const char *path, uint64_t base, uint64_t size,
+		     const unsigned char *head, uint64_t head_len, struct err *e);
 /* The same for an object whose `size` bytes are in memory (they must outlive the model). */
-int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size, struct err *e);
+int elf_open_mem(struct elf *ef, const unsigned char *mem, const char *path, uint64_t size,
+		 struct err *e);
 void elf_close(struct elf *ef);
 /* Before a rewrite: sections do not overlap each other or the ELF header, PT_LOAD segments are
  * sorted, disjoint in memory and congruent. */
@@ -166,11 +167,11 @@ static inline void elf_put(const struct elf *ef, unsigned char *p, int width, ui
 		p[ef->big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
 }
 
-
 /* Encoders: native struct -> file bytes (out must hold the on-disk size).  The ELF header is
  * encoded from the model's fields with the given counts, extended numbering applied by the
  * caller (e_phnum/e_shnum/e_shstrndx as they must appear in the header). */
-void elf_encode_ehdr(const struct elf *ef, unsigned char *out, uint16_t e_phnum, uint16_t e_shnum, uint16_t e_shstrndx);
+void elf_encode_ehdr(const struct elf *ef, unsigned char *out, uint16_t e_phnum, uint16_t e_shnum,
+		     uint16_t e_shstrndx);
 void elf_encode_phdr(const struct elf *ef, const struct elf_phdr *ph, unsigned char *out);
 void elf_decode_phdr(const struct elf *ef, const unsigned char *in, struct elf_phdr *ph);
 void elf_decode_shdr(const struct elf *ef, const unsigned char *in, struct elf_shdr *sh);

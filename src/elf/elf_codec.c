@@ -5,10 +5,22 @@
 
 #include <string.h>
 
-size_t elf_ehdr_size(const struct elf *ef) { return ef->is64 ? 64 : 52; }
-size_t elf_phent_size(const struct elf *ef) { return ef->is64 ? 56 : 32; }
-size_t elf_shent_size(const struct elf *ef) { return ef->is64 ? 64 : 40; }
-size_t elf_sym_size(const struct elf *ef) { return ef->is64 ? 24 : 16; }
+size_t elf_ehdr_size(const struct elf *ef)
+{
+	return ef->is64 ? 64 : 52;
+}
+size_t elf_phent_size(const struct elf *ef)
+{
+	return ef->is64 ? 56 : 32;
+}
+size_t elf_shent_size(const struct elf *ef)
+{
+	return ef->is64 ? 64 : 40;
+}
+size_t elf_sym_size(const struct elf *ef)
+{
+	return ef->is64 ? 24 : 16;
+}
 
 /* Field layout of the three header kinds for each class: {offset, width} pairs. */
 #define W(c) (ef->is64 ? 8 : 4)
@@ -127,7 +139,8 @@ void elf_encode_sym(const struct elf *ef, const struct elf_sym *s, unsigned char
 }
 
 /* ELF header field offsets after e_ident/e_type/e_machine/e_version (which are common). */
-void elf_encode_ehdr(const struct elf *ef, unsigned char *p, uint16_t e_phnum, uint16_t e_shnum, uint16_t e_shstrndx)
+void elf_encode_ehdr(const struct elf *ef, unsigned char *p, uint16_t e_phnum, uint16_t e_shnum,
+		     uint16_t e_shstrndx)
 {
 	int w = W(ef);
 	unsigned char *q = p + 24 + 3 * w;

@@ -10,7 +10,8 @@
  * and some build systems put around it. */
 const char *magic_foreign_kind(const unsigned char *m, size_t len)
 {
-	static const unsigned char bc[4] = { 'B', 'C', 0xc0, 0xde }, wrap[4] = { 0xde, 0xc0, 0x17, 0x0b };
+	static const unsigned char bc[4] = {'B', 'C', 0xc0, 0xde},
+				   wrap[4] = {0xde, 0xc0, 0x17, 0x0b};
 
 	if (len >= 4 && (memcmp(m, bc, 4) == 0 || memcmp(m, wrap, 4) == 0))
 		return "LLVM bitcode (clang -flto)";
@@ -29,4 +30,3 @@ int magic_is_elf(const unsigned char *m, size_t n)
 {
 	return n >= 4 && memcmp(m, "\177ELF", 4) == 0;
 }
-

@@ -7,14 +7,14 @@
 
 #include "../base/json.h"
 
-static const char *const priorities[] = { "required", "recommended", "suggested" };
+static const char *const priorities[] = {"required", "recommended", "suggested"};
 
 static void entry_free(struct entry *en)
 {
 	size_t i;
 
 	for (i = 0; i < en->n; i++)
-		free(en->m[i].key);            /* the value shares its allocation */
+		free(en->m[i].key); /* the value shares its allocation */
 	free(en->m);
 	memset(en, 0, sizeof *en);
 }
@@ -29,7 +29,8 @@ void manifest_free(struct entries *es)
 	memset(es, 0, sizeof *es);
 }
 
-static int entry_add_member(struct entry *en, const char *key, size_t keylen, const char *val, size_t vallen)
+static int entry_add_member(struct entry *en, const char *key, size_t keylen, const char *val,
+			    size_t vallen)
 {
 	struct member *m = xgrow(en->m, &en->cap, en->n, sizeof *m);
 
@@ -98,7 +99,7 @@ const char *entry_priority(const struct entry *en, struct buf *tmp)
  * any JSON value.  Returns NULL when the value is acceptable, else the reason. */
 static const char *check_member(const char *key, const char *val, size_t len)
 {
-	struct buf s = { 0 };
+	struct buf s = {0};
 	const char *why = NULL;
 	size_t pos = 0, count = 0, i;
 	int r;
@@ -117,7 +118,8 @@ static const char *check_member(const char *key, const char *val, size_t len)
 			why = "\"soname\" must list at least one library";
 	} else if (strcmp(key, "feature") == 0 || strcmp(key, "description") == 0) {
 		if (val[0] != '"')
-			why = strcmp(key, "feature") == 0 ? "\"feature\" must be a string" : "\"description\" must be a string";
+			why = strcmp(key, "feature") == 0 ? "\"feature\" must be a string"
+							  : "\"description\" must be a string";
 	} else if (strcmp(key, "priority") == 0) {
 		why = "\"priority\" must be \"required\", \"recommended\" or \"suggested\"";
 		if (json_string_value(val, len, &s) == 0) {
@@ -141,7 +143,7 @@ struct scratch {
 static int parse_entry(struct json *j, size_t index, struct entries *out, struct scratch *sc)
 {
 	struct json_keyset *ks = &sc->ks;
-	struct entry en = { 0 };
+	struct entry en = {0};
 	struct buf *key = &sc->key, *val = &sc->val;
 	size_t line = j->line, col = j->col, kline, kcol, vline, vcol;
 	const char *why;
@@ -175,7 +177,8 @@ static int parse_entry(struct json *j, size_t index, struct entries *out, struct
 				goto oom;
 			why = check_member(key->p, val->p, val->len);
 			if (why) {
-				err_set(j->e, "line %zu, column %zu: entry %zu: %s", vline, vcol, index, why);
+				err_set(j->e, "line %zu, column %zu: entry %zu: %s", vline, vcol,
+					index, why);
 				goto out;
 			}
 			if (entry_add_member(&en, key->p, key->len, val->p, val->len))
@@ -188,7 +191,8 @@ static int parse_entry(struct json *j, size_t index, struct entries *out, struct
 	if (json_keyset_close(ks, 0, j->e))
 		goto out;
 	if (!entry_find(&en, "soname")) {
-		err_set(j->e, "line %zu, column %zu: entry %zu has no \"soname\" (it is mandatory)", line, col, index);
+		err_set(j->e, "line %zu, column %zu: entry %zu has no \"soname\" (it is mandatory)",
+			line, col, index);
 		goto out;
 	}
 	if (entries_push(out, &en))
@@ -199,25 +203,27 @@ oom:
 	err_oom(j->e);
 out:
 	entry_free(&en);
-	ks->n = 0;                 /* an error leaves keys behind; the next entry starts afresh */
+	ks->n = 0; /* an error leaves keys behind; the next entry starts afresh */
 	ks->text.len = 0;
 	return r;
 }
 
 int manifest_parse(const char *text, size_t len, struct entries *out, struct err *e)
 {
-	struct scratch sc = { 0 };
+	struct scratch sc = {0};
 	struct json j;
 	size_t index = 0;
 	int r = -1;
 
 	json_init(&j, text, len, e);
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
-		return json_error(&j, "byte order mark before the array (not allowed in JSON text)");
+		return json_error(&j,
+				  "byte order mark before the array (not allowed in JSON text)");
 	json_ws(&j);
 	if (json_peek(&j) != '[') {
 		if (json_peek(&j) < 0)
-			return json_error(&j, "empty manifest: expected a JSON array of entry objects");
+			return json_error(&j,
+					  "empty manifest: expected a JSON array of entry objects");
 		return json_error(&j, "expected a JSON array of entry objects");
 	}
 	json_eat(&j, '[');
@@ -243,7 +249,7 @@ out:
 
 static int add_string_member(struct entry *en, const char *key, const char *value, struct err *e)
 {
-	struct buf v = { 0 };
+	struct buf v = {0};
 	const char *why = json_check_text(value, strlen(value));
 	int r;
 
@@ -257,14 +263,16 @@ static int add_string_member(struct entry *en, const char *key, const char *valu
 
 int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, struct err *e)
 {
-	struct entry en = { 0 };
-	struct buf arr = { 0 };
+	struct entry en = {0};
+	struct buf arr = {0};
 	const char *why;
 	size_t i;
 
 	if (s->nsonames == 0)
-		return err_usage(e, "entry%s%s has no --soname (it is mandatory; --feature starts a new entry, so give --soname after it)",
-			       s->feature ? " for feature " : "", s->feature ? s->feature : "");
+		return err_usage(e,
+				 "entry%s%s has no --soname (it is mandatory; --feature starts a "
+				 "new entry, so give --soname after it)",
+				 s->feature ? " for feature " : "", s->feature ? s->feature : "");
 	buf_putc(&arr, '[');
 	for (i = 0; i < s->nsonames; i++) {
 		why = json_check_text(s->sonames[i], strlen(s->sonames[i]));
@@ -288,7 +296,9 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 		;
 	if (i == 3) {
 		entry_free(&en);
-		return err_usage(e, "--priority: must be required, recommended or suggested, not '%.64s'", s->priority);
+		return err_usage(
+			e, "--priority: must be required, recommended or suggested, not '%.64s'",
+			s->priority);
 	}
 	/* Key order follows the spec's example: soname, feature, description, priority. */
 	if ((s->feature && add_string_member(&en, "feature", s->feature, e)) ||
@@ -353,11 +363,12 @@ int manifest_append_take(struct entries *dst, struct entry *en)
 
 int manifest_append_copy(struct entries *dst, const struct entry *en)
 {
-	struct entry copy = { 0 };
+	struct entry copy = {0};
 	size_t i;
 
 	for (i = 0; i < en->n; i++)
-		if (entry_add_member(&copy, en->m[i].key, en->m[i].keylen, en->m[i].val, en->m[i].vallen)) {
+		if (entry_add_member(&copy, en->m[i].key, en->m[i].keylen, en->m[i].val,
+				     en->m[i].vallen)) {
 			entry_free(&copy);
 			return -1;
 		}
@@ -366,7 +377,8 @@ int manifest_append_copy(struct entries *dst, const struct entry *en)
 
 /* An entry's members sorted by key, serialized: equal entries (manifest_entry_equal) give equal
  * texts, and different ones different texts (keys are escaped, values canonical). */
-static int entry_canonical(const struct entry *en, struct buf *out, struct key **scratch, size_t *cap)
+static int entry_canonical(const struct entry *en, struct buf *out, struct key **scratch,
+			   size_t *cap)
 {
 	struct key *k = en->n <= *cap ? *scratch : xrealloc(*scratch, en->n, sizeof *k);
 	size_t i;
@@ -378,7 +390,7 @@ static int entry_canonical(const struct entry *en, struct buf *out, struct key *
 		*cap = en->n;
 	}
 	for (i = 0; i < en->n; i++)
-		k[i] = (struct key){ en->m[i].key, en->m[i].keylen, i };
+		k[i] = (struct key){en->m[i].key, en->m[i].keylen, i};
 	keys_sort(k, en->n);
 	buf_putc(out, '{');
 	for (i = 0; i < en->n; i++) {
@@ -400,7 +412,7 @@ int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigne
 	size_t *off = xcalloc(n + 1, sizeof *off);
 	struct key *k = xcalloc(n + 1, sizeof *k);
 	struct key *members = NULL;
-	struct buf text = { 0 };
+	struct buf text = {0};
 	size_t cap = 0;
 	int r = off && k ? 0 : -1;
 
@@ -412,7 +424,7 @@ int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigne
 	if (r == 0) {
 		off[n] = text.len;
 		for (i = 0; i < n; i++)
-			k[i] = (struct key){ text.p + off[i], off[i + 1] - off[i], i };
+			k[i] = (struct key){text.p + off[i], off[i + 1] - off[i], i};
 		keys_sort(k, n);
 		for (i = 0; i < n; i++)
 			if (k[i].pos >= na)

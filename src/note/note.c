@@ -24,7 +24,7 @@ static uint32_t get32(const unsigned char *p, int big)
 
 int note_encode(const struct entries *es, int big, struct buf *out, struct err *e)
 {
-	struct buf payload = { 0 };
+	struct buf payload = {0};
 	unsigned char hdr[16];
 	uint64_t descsz;
 
@@ -36,8 +36,9 @@ int note_encode(const struct entries *es, int big, struct buf *out, struct err *
 	if (payload.oom || descsz > MANIFEST_MAX_BYTES) {
 		int oom = payload.oom;
 		buf_free(&payload);
-		return oom ? err_oom(e) : err_set(e, "the entries make a note larger than %u bytes",
-						  MANIFEST_MAX_BYTES);
+		return oom ? err_oom(e)
+			   : err_set(e, "the entries make a note larger than %u bytes",
+				     MANIFEST_MAX_BYTES);
 	}
 	put32(hdr, 4, big);
 	put32(hdr + 4, (uint32_t)descsz, big);
@@ -55,7 +56,7 @@ void note_iter_init(struct note_iter *it, const void *area, uint64_t len, uint64
 	it->p = area;
 	it->len = len;
 	it->off = 0;
-	it->align = align == 8 ? 8 : 4;   /* gABI: 4; 8 is used by NT_GNU_PROPERTY_TYPE_0 areas */
+	it->align = align == 8 ? 8 : 4; /* gABI: 4; 8 is used by NT_GNU_PROPERTY_TYPE_0 areas */
 	it->big = big;
 }
 
@@ -70,7 +71,8 @@ int note_next(struct note_iter *it, struct note *n, struct err *e)
 		/* Trailing alignment padding is not a note. */
 		for (; it->off < it->len; it->off++)
 			if (it->p[it->off])
-				return err_set(e, "truncated note header at offset 0x%llx", (unsigned long long)it->off);
+				return err_set(e, "truncated note header at offset 0x%llx",
+					       (unsigned long long)it->off);
 		return 0;
 	}
 	n->off = it->off;
@@ -85,7 +87,8 @@ int note_next(struct note_iter *it, struct note *n, struct err *e)
 			       (unsigned long long)it->off, n->namesz);
 	desc_end = name_end + (uint64_t)n->descsz;
 	if (desc_end > left)
-		return err_set(e, "note at offset 0x%llx: descriptor size %u runs past the note area",
+		return err_set(e,
+			       "note at offset 0x%llx: descriptor size %u runs past the note area",
 			       (unsigned long long)it->off, n->descsz);
 	n->name = it->p + it->off + 12;
 	n->desc = it->p + it->off + name_end;
@@ -97,7 +100,8 @@ int note_next(struct note_iter *it, struct note *n, struct err *e)
 
 int note_is_dlopen(const struct note *n)
 {
-	return n->type == NOTE_DLOPEN_TYPE && n->namesz == 4 && memcmp(n->name, NOTE_DLOPEN_OWNER, 4) == 0;
+	return n->type == NOTE_DLOPEN_TYPE && n->namesz == 4 &&
+	       memcmp(n->name, NOTE_DLOPEN_OWNER, 4) == 0;
 }
 
 int note_decode(const struct note *n, struct entries *out, struct err *e)

@@ -22,8 +22,8 @@ int note_encode(const struct entries *es, int big, struct buf *out, struct err *
 
 /* One note inside a note area. */
 struct note {
-	uint64_t off;              /* of the header, relative to the area */
-	uint64_t size;             /* header + name + desc, with padding, clipped to the area */
+	uint64_t off;  /* of the header, relative to the area */
+	uint64_t size; /* header + name + desc, with padding, clipped to the area */
 	uint32_t namesz, descsz, type;
 	const unsigned char *name, *desc;
 };
@@ -31,7 +31,7 @@ struct note {
 struct note_iter {
 	const unsigned char *p;
 	uint64_t len, off;
-	unsigned align;            /* 4 or 8: padding of name and desc */
+	unsigned align; /* 4 or 8: padding of name and desc */
 	int big;
 };
 

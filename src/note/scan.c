@@ -31,7 +31,8 @@ static int push_item(struct scan *sc, const struct scan_item *it)
 }
 
 /* Read an area and record each of its notes. */
-static int walk_area(const struct elf *ef, struct scan *sc, struct scan_area *a, const char *what, struct err *e)
+static int walk_area(const struct elf *ef, struct scan *sc, struct scan_area *a, const char *what,
+		     struct err *e)
 {
 	struct note_iter it;
 	struct note n;
@@ -80,9 +81,13 @@ static int item_cmp(const void *x, const void *y)
 static int by_off(const void *x, const void *y, void *ctx)
 {
 	const struct scan *sc = ctx;
-	const struct scan_area *a = &sc->areas[*(const size_t *)x], *b = &sc->areas[*(const size_t *)y];
+	const struct scan_area *a = &sc->areas[*(const size_t *)x],
+			       *b = &sc->areas[*(const size_t *)y];
 
-	return a->off < b->off ? -1 : a->off > b->off ? 1 : *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+	return a->off < b->off                           ? -1
+	       : a->off > b->off                         ? 1
+	       : *(const size_t *)x < *(const size_t *)y ? -1
+							 : 1;
 }
 
 static size_t *sections_by_offset(const struct scan *sc, size_t nsect)
@@ -99,13 +104,14 @@ static size_t *sections_by_offset(const struct scan *sc, size_t nsect)
 /* When section headers describe every byte of a PT_NOTE, take its notes from those sections:
  * they know each note's own alignment, which a walk of a mixed-alignment segment (mold merges
  * 4- and 8-aligned notes) would get wrong.  `order`: the sections sorted by offset. */
-static int segment_from_sections(struct scan *sc, struct scan_area *seg, const size_t *order, size_t nsect, struct err *e)
+static int segment_from_sections(struct scan *sc, struct scan_area *seg, const size_t *order,
+				 size_t nsect, struct err *e)
 {
 	uint64_t pos = seg->off, end = seg->off + seg->size;
 	size_t i, k, lo = 0, hi = nsect, first;
 	int any = 0;
 
-	while (lo < hi) {                 /* the first section at or after the segment's start */
+	while (lo < hi) { /* the first section at or after the segment's start */
 		size_t mid = lo + (hi - lo) / 2;
 		if (sc->areas[order[mid]].off < seg->off)
 			lo = mid + 1;
@@ -118,7 +124,8 @@ static int segment_from_sections(struct scan *sc, struct scan_area *seg, const s
 	 * (a damaged one then fails). */
 	for (i = first; i < nsect && sc->areas[order[i]].off < end; i++) {
 		const struct scan_area *s = &sc->areas[order[i]];
-		if (s->size && s->off + s->size <= end && s->off <= pos + 7 && s->off + s->size > pos) {
+		if (s->size && s->off + s->size <= end && s->off <= pos + 7 &&
+		    s->off + s->size > pos) {
 			pos = s->off + s->size;
 			any = 1;
 		}
@@ -153,7 +160,8 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 		const struct elf_shdr *sh = &ef->sh[i];
 		memset(&a, 0, sizeof a);
 		a.named = elf_section_named(ef, i, SECTION_NAME);
-		if ((sh->type != SHT_NOTE_ && !a.named) || sh->type == SHT_NOBITS_ || sh->type == SHT_NULL_)
+		if ((sh->type != SHT_NOTE_ && !a.named) || sh->type == SHT_NOBITS_ ||
+		    sh->type == SHT_NULL_)
 			continue;
 		a.kind = AREA_SECTION;
 		a.index = i;
@@ -169,7 +177,8 @@ int scan_file(const struct elf *ef, struct scan *sc, struct err *e)
 	nsect = sc->nareas;
 	if (nsect && !(order = sections_by_offset(sc, nsect)))
 		goto fail;
-	/* Program headers mean nothing in a relocatable object (gABI): its notes are its sections. */
+	/* Program headers mean nothing in a relocatable object (gABI): its notes are its sections.
+	 */
 	for (i = 0; ef->type != ET_REL_ && i < ef->phnum; i++) {
 		const struct elf_phdr *ph = &ef->ph[i];
 		if (ph->type != PT_NOTE_)
@@ -205,7 +214,8 @@ void scan_free(struct scan *sc)
 
 static int ptr_cmp(const void *x, const void *y)
 {
-	const struct scan_item *a = *(const struct scan_item *const *)x, *b = *(const struct scan_item *const *)y;
+	const struct scan_item *a = *(const struct scan_item *const *)x,
+			       *b = *(const struct scan_item *const *)y;
 
 	return a->off < b->off ? -1 : a->off > b->off;
 }
@@ -228,7 +238,8 @@ size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out)
 	return k;
 }
 
-int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out, struct err *e)
+int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out,
+		     struct err *e)
 {
 	struct note n;
 	unsigned char *desc = malloc(it->descsz ? it->descsz : 1);
@@ -250,12 +261,13 @@ void scan_build_id(const struct elf *ef, const struct scan *sc, char hex[2 * 64 
 {
 	static const char digits[] = "0123456789abcdef";
 	unsigned char id[64];
-	struct err e = { 0 };
+	struct err e = {0};
 
 	hex[0] = '\0';
 	for (size_t i = 0; i < sc->nitems; i++) {
 		const struct scan_item *it = &sc->items[i];
-		if (!it->build_id || !it->descsz || it->descsz > sizeof id || elf_read(ef, it->desc_off, it->descsz, id, &e))
+		if (!it->build_id || !it->descsz || it->descsz > sizeof id ||
+		    elf_read(ef, it->desc_off, it->descsz, id, &e))
 			continue;
 		for (uint32_t k = 0; k < it->descsz; k++) {
 			hex[2 * k] = digits[id[k] >> 4];
@@ -290,7 +302,8 @@ const struct scan_area *scan_area_of(const struct scan *sc, int kind, uint64_t o
 	return NULL;
 }
 
-static void check_sections(const struct elf *ef, const struct scan *sc, struct buf *r, size_t *errors)
+static void check_sections(const struct elf *ef, const struct scan *sc, struct buf *r,
+			   size_t *errors)
 {
 	size_t i;
 
@@ -301,51 +314,80 @@ static void check_sections(const struct elf *ef, const struct scan *sc, struct b
 			continue;
 		sh = &ef->sh[a->index];
 		if (!a->named) {
-			buf_printf(r, "warning: section [%zu] holds dlopen notes but is not named %s: readers that look the section up by name (dlopen-notes.py, dracut) will not see them\n",
+			buf_printf(r,
+				   "warning: section [%zu] holds dlopen notes but is not named %s: "
+				   "readers that look the section up by name (dlopen-notes.py, "
+				   "dracut) will not see them\n",
 				   a->index, SECTION_NAME);
 			continue;
 		}
 		if (a->n == 0)
-			continue;      /* an empty .note.dlopen (left by --remove) is harmless */
+			continue; /* an empty .note.dlopen (left by --remove) is harmless */
 		if (sh->type != SHT_NOTE_)
-			buf_printf(r, "error: section [%zu] %s has type %u, not SHT_NOTE\n", a->index, SECTION_NAME, sh->type), ++*errors;
+			buf_printf(r, "error: section [%zu] %s has type %u, not SHT_NOTE\n",
+				   a->index, SECTION_NAME, sh->type),
+				++*errors;
 		if (!(sh->flags & SHF_ALLOC_))
-			buf_printf(r, "error: section [%zu] %s is not allocated (SHF_ALLOC), as the spec requires\n", a->index, SECTION_NAME), ++*errors;
+			buf_printf(r,
+				   "error: section [%zu] %s is not allocated (SHF_ALLOC), as the "
+				   "spec requires\n",
+				   a->index, SECTION_NAME),
+				++*errors;
 		if (sh->flags & SHF_WRITE_)
-			buf_printf(r, "error: section [%zu] %s is writable; the spec requires read-only\n", a->index, SECTION_NAME), ++*errors;
+			buf_printf(r,
+				   "error: section [%zu] %s is writable; the spec requires "
+				   "read-only\n",
+				   a->index, SECTION_NAME),
+				++*errors;
 		if (sh->addralign != 4)
-			buf_printf(r, "error: section [%zu] %s has alignment %llu; the spec requires 4\n", a->index, SECTION_NAME,
-				   (unsigned long long)sh->addralign), ++*errors;
+			buf_printf(
+				r,
+				"error: section [%zu] %s has alignment %llu; the spec requires 4\n",
+				a->index, SECTION_NAME, (unsigned long long)sh->addralign),
+				++*errors;
 		if (a->n != a->ndlopen)
-			buf_printf(r, "warning: section [%zu] %s also holds notes that are not dlopen notes\n", a->index, SECTION_NAME);
+			buf_printf(r,
+				   "warning: section [%zu] %s also holds notes that are not dlopen "
+				   "notes\n",
+				   a->index, SECTION_NAME);
 	}
 }
 
 /* Readers that walk PT_NOTE segments (systemd-analyze, ld.so) need the notes there. */
-static void check_segments(const struct elf *ef, const struct scan *sc, const struct scan_item *it, struct buf *r)
+static void check_segments(const struct elf *ef, const struct scan *sc, const struct scan_item *it,
+			   struct buf *r)
 {
 	const struct scan_area *seg = scan_area_of(sc, AREA_SEGMENT, it->off, it->size);
 
 	if (!seg) {
-		buf_printf(r, "warning: dlopen note at offset 0x%llx is in no PT_NOTE segment: readers of program headers (systemd-analyze) will not see it\n",
+		buf_printf(r,
+			   "warning: dlopen note at offset 0x%llx is in no PT_NOTE segment: "
+			   "readers of program headers (systemd-analyze) will not see it\n",
 			   (unsigned long long)it->off);
 		return;
 	}
 	if (seg->align != 4)
-		buf_printf(r, "warning: dlopen note at offset 0x%llx is in a PT_NOTE aligned to %llu: readers walking it with that padding can misparse it\n",
+		buf_printf(r,
+			   "warning: dlopen note at offset 0x%llx is in a PT_NOTE aligned to %llu: "
+			   "readers walking it with that padding can misparse it\n",
 			   (unsigned long long)it->off, (unsigned long long)seg->align);
 	if (seg->n != seg->ndlopen)
-		buf_printf(r, "warning: dlopen note at offset 0x%llx shares program header %zu with other notes (OpenBSD ld.so skips PT_NOTE segments over 1024 bytes)\n",
+		buf_printf(r,
+			   "warning: dlopen note at offset 0x%llx shares program header %zu with "
+			   "other notes (OpenBSD ld.so skips PT_NOTE segments over 1024 bytes)\n",
 			   (unsigned long long)it->off, seg->index);
 	if (!elf_load_covering(ef, seg->off, seg->size))
-		buf_printf(r, "warning: PT_NOTE program header %zu lies in no PT_LOAD: it is not in memory at run time\n", seg->index);
+		buf_printf(r,
+			   "warning: PT_NOTE program header %zu lies in no PT_LOAD: it is not in "
+			   "memory at run time\n",
+			   seg->index);
 }
 
 size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
 {
 	const struct scan_item **v;
 	size_t n = scan_dlopen_notes(sc, &v), i, errors = 0;
-	struct entries es = { 0 };
+	struct entries es = {0};
 	struct err e;
 
 	check_sections(ef, sc, r, &errors);
@@ -361,7 +403,8 @@ size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
 	return errors;
 }
 
-int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd, struct err *e)
+int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd,
+			 struct err *e)
 {
 	size_t i;
 
@@ -372,7 +415,9 @@ int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned c
 			continue;
 		if (a->n != a->ndlopen) {
 			elf_section_name(ef, a->index, name, sizeof name);
-			return err_set(e, "section [%zu] %s mixes dlopen notes with other notes; rewriting it is not supported",
+			return err_set(e,
+				       "section [%zu] %s mixes dlopen notes with other notes; "
+				       "rewriting it is not supported",
 				       a->index, name);
 		}
 		isd[a->index] = 1;

@@ -23,23 +23,23 @@
  * describes and zero-fill or re-lay out the rest. */
 #define PHDR_SECTION_NAME ".dlnote.phdrs"
 
-struct scan_item {            /* one note, at an absolute file offset */
+struct scan_item { /* one note, at an absolute file offset */
 	uint64_t off, size;
 	uint64_t desc_off;
 	uint32_t descsz;
 	int dlopen;
-	int build_id;             /* a GNU build-id note (owner "GNU", NT_GNU_BUILD_ID) */
+	int build_id; /* a GNU build-id note (owner "GNU", NT_GNU_BUILD_ID) */
 };
 
 enum { AREA_SECTION, AREA_SEGMENT };
 
 struct scan_area {
 	int kind;
-	size_t index;             /* section or program header index */
+	size_t index; /* section or program header index */
 	uint64_t off, size, align;
-	size_t first, n;          /* its items: scan.items[first .. first+n) */
+	size_t first, n; /* its items: scan.items[first .. first+n) */
 	size_t ndlopen;
-	int named;                /* section named .note.dlopen */
+	int named; /* section named .note.dlopen */
 };
 
 struct scan {
@@ -61,10 +61,12 @@ int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *ou
 
 /* isd[i] = 1 for every section holding dlopen notes or named .note.dlopen (isd has ef->shnum
  * bytes).  A section mixing dlopen notes with other notes cannot be rewritten: an error. */
-int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd, struct err *e);
+int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd,
+			 struct err *e);
 
 /* Decode one dlopen note into entries (appended). */
-int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out, struct err *e);
+int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out,
+		     struct err *e);
 
 /* The file's GNU build-id in lower-case hex (at most 64 bytes of it), "" when it has none. */
 void scan_build_id(const struct elf *ef, const struct scan *sc, char hex[2 * 64 + 1]);

@@ -9,7 +9,7 @@
 
 #include "../base/json.h"
 
-const char *const deps_rank_names[RANKS] = { "suggested", "recommended", "required" };
+const char *const deps_rank_names[RANKS] = {"suggested", "recommended", "required"};
 
 int deps_rank_parse(const char *name, size_t len)
 {
@@ -79,21 +79,21 @@ int deps_namelist_selects(struct namelist *l, const char *feature)
 	/* Names times entries would be quadratic: look names up in a sorted copy. */
 	if (l->nsorted != l->n) {
 		struct key *v = xrealloc(l->sorted, l->n, sizeof *v);
-		if (!v) {                 /* out of memory: the slow way */
+		if (!v) { /* out of memory: the slow way */
 			for (size_t i = 0; i < l->n; i++)
 				if (strcmp(l->v[i], f) == 0)
 					hit = l->used[i] = 1;
 			return hit || l->all;
 		}
 		for (size_t i = 0; i < l->n; i++)
-			v[i] = (struct key){ l->v[i], strlen(l->v[i]), i };
+			v[i] = (struct key){l->v[i], strlen(l->v[i]), i};
 		keys_sort(v, l->n);
 		l->sorted = v;
 		l->nsorted = l->n;
 	}
 	end = l->sorted + l->nsorted;
-	for (k = keys_find(l->sorted, l->nsorted, f, strlen(f)); k && k < end && k->len == strlen(f) &&
-	     memcmp(k->p, f, k->len) == 0; k++)
+	for (k = keys_find(l->sorted, l->nsorted, f, strlen(f));
+	     k && k < end && k->len == strlen(f) && memcmp(k->p, f, k->len) == 0; k++)
 		hit = l->used[k->pos] = 1;
 	return hit || l->all;
 }
@@ -107,9 +107,13 @@ int deps_namelist_unused(const struct namelist *l, const char *option)
 	for (size_t i = 0; i < l->n; i++)
 		if (!l->used[i]) {
 			if (l->v[i][0])
-				print_text(stderr, PROGRAM_NAME ": %s: no entry has the feature '%s'\n", option, l->v[i]);
+				print_text(stderr,
+					   PROGRAM_NAME ": %s: no entry has the feature '%s'\n",
+					   option, l->v[i]);
 			else
-				fprintf(stderr, PROGRAM_NAME ": %s: no entry is without a feature\n", option);
+				fprintf(stderr,
+					PROGRAM_NAME ": %s: no entry is without a feature\n",
+					option);
 			bad = 1;
 		}
 	return bad;
@@ -117,10 +121,11 @@ int deps_namelist_unused(const struct namelist *l, const char *option)
 
 /* The sonames of an entry joined by `sep`, each followed by `suffix`, into out (NUL-terminated).
  * Returns how many there are. */
-size_t deps_join_sonames(const struct entry *en, const char *sep, const char *suffix, struct buf *out)
+size_t deps_join_sonames(const struct entry *en, const char *sep, const char *suffix,
+			 struct buf *out)
 {
 	const struct member *m = entry_find(en, "soname");
-	struct buf s = { 0 };
+	struct buf s = {0};
 	size_t pos = 0, n = 0;
 
 	out->len = 0;

@@ -26,8 +26,8 @@ struct namelist {
 	char **v;
 	unsigned char *used;
 	size_t n, cap, used_cap;
-	int given, all;            /* all: the option was given without names */
-	struct key *sorted;        /* the names sorted, for lookups; built when first asked */
+	int given, all;     /* all: the option was given without names */
+	struct key *sorted; /* the names sorted, for lookups; built when first asked */
 	size_t nsorted;
 };
 
@@ -44,15 +44,19 @@ int deps_namelist_unused(const struct namelist *l, const char *option);
  * each one the file it came from (a copy, in paths) and that file's rpm class suffix. */
 struct listing {
 	struct entries es;
-	struct listing_from { const char *path; const char *rpm_suffix; } *from;
-	char **paths;              /* the copies of the names `from` points to */
+	struct listing_from {
+		const char *path;
+		const char *rpm_suffix;
+	} * from;
+	char **paths; /* the copies of the names `from` points to */
 	size_t npaths, paths_cap;
 	size_t from_cap;
 };
 
 /* The sonames of an entry joined by `sep`, each followed by `suffix`, into out (NUL-terminated).
  * Returns how many there are. */
-size_t deps_join_sonames(const struct entry *en, const char *sep, const char *suffix, struct buf *out);
+size_t deps_join_sonames(const struct entry *en, const char *sep, const char *suffix,
+			 struct buf *out);
 
 /* A rendered dependency.  `bucket` groups them (the feature, for --format=features; NULL for
  * "no feature" or when the format has no groups); `first` is the entry it was first seen in. */

@@ -8,7 +8,6 @@
 
 #include "../base/json.h"
 
-
 #define CHUNK 65536u
 
 /* Names the file already accounts for: its DT_NEEDED and DT_SONAME strings, and every soname of
@@ -62,8 +61,8 @@ static int vaddr_to_offset(const struct elf *ef, uint64_t vaddr, uint64_t *off)
 }
 
 struct dyn {
-	uint64_t off, size;          /* the table */
-	uint64_t str_off, str_size;  /* its string table */
+	uint64_t off, size;         /* the table */
+	uint64_t str_off, str_size; /* its string table */
 	int str_known;
 };
 
@@ -103,7 +102,7 @@ static int dyn_string(const struct elf *ef, const struct dyn *d, uint64_t at, st
 	struct err ignore;
 
 	if (at >= d->str_size)
-		return 0;                /* a bad offset names nothing */
+		return 0; /* a bad offset names nothing */
 	len = d->str_size - at < DISCOVER_MAX_NAME ? d->str_size - at : DISCOVER_MAX_NAME;
 	if (elf_read(ef, d->str_off + at, len, s, &ignore))
 		return 0;
@@ -128,7 +127,8 @@ static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
 		if (elf_read(ef, d.off + pos * es, n * es, chunk, e))
 			return free(want), err_prefix(e, "dynamic section: ");
 		for (i = 0; i < n && !done; i++) {
-			uint64_t tag = elf_get(ef, chunk + i * es, (int)w), val = elf_get(ef, chunk + i * es + w, (int)w);
+			uint64_t tag = elf_get(ef, chunk + i * es, (int)w),
+				 val = elf_get(ef, chunk + i * es + w, (int)w);
 			uint64_t *v;
 			if (tag == DT_NULL_)
 				done = 1;
@@ -160,7 +160,7 @@ static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
 
 int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e)
 {
-	struct names ns = { 0 };
+	struct names ns = {0};
 	int r = dynamic_names(ef, &ns, e);
 
 	for (size_t i = 0; r == 0 && i < ns.n; i++) {
@@ -175,8 +175,8 @@ int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, stru
 
 static int name_char(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-	       c == '-' || c == '+';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-' || c == '+';
 }
 
 /* "lib" NAME ".so." DIGITS ("." DIGITS)*: the shape of a versioned soname. */
@@ -190,7 +190,8 @@ static int soname_shaped(const char *s, size_t len)
 		if (memcmp(s + i, ".so.", 4) != 0)
 			continue;
 		for (k = i + 4; k < len; k++)
-			if (!(s[k] >= '0' && s[k] <= '9') && !(s[k] == '.' && s[k - 1] != '.' && k + 1 < len))
+			if (!(s[k] >= '0' && s[k] <= '9') &&
+			    !(s[k] == '.' && s[k - 1] != '.' && k + 1 < len))
 				break;
 		if (k == len && s[len - 1] != '.')
 			return 1;
@@ -222,7 +223,7 @@ static int found_cmp(const void *x, const void *y)
 
 static int found_known(const struct discovery *d, const char *s)
 {
-	struct found key = { .soname = (char *)s };
+	struct found key = {.soname = (char *)s};
 
 	return d->sorted && bsearch(&key, d->v, d->sorted, sizeof *d->v, found_cmp_name) != NULL;
 }
@@ -256,8 +257,8 @@ void discover_finish(struct discovery *d)
 	d->n = d->sorted = k;
 }
 
-int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path, int recorded,
-		 const char *asked_as)
+int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path,
+		 int recorded, const char *asked_as)
 {
 	struct found *v, *f;
 
@@ -286,7 +287,7 @@ int discover_add(struct discovery *d, const char *const *names, size_t n, const 
 			break;
 	d->n++;
 	if (!f->soname || !f->path || f->nalt + 1 < n || (asked_as && !f->asked_as))
-		return -1;               /* discover_free frees what was made */
+		return -1; /* discover_free frees what was made */
 	return 0;
 }
 
@@ -325,13 +326,13 @@ static int scan_bytes(struct scanner *sc, const unsigned char *p, size_t n)
 
 /* Stream [off, off+size) through the scanner, CHUNK bytes at a time.  A region's end ends a
  * token. */
-static int scan_region(const struct elf *ef, struct scanner *sc, unsigned char *buf, uint64_t off, uint64_t size,
-		       struct err *e)
+static int scan_region(const struct elf *ef, struct scanner *sc, unsigned char *buf, uint64_t off,
+		       uint64_t size, struct err *e)
 {
 	uint64_t pos, n;
 
 	if (!range_ok(off, size, ef->size))
-		return 0;                /* elf_open checked segments; a bad section is skipped */
+		return 0; /* elf_open checked segments; a bad section is skipped */
 	for (pos = 0; pos < size; pos += n) {
 		n = size - pos < CHUNK ? size - pos : CHUNK;
 		if (elf_read(ef, off + pos, n, buf, e))
@@ -362,7 +363,8 @@ static int scan_readonly(const struct elf *ef, struct scanner *sc, struct err *e
 	}
 	for (i = 1; i < ef->shnum && r == 0 && !loads; i++) {
 		const struct elf_shdr *sh = &ef->sh[i];
-		if ((sh->flags & SHF_ALLOC_) && !(sh->flags & SHF_WRITE_) && sh->type != SHT_NOBITS_)
+		if ((sh->flags & SHF_ALLOC_) && !(sh->flags & SHF_WRITE_) &&
+		    sh->type != SHT_NOBITS_)
 			r = scan_region(ef, sc, buf, sh->offset, sh->size, e);
 	}
 	free(buf);
@@ -371,7 +373,7 @@ static int scan_readonly(const struct elf *ef, struct scanner *sc, struct err *e
 
 static int declared_names(const struct entries *declared, struct names *ns)
 {
-	struct buf s = { 0 };
+	struct buf s = {0};
 	int r = 0;
 
 	for (size_t i = 0; i < declared->n && r == 0; i++) {
@@ -384,10 +386,10 @@ static int declared_names(const struct entries *declared, struct names *ns)
 	return r;
 }
 
-int discover_file(const struct elf *ef, const struct entries *declared, const char *path, struct discovery *d,
-		  struct err *e)
+int discover_file(const struct elf *ef, const struct entries *declared, const char *path,
+		  struct discovery *d, struct err *e)
 {
-	struct names known = { 0 };
+	struct names known = {0};
 	struct scanner sc;
 	int r;
 

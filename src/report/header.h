@@ -12,6 +12,7 @@
 int header_render(const struct entries *es, struct buf *out, struct err *e);
 /* Write it to `path` ("-": standard output), only when its bytes change, replacing the file as
  * -o replaces one (output_replace: a temporary and a rename, --fsync honoured). */
-int header_write(const char *path, const struct entries *es, const struct output_opts *o, struct err *e);
+int header_write(const char *path, const struct entries *es, const struct output_opts *o,
+		 struct err *e);
 
 #endif

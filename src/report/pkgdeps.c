@@ -10,8 +10,9 @@
 #include "../base/json.h"
 #include "../elf/elf_const.h"
 
-static const char *const rpm_tags[RANKS] = { "Suggests", "Recommends", "Requires" };
-static const char *const deb_fields[RANKS] = { "dlopen:Suggests", "dlopen:Recommends", "dlopen:Depends" };
+static const char *const rpm_tags[RANKS] = {"Suggests", "Recommends", "Requires"};
+static const char *const deb_fields[RANKS] = {"dlopen:Suggests", "dlopen:Recommends",
+					      "dlopen:Depends"};
 
 /* ---- the Debian map ---- */
 
@@ -22,12 +23,14 @@ static int deb_name_ok(const char *s, size_t len)
 	if (len < 2 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
 		return 0;
 	for (size_t i = 0; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '+' ||
+		      s[i] == '-' || s[i] == '.'))
 			return 0;
 	return 1;
 }
 
-static int map_push(struct debmap *map, const char *soname, size_t slen, const char *pkg, size_t plen, size_t line)
+static int map_push(struct debmap *map, const char *soname, size_t slen, const char *pkg,
+		    size_t plen, size_t line)
 {
 	struct debmap_pair *v = xgrow(map->v, &map->cap, map->n, sizeof *v);
 
@@ -66,7 +69,10 @@ static int map_line(struct debmap *map, const char *s, size_t len, size_t line, 
 		if (s[i] == ':' && s[i + 1] == ' ')
 			sep = s + i;
 	if (!sep)
-		return err_set(e, "line %zu: expected \"PACKAGE[, PACKAGE...]: PATH\", as dpkg-query --search prints", line);
+		return err_set(e,
+			       "line %zu: expected \"PACKAGE[, PACKAGE...]: PATH\", as dpkg-query "
+			       "--search prints",
+			       line);
 	path = sep + 2;
 	while (path < s + len && *path == ' ')
 		path++;
@@ -77,12 +83,14 @@ static int map_line(struct debmap *map, const char *s, size_t len, size_t line, 
 		return err_set(e, "line %zu: no soname after the package", line);
 	for (p = s; p < sep; p = end + (end < sep ? 2 : 0)) {
 		size_t plen;
-		for (end = p; end < sep && !(end[0] == ',' && end + 1 < sep && end[1] == ' '); end++)
+		for (end = p; end < sep && !(end[0] == ',' && end + 1 < sep && end[1] == ' ');
+		     end++)
 			;
 		for (plen = 0; p + plen < end && p[plen] != ':'; plen++)
-			;              /* "zlib1g:amd64" depends as "zlib1g" */
+			; /* "zlib1g:amd64" depends as "zlib1g" */
 		if (!deb_name_ok(p, plen))
-			return err_set(e, "line %zu: \"%.*s\" is not a Debian package name", line, (int)plen, p);
+			return err_set(e, "line %zu: \"%.*s\" is not a Debian package name", line,
+				       (int)plen, p);
 		if (map_push(map, base, (size_t)(s + len - base), p, plen, line))
 			return err_oom(e);
 	}
@@ -98,7 +106,8 @@ int pkgdeps_debmap_parse(const char *text, size_t len, struct debmap *map, struc
 			;
 		line++;
 		n = end - start;
-		while (n && (text[start + n - 1] == ' ' || text[start + n - 1] == '\t' || text[start + n - 1] == '\r'))
+		while (n && (text[start + n - 1] == ' ' || text[start + n - 1] == '\t' ||
+			     text[start + n - 1] == '\r'))
 			n--;
 		if (n && text[start] != '#' && map_line(map, text + start, n, line, e))
 			return -1;
@@ -138,7 +147,7 @@ static int rpm_rank(const struct entry *en, struct namelist *tags, struct buf *t
 	if (!any)
 		return deps_entry_rank(en, tmp);
 	feature = entry_string(en, "feature", tmp);
-	for (int k = RANKS - 1; k >= 0; k--)      /* every list is asked: it marks its names used */
+	for (int k = RANKS - 1; k >= 0; k--) /* every list is asked: it marks its names used */
 		if (deps_namelist_selects(&tags[k], feature) && rank < 0)
 			rank = k;
 	return rank;
@@ -161,8 +170,8 @@ static void rpm_dep(const struct entry *en, const char *suffix, struct buf *tmp,
  * order the entries came in. */
 int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out)
 {
-	struct deps d = { 0 };
-	struct buf t = { 0 }, p = { 0 }, dep = { 0 };
+	struct deps d = {0};
+	struct buf t = {0}, p = {0}, dep = {0};
 	size_t i;
 	int r = 0, rank, k;
 
@@ -192,7 +201,7 @@ static struct key *map_index(const struct debmap *map)
 	struct key *v = xcalloc(map->n + 1, sizeof *v);
 
 	for (size_t i = 0; v && i < map->n; i++)
-		v[i] = (struct key){ map->v[i].soname, strlen(map->v[i].soname), i };
+		v[i] = (struct key){map->v[i].soname, strlen(map->v[i].soname), i};
 	if (v)
 		keys_sort(v, map->n);
 	return v;
@@ -200,28 +209,30 @@ static struct key *map_index(const struct debmap *map)
 
 /* The packages that provide an entry's sonames, in soname preference order then map order,
  * each once, joined with " | ".  Empty when the map has none.  Returns -1 when out of memory. */
-static int deb_alternatives(const struct entry *en, const struct debmap *map, const struct key *idx, struct buf *out)
+static int deb_alternatives(const struct entry *en, const struct debmap *map, const struct key *idx,
+			    struct buf *out)
 {
 	const struct member *m = entry_find(en, "soname");
 	struct key *pk = NULL, *sorted = NULL, *v, want;
 	unsigned char *first = NULL;
 	const struct key *k;
-	struct buf s = { 0 };
+	struct buf s = {0};
 	size_t pos = 0, n = 0, cap = 0, i, shown = 0;
 	int r = 0;
 
 	/* Every package of every soname, in order; a sorted copy finds the first of each. */
 	while (r == 0 && m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
 		buf_put(&s, "", 0);
-		want = (struct key){ s.p, s.len, 0 };
-		for (k = s.oom ? NULL : keys_find(idx, map->n, s.p, s.len); k && k < idx + map->n && key_same(k, &want); k++) {
+		want = (struct key){s.p, s.len, 0};
+		for (k = s.oom ? NULL : keys_find(idx, map->n, s.p, s.len);
+		     k && k < idx + map->n && key_same(k, &want); k++) {
 			const char *p = map->v[k->pos].package;
 			if (!(v = xgrow(pk, &cap, n, sizeof *pk))) {
 				r = -1;
 				break;
 			}
 			pk = v;
-			pk[n] = (struct key){ p, strlen(p), n };
+			pk[n] = (struct key){p, strlen(p), n};
 			n++;
 		}
 	}
@@ -251,10 +262,11 @@ static int deb_alternatives(const struct entry *en, const struct debmap *map, co
 /* --format=deb: the three substvars dh_dlopenlibdeps writes, always all three (so that a
  * control file can use them even when empty); each field's dependencies sorted and joined with
  * ", "; a dependency goes only into its strongest field. */
-int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *map_path, int quiet, FILE *out)
+int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *map_path, int quiet,
+		FILE *out)
 {
-	struct deps d = { 0 };
-	struct buf t = { 0 }, p = { 0 };
+	struct deps d = {0};
+	struct buf t = {0}, p = {0};
 	struct key *idx = map_index(map);
 	size_t i;
 	int r = idx ? 0 : -1, k, first;
@@ -267,8 +279,11 @@ int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *m
 			r = deps_push(&d, NULL, t.p, rank, i);
 		} else if (!quiet) {
 			deps_join_sonames(&l->es.v[i], " | ", "", &t);
-			print_text(stderr, PROGRAM_NAME ": %s: no package for %s (%s, in %s): left out of %s\n", map_path,
-				t.p, deps_rank_names[rank], l->from[i].path, deb_fields[rank]);
+			print_text(stderr,
+				   PROGRAM_NAME
+				   ": %s: no package for %s (%s, in %s): left out of %s\n",
+				   map_path, t.p, deps_rank_names[rank], l->from[i].path,
+				   deb_fields[rank]);
 		}
 	}
 	deps_merge(&d);
@@ -288,12 +303,11 @@ int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *m
 	return r;
 }
 
-
 /* ---- the rpm dependency generator ---- */
 
 int pkgdeps_kind_parse(const char *name)
 {
-	static const char *const kinds[RANKS] = { "suggests", "recommends", "requires" };
+	static const char *const kinds[RANKS] = {"suggests", "recommends", "requires"};
 
 	for (int i = 0; i < RANKS; i++)
 		if (strcmp(name, kinds[i]) == 0)
@@ -301,7 +315,8 @@ int pkgdeps_kind_parse(const char *name)
 	return -1;
 }
 
-static int override_push(struct rpm_overrides *o, const char *word, const char *c1, const char *c2, int rank)
+static int override_push(struct rpm_overrides *o, const char *word, const char *c1, const char *c2,
+			 int rank)
 {
 	struct rpm_override *v = xrealloc(o->v, o->n + 1, sizeof *v);
 
@@ -325,7 +340,8 @@ static int override_push(struct rpm_overrides *o, const char *word, const char *
  * "a:b:c:required" is refused rather than read as feature "b:c". */
 static int override_word(struct rpm_overrides *o, const char *w, size_t len, struct err *e)
 {
-	const char *c1 = memchr(w, ':', len), *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - w)) : NULL;
+	const char *c1 = memchr(w, ':', len),
+		   *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - w)) : NULL;
 	const char *level;
 	size_t llen;
 	int rank;
@@ -336,7 +352,9 @@ static int override_word(struct rpm_overrides *o, const char *w, size_t len, str
 	llen = len - (size_t)(level - w);
 	rank = deps_rank_parse(level, llen);
 	if (rank < 0 && !(llen == 7 && memcmp(level, "ignored", 7) == 0))
-		return err_usage(e, "'%.*s': the level is not required, recommended, suggested or ignored", (int)len, w);
+		return err_usage(
+			e, "'%.*s': the level is not required, recommended, suggested or ignored",
+			(int)len, w);
 	if (override_push(o, w, c1, c2, rank))
 		return err_oom(e);
 	return 0;
@@ -393,11 +411,11 @@ static int generate_rank(const struct entry *en, const struct rpm_generator *g, 
 	return deps_entry_rank(en, tmp);
 }
 
-int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char *suffix, const struct rpm_generator *g,
-		FILE *out)
+int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char *suffix,
+			 const struct rpm_generator *g, FILE *out)
 {
-	struct deps d = { 0 };
-	struct buf t = { 0 }, p = { 0 }, dep = { 0 };
+	struct deps d = {0};
+	struct buf t = {0}, p = {0}, dep = {0};
 	size_t i;
 	int r = 0;
 

@@ -13,7 +13,10 @@
 
 /* Soname -> Debian packages, from `dpkg-query --search` output or lines written the same way. */
 struct debmap {
-	struct debmap_pair { char *soname, *package; size_t line; } *v;
+	struct debmap_pair {
+		char *soname, *package;
+		size_t line;
+	} * v;
 	size_t n, cap;
 };
 
@@ -33,21 +36,25 @@ const char *pkgdeps_rpm_suffix(int is64, unsigned machine);
 int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out);
 /* --format=deb: the three substvars; an entry whose sonames no package provides is left out
  * with a warning naming map_path (unless quiet).  Returns -1 when out of memory. */
-int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *map_path, int quiet, FILE *out);
+int pkgdeps_deb(const struct listing *l, const struct debmap *map, const char *map_path, int quiet,
+		FILE *out);
 
 /* ---- the rpm dependency generator (--rpm-generate) ---- */
 
 /* %dlopen_notes_features: SUBPACKAGE:FEATURE:LEVEL declarations with shell globs. */
 struct rpm_overrides {
-	struct rpm_override { char *package, *feature; int rank; } *v;   /* rank -1: ignored */
+	struct rpm_override {
+		char *package, *feature;
+		int rank;
+	} * v; /* rank -1: ignored */
 	size_t n;
 };
 
 struct rpm_generator {
-	int kind;                  /* the rank whose tag is generated: RANK_REQUIRED for requires */
-	const char *package;       /* the subpackage being generated (%{name}) */
+	int kind;            /* the rank whose tag is generated: RANK_REQUIRED for requires */
+	const char *package; /* the subpackage being generated (%{name}) */
 	struct rpm_overrides over;
-	int multifile;             /* rpm >= 4.20's multifile protocol: ";FILE" before its lines */
+	int multifile; /* rpm >= 4.20's multifile protocol: ";FILE" before its lines */
 };
 
 /* "requires", "recommends", "suggests" as a rank, or -1. */
@@ -59,7 +66,7 @@ void pkgdeps_overrides_free(struct rpm_overrides *o);
 /* The dependencies of one file's entries that get g->kind in g->package, one per line, each
  * once, in entry order; in the multifile protocol preceded by ";PATH" when there are any.
  * Returns -1 when out of memory. */
-int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char *suffix, const struct rpm_generator *g,
-		FILE *out);
+int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char *suffix,
+			 const struct rpm_generator *g, FILE *out);
 
 #endif

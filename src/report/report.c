@@ -9,7 +9,8 @@
 
 int report_format_parse(const char *name)
 {
-	static const char *const names[] = { "table", "json", "sonames", "features", "rpm", "deb", "jsonl" };
+	static const char *const names[] = {"table", "json", "sonames", "features",
+					    "rpm",   "deb",  "jsonl"};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(name, names[i]) == 0)
@@ -56,10 +57,10 @@ static const char *listing_path(struct listing *l, const char *path)
 	return l->paths[l->npaths++];
 }
 
-int report_listing_add(struct listing *l, struct entries *es, const char *path, const char *rpm_suffix,
-		struct report_opts *r)
+int report_listing_add(struct listing *l, struct entries *es, const char *path,
+		       const char *rpm_suffix, struct report_opts *r)
 {
-	struct buf tmp = { 0 };
+	struct buf tmp = {0};
 	const char *owned = NULL;
 	int rc = 0;
 
@@ -115,7 +116,7 @@ static size_t width(const char *s)
 /* A cell's text as the terminal will show it (see buf_put_text), so that widths are right. */
 static char *cell_text(const char *s)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 
 	buf_put_text(&b, s, strlen(s));
 	return buf_take(&b);
@@ -133,10 +134,10 @@ static void cell(FILE *out, const char *s, size_t w, int last)
 
 void report_table(const struct entries *es, FILE *out)
 {
-	static const char *const head[4] = { "FEATURE", "DESCRIPTION", "SONAME", "PRIORITY" };
+	static const char *const head[4] = {"FEATURE", "DESCRIPTION", "SONAME", "PRIORITY"};
 	char **cells = xcalloc(es->n * 4 + 1, sizeof *cells);
 	size_t w[4], i, c;
-	struct buf t = { 0 };
+	struct buf t = {0};
 
 	if (!cells)
 		return;
@@ -171,7 +172,7 @@ void report_table(const struct entries *es, FILE *out)
 
 void report_json(const struct entries *es, FILE *out)
 {
-	struct buf b = { 0 };
+	struct buf b = {0};
 
 	manifest_serialize(es, &b);
 	if (b.p)
@@ -183,8 +184,8 @@ void report_json(const struct entries *es, FILE *out)
 /* --format=sonames: "SONAME [ALTERNATIVE...] PRIORITY", sorted. */
 static int list_sonames(const struct listing *l, FILE *out)
 {
-	struct deps d = { 0 };
-	struct buf t = { 0 }, p = { 0 };
+	struct deps d = {0};
+	struct buf t = {0}, p = {0};
 	size_t i;
 	int r = 0;
 
@@ -205,11 +206,12 @@ static int list_sonames(const struct listing *l, FILE *out)
  * given for a feature is found in O(log n).  The keys point into `names`. */
 static struct key *described_features(const struct entries *es, struct buf *names, size_t *n)
 {
-	size_t *off = xcalloc(es->n + 1, sizeof *off), *at = xcalloc(es->n + 1, sizeof *at), i, k = 0;
+	size_t *off = xcalloc(es->n + 1, sizeof *off), *at = xcalloc(es->n + 1, sizeof *at), i,
+	       k = 0;
 	struct key *v = xcalloc(es->n + 1, sizeof *v);
-	struct buf f = { 0 };
+	struct buf f = {0};
 
-	buf_put(names, "", 0);            /* keys never point at NULL, even when all are "" */
+	buf_put(names, "", 0); /* keys never point at NULL, even when all are "" */
 	for (i = 0; v && off && at && i < es->n; i++) {
 		const char *feature = entry_string(&es->v[i], "feature", &f);
 		if (!feature || !entry_find(&es->v[i], "description"))
@@ -220,7 +222,8 @@ static struct key *described_features(const struct entries *es, struct buf *name
 	}
 	if (v && off && at && !names->oom) {
 		for (i = 0; i < k; i++)
-			v[i] = (struct key){ names->p + off[i], (i + 1 < k ? off[i + 1] : names->len) - off[i], at[i] };
+			v[i] = (struct key){names->p + off[i],
+					    (i + 1 < k ? off[i + 1] : names->len) - off[i], at[i]};
 		keys_sort(v, k);
 	} else {
 		free(v);
@@ -237,8 +240,8 @@ static struct key *described_features(const struct entries *es, struct buf *name
  * the library groups it needs, alternatives joined with " | ". */
 static int list_features(const struct listing *l, FILE *out)
 {
-	struct deps d = { 0 };
-	struct buf t = { 0 }, f = { 0 }, names = { 0 };
+	struct deps d = {0};
+	struct buf t = {0}, f = {0}, names = {0};
 	size_t i, ndesc;
 	struct key *desc_of = described_features(&l->es, &names, &ndesc);
 	int r = desc_of ? 0 : -1;
@@ -252,12 +255,14 @@ static int list_features(const struct listing *l, FILE *out)
 	deps_merge(&d);
 	for (i = 0; i < d.n && r == 0; i++) {
 		const char *b = d.v[i].bucket, *desc = NULL;
-		if (i == 0 || !b != !d.v[i - 1].bucket || (b && strcmp(b, d.v[i - 1].bucket) != 0)) {
+		if (i == 0 || !b != !d.v[i - 1].bucket ||
+		    (b && strcmp(b, d.v[i - 1].bucket) != 0)) {
 			/* The first description given for the feature. */
 			const struct key *k = b ? keys_find(desc_of, ndesc, b, strlen(b)) : NULL;
 			if (k)
 				desc = entry_string(&l->es.v[k->pos], "description", &t);
-			print_text(out, "%s%s%s\n", b ? b : "(no feature)", desc ? ": " : "", desc ? desc : "");
+			print_text(out, "%s%s%s\n", b ? b : "(no feature)", desc ? ": " : "",
+				   desc ? desc : "");
 		}
 		print_text(out, "  %s (%s)\n", d.v[i].text, deps_rank_names[d.v[i].rank]);
 	}
@@ -271,8 +276,9 @@ static int list_features(const struct listing *l, FILE *out)
 
 int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE *out)
 {
-	static const char *const rpm_opts[RANKS] = { "--rpm-suggests", "--rpm-recommends", "--rpm-requires" };
-	struct entries merged = { 0 };
+	static const char *const rpm_opts[RANKS] = {"--rpm-suggests", "--rpm-recommends",
+						    "--rpm-requires"};
+	struct entries merged = {0};
 	int rc = 0, bad;
 
 	switch (r->format) {
@@ -288,14 +294,15 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 	case FORMAT_DEB: rc = pkgdeps_deb(l, &r->deb_map, r->deb_map_path, quiet, out); break;
 	case FORMAT_TABLE:
 	case FORMAT_JSONL:
-	case FORMAT_RPM_GENERATE: break;   /* printed file by file */
+	case FORMAT_RPM_GENERATE: break; /* printed file by file */
 	}
 	if (rc) {
 		print_oom();
 		return 1;
 	}
 	/* The generator sees one file at a time: a feature it does not have is no mistake. */
-	bad = r->format != FORMAT_RPM_GENERATE && deps_namelist_unused(&r->only_feature, "--only-feature");
+	bad = r->format != FORMAT_RPM_GENERATE &&
+	      deps_namelist_unused(&r->only_feature, "--only-feature");
 	for (int k = RANKS - 1; k >= 0; k--)
 		bad |= deps_namelist_unused(&r->rpm_tag[k], rpm_opts[k]);
 	return bad;
@@ -317,7 +324,7 @@ static int group(const struct entries *declared, const struct entries *found, st
 {
 	size_t nd = declared->n, n = nd + found->n, i, start, k;
 	struct key *v = xcalloc(n + 1, sizeof *v);
-	struct buf tmp = { 0 };
+	struct buf tmp = {0};
 
 	g->lead = xcalloc(n + 1, 1);
 	g->want = xcalloc(n + 1, sizeof *g->want);
@@ -327,19 +334,21 @@ static int group(const struct entries *declared, const struct entries *found, st
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		const struct member *m = entry_find(i < nd ? &declared->v[i] : &found->v[i - nd], "soname");
-		v[i] = (struct key){ m ? m->val : "", m ? m->vallen : 0, i };
+		const struct member *m =
+			entry_find(i < nd ? &declared->v[i] : &found->v[i - nd], "soname");
+		v[i] = (struct key){m ? m->val : "", m ? m->vallen : 0, i};
 	}
 	keys_sort(v, n);
 	for (start = 0; start < n; start = i) {
 		int want = -1, got = -1, seen_d = 0, seen_f = 0;
 		for (i = start; i < n && key_same(&v[start], &v[i]); i++) {
 			size_t p = v[i].pos;
-			int rank = deps_entry_rank(p < nd ? &declared->v[p] : &found->v[p - nd], &tmp);
+			int rank =
+				deps_entry_rank(p < nd ? &declared->v[p] : &found->v[p - nd], &tmp);
 			int *best = p < nd ? &want : &got, *seen = p < nd ? &seen_d : &seen_f;
 			if (rank > *best)
 				*best = rank;
-			g->lead[p] = !*seen;      /* sorted by position within the run */
+			g->lead[p] = !*seen; /* sorted by position within the run */
 			*seen = 1;
 		}
 		for (k = start; k < i; k++) {
@@ -355,7 +364,7 @@ static int group(const struct entries *declared, const struct entries *found, st
 /* "libfoo.so.1 | libfoo.so.0 (feature foo, suggested)"; rank -1 leaves the priority out. */
 static void describe(const struct entry *en, int rank, struct buf *out)
 {
-	struct buf t = { 0 };
+	struct buf t = {0};
 	const char *f;
 
 	deps_join_sonames(en, " | ", "", &t);
@@ -363,16 +372,17 @@ static void describe(const struct entry *en, int rank, struct buf *out)
 	buf_puts(out, t.p ? t.p : "");
 	f = entry_string(en, "feature", &t);
 	if (f || rank >= 0)
-		buf_printf(out, " (%s%s%s%s)", f ? "feature " : "", f ? f : "", f && rank >= 0 ? ", " : "",
-			   rank >= 0 ? deps_rank_names[rank] : "");
+		buf_printf(out, " (%s%s%s%s)", f ? "feature " : "", f ? f : "",
+			   f && rank >= 0 ? ", " : "", rank >= 0 ? deps_rank_names[rank] : "");
 	buf_put(out, "", 0);
 	buf_free(&t);
 }
 
-size_t report_lint(const struct entries *declared, const char *manifest_path, const struct listing *found, FILE *out)
+size_t report_lint(const struct entries *declared, const char *manifest_path,
+		   const struct listing *found, FILE *out)
 {
-	struct groups g = { 0 };
-	struct buf d = { 0 };
+	struct groups g = {0};
+	struct buf d = {0};
 	size_t i, nd = declared->n, diffs = 0;
 
 	if (group(declared, &found->es, &g)) {
@@ -383,19 +393,22 @@ size_t report_lint(const struct entries *declared, const char *manifest_path, co
 	for (i = 0; i < nd; i++) {
 		int want = g.want[i], got = g.got[i];
 		if (!g.lead[i] || got == want)
-			continue;           /* declared twice: compared once */
+			continue; /* declared twice: compared once */
 		describe(&declared->v[i], got < 0 ? want : -1, &d);
 		if (got < 0)
-			print_text(out, "%s: missing: %s: declared, in no FILE\n", manifest_path, d.p);
+			print_text(out, "%s: missing: %s: declared, in no FILE\n", manifest_path,
+				   d.p);
 		else
-			print_text(out, "%s: priority: %s: declared %s, found %s\n", manifest_path, d.p, deps_rank_names[want], deps_rank_names[got]);
+			print_text(out, "%s: priority: %s: declared %s, found %s\n", manifest_path,
+				   d.p, deps_rank_names[want], deps_rank_names[got]);
 		diffs++;
 	}
 	for (i = 0; i < found->es.n; i++) {
 		if (!g.lead[nd + i] || g.want[nd + i] >= 0)
 			continue;
 		describe(&found->es.v[i], g.got[nd + i], &d);
-		print_text(out, "%s: new: %s: in %s, not declared\n", manifest_path, d.p, found->from[i].path);
+		print_text(out, "%s: new: %s: in %s, not declared\n", manifest_path, d.p,
+			   found->from[i].path);
 		diffs++;
 	}
 out:
@@ -413,13 +426,12 @@ static int found_cmp(const void *x, const void *y)
 	return strcmp(((const struct found *)x)->soname, ((const struct found *)y)->soname);
 }
 
-
 /* One entry per line, so that a person can edit it.  The description says that it is a guess;
  * "FIXME" marks what only a person can fill in. */
 void report_draft(const struct discovery *d, FILE *out)
 {
 	struct found *v = xcalloc(d->n + 1, sizeof *v);
-	struct buf b = { 0 }, why = { 0 };
+	struct buf b = {0}, why = {0};
 	size_t i;
 
 	if (!v)
@@ -430,19 +442,23 @@ void report_draft(const struct discovery *d, FILE *out)
 	buf_puts(&b, d->n ? "[\n" : "[");
 	for (i = 0; i < d->n; i++) {
 		why.len = 0;
-		buf_puts(&why, v[i].recorded ? "FIXME: dlopen()ed by " :
-			 "FIXME: guessed by dlnote-inject --discover (a heuristic) from a string in ");
-		buf_put_text(&why, v[i].path, strlen(v[i].path));   /* then JSON-escaped */
+		buf_puts(&why, v[i].recorded ? "FIXME: dlopen()ed by "
+					     : "FIXME: guessed by dlnote-inject --discover (a "
+					       "heuristic) from a string in ");
+		buf_put_text(&why, v[i].path, strlen(v[i].path)); /* then JSON-escaped */
 		buf_puts(&why, v[i].recorded ? " during dlnote-inject --record" : "");
 		if (v[i].asked_as) {
 			buf_puts(&why, ", asked for as ");
 			buf_put_text(&why, v[i].asked_as, strlen(v[i].asked_as));
 			buf_puts(&why, soname_unversioned(v[i].asked_as, strlen(v[i].asked_as))
-				       ? " (a development name: keep it as an alternative, or drop it)"
-				       : " (another name of it: keep it as an alternative, or drop it)");
+					       ? " (a development name: keep it as an alternative, "
+						 "or drop it)"
+					       : " (another name of it: keep it as an alternative, "
+						 "or drop it)");
 		}
-		buf_puts(&why, v[i].recorded ? "; describe the feature" :
-			 "; check that it is loaded with dlopen(), then describe the feature");
+		buf_puts(&why, v[i].recorded ? "; describe the feature"
+					     : "; check that it is loaded with dlopen(), then "
+					       "describe the feature");
 		buf_puts(&b, "  {\"soname\":[");
 		json_put_string(&b, v[i].soname, strlen(v[i].soname));
 		for (size_t k = 0; k < v[i].nalt; k++) {
@@ -465,9 +481,9 @@ void report_draft(const struct discovery *d, FILE *out)
 
 void report_jsonl(const struct entries *es, const char *path, int is64, unsigned machine, FILE *out)
 {
-	struct buf b = { 0 }, name = { 0 };
+	struct buf b = {0}, name = {0};
 
-	buf_put_text(&name, path, strlen(path));   /* then JSON-escaped, as the draft does */
+	buf_put_text(&name, path, strlen(path)); /* then JSON-escaped, as the draft does */
 	buf_puts(&b, "{\"path\":");
 	json_put_string(&b, name.p ? name.p : "", name.len);
 	buf_printf(&b, ",\"class\":\"ELF%d\",\"machine\":%u,\"entries\":", is64 ? 64 : 32, machine);

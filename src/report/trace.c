@@ -14,7 +14,8 @@
 #define TRACE_MAX_LINE 65536
 
 enum field { F_EVENT, F_BY, F_CALLER, F_NAME, F_SONAME, F_BUILD_ID, FIELDS };
-static const char *const field_names[FIELDS] = { "event", "by", "caller", "name", "soname", "caller_build_id" };
+static const char *const field_names[FIELDS] = {"event", "by",     "caller",
+						"name",  "soname", "caller_build_id"};
 
 struct line {
 	struct buf f[FIELDS];
@@ -24,7 +25,7 @@ struct line {
 /* One line: a flat JSON object.  Unknown keys are skipped (later versions may add some). */
 static int parse_line(const char *s, size_t len, size_t lineno, struct line *l, struct err *e)
 {
-	struct buf key = { 0 }, val = { 0 };
+	struct buf key = {0}, val = {0};
 	struct json j;
 	int r = -1, k;
 
@@ -46,9 +47,11 @@ static int parse_line(const char *s, size_t len, size_t lineno, struct line *l, 
 			goto out;
 		json_ws(&j);
 		for (k = 0; k < FIELDS; k++)
-			if (key.len == strlen(field_names[k]) && memcmp(key.p, field_names[k], key.len) == 0)
+			if (key.len == strlen(field_names[k]) &&
+			    memcmp(key.p, field_names[k], key.len) == 0)
 				break;
-		if (json_peek(&j) == '"' ? json_string(&j, k < FIELDS ? &l->f[k] : &val) : json_value(&j, 1, &val))
+		if (json_peek(&j) == '"' ? json_string(&j, k < FIELDS ? &l->f[k] : &val)
+					 : json_value(&j, 1, &val))
 			goto out;
 		if (key.len == 3 && memcmp(key.p, "pid", 3) == 0 && val.len) {
 			buf_putc(&val, '\0');
@@ -92,7 +95,9 @@ static void resolve_caller(struct trace_ask *a, const struct trace_ask *prev)
 		a->caller_known = prev->caller_known;
 		a->dev = prev->dev;
 		a->ino = prev->ino;
-		a->caller_real = prev->caller_real ? xstrndup(prev->caller_real, strlen(prev->caller_real)) : NULL;
+		a->caller_real = prev->caller_real
+					 ? xstrndup(prev->caller_real, strlen(prev->caller_real))
+					 : NULL;
 		return;
 	}
 	if (stat(a->caller, &st) == 0) {
@@ -115,7 +120,9 @@ static int add_ask(struct trace *t, const struct line *l)
 	a->pid = l->pid;
 	a->caller = xstrndup(l->f[F_CALLER].p, strlen(l->f[F_CALLER].p));
 	a->name = xstrndup(l->f[F_NAME].p, strlen(l->f[F_NAME].p));
-	a->build_id = l->f[F_BUILD_ID].p[0] ? xstrndup(l->f[F_BUILD_ID].p, strlen(l->f[F_BUILD_ID].p)) : NULL;
+	a->build_id = l->f[F_BUILD_ID].p[0]
+			      ? xstrndup(l->f[F_BUILD_ID].p, strlen(l->f[F_BUILD_ID].p))
+			      : NULL;
 	if (!a->caller || !a->name || (l->f[F_BUILD_ID].p[0] && !a->build_id)) {
 		free(a->caller);
 		free(a->name);
@@ -136,7 +143,8 @@ static int mark_loaded(struct trace *t, const struct line *l)
 		    strcmp(t->v[i].name, l->f[F_NAME].p) == 0) {
 			const char *so = l->f[F_SONAME].p;
 			t->v[i].loaded = 1;
-			if (so[0] && !t->v[i].soname && !(t->v[i].soname = xstrndup(so, strlen(so))))
+			if (so[0] && !t->v[i].soname &&
+			    !(t->v[i].soname = xstrndup(so, strlen(so))))
 				return -1;
 			return 0;
 		}
@@ -211,10 +219,11 @@ struct file_id {
 	dev_t dev;
 	ino_t ino;
 	char real[PATH_MAX];
-	char build_id[2 * 64 + 1];   /* hex, "" when FILE has none */
+	char build_id[2 * 64 + 1]; /* hex, "" when FILE has none */
 };
 
-static void file_id(const char *path, const struct elf *ef, const struct scan *sc, struct file_id *id)
+static void file_id(const char *path, const struct elf *ef, const struct scan *sc,
+		    struct file_id *id)
 {
 	struct stat st;
 
@@ -236,14 +245,15 @@ static int asked_by(const struct trace_ask *a, const struct file_id *id)
 	if (id->build_id[0] && a->build_id && strcmp(a->build_id, id->build_id) == 0)
 		return 1;
 	return (id->known && a->caller_known && a->dev == id->dev && a->ino == id->ino) ||
-	       (a->caller_real && strcmp(a->caller_real, id->real) == 0) || strcmp(a->caller, id->real) == 0;
+	       (a->caller_real && strcmp(a->caller_real, id->real) == 0) ||
+	       strcmp(a->caller, id->real) == 0;
 }
 
 /* Every soname of every entry of the notes, then the file's DT_NEEDED and DT_SONAME names. */
-static int declared_list(const struct elf *ef, const struct entries *declared, struct buf *all, size_t *n,
-			 struct err *e)
+static int declared_list(const struct elf *ef, const struct entries *declared, struct buf *all,
+			 size_t *n, struct err *e)
 {
-	struct buf s = { 0 };
+	struct buf s = {0};
 
 	*n = 0;
 	if (discover_linked_names(ef, all, n, e))
@@ -285,7 +295,7 @@ static int same_library(const char *a, const char *b)
 }
 
 struct group {
-	size_t *ask;                 /* indices into the trace, in the order tried */
+	size_t *ask; /* indices into the trace, in the order tried */
 	size_t n;
 };
 
@@ -309,7 +319,8 @@ static int group_push(struct group *g, size_t ask)
 }
 
 /* The asks of FILE in groups of alternatives; groups that share a name are one. */
-static int make_groups(const struct trace *t, const struct file_id *id, struct group **out, size_t *nout)
+static int make_groups(const struct trace *t, const struct file_id *id, struct group **out,
+		       size_t *nout)
 {
 	struct group *g = NULL, *v;
 	size_t n = 0, i, k, m;
@@ -324,11 +335,12 @@ static int make_groups(const struct trace *t, const struct file_id *id, struct g
 				prev = &g[k];
 		if (prev && group_has(t, prev, a->name))
 			continue;
-		if (!(prev && !t->v[prev->ask[prev->n - 1]].loaded && same_library(t->v[prev->ask[0]].name, a->name))) {
+		if (!(prev && !t->v[prev->ask[prev->n - 1]].loaded &&
+		      same_library(t->v[prev->ask[0]].name, a->name))) {
 			for (k = 0; k < n && !group_has(t, &g[k], a->name); k++)
 				;
 			if (k < n)
-				continue;        /* asked before, by another process or earlier */
+				continue; /* asked before, by another process or earlier */
 			v = xrealloc(g, n + 1, sizeof *v);
 			if (!v)
 				goto oom;
@@ -348,7 +360,8 @@ static int make_groups(const struct trace *t, const struct file_id *id, struct g
 			if (!share)
 				continue;
 			for (m = 0; m < g[i].n; m++)
-				if (!group_has(t, &g[k], t->v[g[i].ask[m]].name) && group_push(&g[k], g[i].ask[m]))
+				if (!group_has(t, &g[k], t->v[g[i].ask[m]].name) &&
+				    group_push(&g[k], g[i].ask[m]))
 					goto oom;
 			free(g[i].ask);
 			memmove(&g[i], &g[i + 1], (n - i - 1) * sizeof *g);
@@ -381,10 +394,11 @@ static int names_have(const char *const *names, size_t n, const char *name)
 	return 0;
 }
 
-int trace_discover(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared,
-		   struct discovery *d, struct err *e)
+int trace_discover(const struct trace *t, const struct elf *ef, const struct scan *sc,
+		   const char *path, const struct entries *declared, struct discovery *d,
+		   struct err *e)
 {
-	struct buf dl = { 0 };
+	struct buf dl = {0};
 	struct file_id id;
 	struct group *g = NULL;
 	const char **names = NULL;
@@ -411,8 +425,8 @@ int trace_discover(const struct trace *t, const struct elf *ef, const struct sca
 		 * development symlink, libfoo.so): packages provide sonames. */
 		for (k = n = 0; k < g[i].n; k++) {
 			const struct trace_ask *a = &t->v[g[i].ask[k]];
-			if (a->soname && strcmp(a->soname, a->name) != 0 && !in_list(dl.p, ndl, a->soname) &&
-			    !names_have(names, n, a->soname)) {
+			if (a->soname && strcmp(a->soname, a->name) != 0 &&
+			    !in_list(dl.p, ndl, a->soname) && !names_have(names, n, a->soname)) {
 				names[n++] = a->soname;
 				asked_as = asked_as ? asked_as : a->name;
 			}
@@ -428,10 +442,10 @@ int trace_discover(const struct trace *t, const struct elf *ef, const struct sca
 	return r ? err_oom(e) : 0;
 }
 
-long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared, FILE *out,
-		 struct err *e)
+long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc,
+		 const char *path, const struct entries *declared, FILE *out, struct err *e)
 {
-	struct buf dl = { 0 }, s = { 0 }, seen = { 0 }, names = { 0 }, printed = { 0 };
+	struct buf dl = {0}, s = {0}, seen = {0}, names = {0}, printed = {0};
 	struct file_id id;
 	struct group *g = NULL;
 	size_t ndl, nseen = 0, ng = 0, nprinted = 0, i, k;
@@ -444,7 +458,8 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 		buf_free(&dl);
 		return err_oom(e), -1;
 	}
-	/* What FILE asked for, and the sonames of what was loaded for it (libfoo.so.1 for libfoo.so). */
+	/* What FILE asked for, and the sonames of what was loaded for it (libfoo.so.1 for
+	 * libfoo.so). */
 	for (i = 0; i < t->n; i++)
 		for (k = 0; k < 2 && asked_by(&t->v[i], &id); k++) {
 			const char *name = k ? t->v[i].soname : t->v[i].name;
@@ -465,11 +480,13 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 			const struct trace_ask *a = &t->v[g[i].ask[k]];
 			loaded |= a->loaded;
 			/* the soname of what was loaded for a development name: what to declare */
-			if (a->soname && strcmp(a->soname, a->name) != 0 && !in_list(dl.p, ndl, a->soname)) {
+			if (a->soname && strcmp(a->soname, a->name) != 0 &&
+			    !in_list(dl.p, ndl, a->soname)) {
 				buf_printf(&names, "%s%s", n++ ? " or " : "", a->soname);
 				asked_as = asked_as ? asked_as : a->name;
 			}
-			if (in_list(dl.p, ndl, a->name) || (a->soname && strcmp(a->soname, a->name) != 0))
+			if (in_list(dl.p, ndl, a->name) ||
+			    (a->soname && strcmp(a->soname, a->name) != 0))
 				continue;
 			buf_printf(&names, "%s%s", n++ ? " or " : "", a->name);
 		}
@@ -482,10 +499,14 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 		buf_putc(&printed, '\0');
 		nprinted++;
 		if (asked_as)
-			buf_printf(&names, " (asked for as %s%s)", asked_as, soname_unversioned(asked_as, strlen(asked_as)) ? ", a development name" : "");
+			buf_printf(&names, " (asked for as %s%s)", asked_as,
+				   soname_unversioned(asked_as, strlen(asked_as))
+					   ? ", a development name"
+					   : "");
 		else if (n > 1)
 			buf_puts(&names, " (tried in that order)");
-		fprintf(out, "%s: undeclared: %.*s: %s during the recording\n", path, (int)names.len, names.p,
+		fprintf(out, "%s: undeclared: %.*s: %s during the recording\n", path,
+			(int)names.len, names.p,
 			loaded ? "dlopen()ed" : "asked for with dlopen(), not found,");
 		undeclared++;
 	}
@@ -495,7 +516,7 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 	/* Information: entries none of whose sonames this file asked for. */
 	for (i = 0; i < declared->n; i++) {
 		const struct member *m = entry_find(&declared->v[i], "soname");
-		struct buf list = { 0 };
+		struct buf list = {0};
 		size_t pos = 0;
 		int asked = 0;
 		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
@@ -505,8 +526,10 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 			s.len = 0;
 		}
 		if (!asked && list.len)
-			fprintf(out, "%s: not loaded: %.*s: declared, not dlopen()ed during the recording\n", path,
-				(int)list.len, list.p);
+			fprintf(out,
+				"%s: not loaded: %.*s: declared, not dlopen()ed during the "
+				"recording\n",
+				path, (int)list.len, list.p);
 		buf_free(&list);
 	}
 	buf_free(&s);

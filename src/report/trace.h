@@ -18,10 +18,10 @@
 struct trace_ask {
 	long pid;
 	char *caller, *name;
-	int loaded;                  /* an object was mapped for it */
-	char *soname;                /* that object's DT_SONAME, when it has one */
-	char *build_id;              /* the caller's GNU build-id in hex, when the module read one */
-	int caller_known;            /* caller's dev/ino and realpath below are valid */
+	int loaded;       /* an object was mapped for it */
+	char *soname;     /* that object's DT_SONAME, when it has one */
+	char *build_id;   /* the caller's GNU build-id in hex, when the module read one */
+	int caller_known; /* caller's dev/ino and realpath below are valid */
 	dev_t dev;
 	ino_t ino;
 	char *caller_real;
@@ -31,7 +31,7 @@ struct trace {
 	const char *path;
 	struct trace_ask *v;
 	size_t n;
-	size_t unauditable;          /* processes the module could not run in */
+	size_t unauditable; /* processes the module could not run in */
 };
 
 /* Read TRACE (streamed line by line).  Errors carry the line number. */
@@ -44,13 +44,14 @@ void trace_free(struct trace *t);
 /* --discover --recorded: append to d the name groups FILE (path) asked for and its notes
  * (declared) do not declare.  A group is a run of names one process of FILE tried in a row for
  * the same library (the same text before ".so"), each failing but the last: alternatives. */
-int trace_discover(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared,
-		   struct discovery *d, struct err *e);
+int trace_discover(const struct trace *t, const struct elf *ef, const struct scan *sc,
+		   const char *path, const struct entries *declared, struct discovery *d,
+		   struct err *e);
 
 /* --check --recorded: print to out each name FILE asked for that its notes do not declare, and
  * as information each declared entry none of whose sonames it asked for.  Returns the number of
  * undeclared names, or -1 (e set). */
-long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc, const char *path, const struct entries *declared, FILE *out,
-		 struct err *e);
+long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc,
+		 const char *path, const struct entries *declared, FILE *out, struct err *e);
 
 #endif

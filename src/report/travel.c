@@ -38,7 +38,7 @@ static void entry_label(const struct entry *en, struct buf *out)
 
 size_t travel_repeats(const struct entries *es, struct buf *report)
 {
-	struct buf ids = { 0 };
+	struct buf ids = {0};
 	struct key *k = xcalloc(es->n + 1, sizeof *k);
 	size_t *start = xcalloc(es->n + 1, sizeof *start), i, j, found = 0;
 
@@ -52,7 +52,8 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 		entry_identity(&es->v[i], &ids);
 	}
 	for (i = 0; i < es->n && !ids.oom; i++)
-		k[i] = (struct key){ ids.p + start[i], (i + 1 < es->n ? start[i + 1] : ids.len) - start[i], i };
+		k[i] = (struct key){ids.p + start[i],
+				    (i + 1 < es->n ? start[i + 1] : ids.len) - start[i], i};
 	if (!ids.oom)
 		keys_sort(k, es->n);
 	for (i = 0; i < es->n && !ids.oom; i = j) {
@@ -63,8 +64,12 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 		found++;
 		buf_puts(report, "error: entry ");
 		entry_label(&es->v[k[i].pos], report);
-		buf_printf(report, " is declared %zu times: a program would list it %zu times (notes that do not fold: "
-			   "the same entry from a manifest and from the code, or written differently)\n", j - i, j - i);
+		buf_printf(report,
+			   " is declared %zu times: a program would list it %zu times (notes that "
+			   "do not fold: "
+			   "the same entry from a manifest and from the code, or written "
+			   "differently)\n",
+			   j - i, j - i);
 	}
 	if (ids.oom)
 		buf_puts(report, "error: " OOM_MESSAGE "\n");
@@ -75,7 +80,7 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 
 size_t travel_dev_names(const struct entries *es, struct buf *report)
 {
-	struct buf s = { 0 };
+	struct buf s = {0};
 	size_t found = 0;
 
 	for (size_t i = 0; i < es->n; i++) {
@@ -85,8 +90,10 @@ size_t travel_dev_names(const struct entries *es, struct buf *report)
 			if (soname_unversioned(s.p, s.len)) {
 				buf_puts(report, "warning: soname ");
 				buf_put(report, s.p, s.len);
-				buf_puts(report, " has no version after .so: it names a development symlink, which "
-					 "packages ship for linking, not for running; declare the versioned soname\n");
+				buf_puts(report, " has no version after .so: it names a "
+						 "development symlink, which "
+						 "packages ship for linking, not for running; "
+						 "declare the versioned soname\n");
 				found++;
 			}
 			s.len = 0;
@@ -101,19 +108,20 @@ size_t travel_dev_names(const struct entries *es, struct buf *report)
 #define TRAVEL_NAMES 3
 
 struct travel_entry {
-	struct entries one;               /* the entry, as first seen */
+	struct entries one; /* the entry, as first seen */
 	char *id;
 	size_t idlen;
-	size_t members, taken;            /* ELF members carrying it; of those, members with symbols */
-	size_t last_nth;                  /* the member that counted it last */
-	uint64_t fold;                    /* identity of the first note seen: a group's payload hash */
-	int conflict;                     /* carried by notes that do not fold with each other */
-	char names[TRAVEL_NAMES][64];     /* the first members carrying it */
-	size_t single;                    /* carriers that define exactly one symbol */
-	uint64_t single_sym;              /* the index position of the first one's symbol */
+	size_t members, taken;        /* ELF members carrying it; of those, members with symbols */
+	size_t last_nth;              /* the member that counted it last */
+	uint64_t fold;                /* identity of the first note seen: a group's payload hash */
+	int conflict;                 /* carried by notes that do not fold with each other */
+	char names[TRAVEL_NAMES][64]; /* the first members carrying it */
+	size_t single;                /* carriers that define exactly one symbol */
+	uint64_t single_sym;          /* the index position of the first one's symbol */
 };
 
-int travel_index(struct travel *t, const struct archive *ar, const struct archive_member *m, struct err *e)
+int travel_index(struct travel *t, const struct archive *ar, const struct archive_member *m,
+		 struct err *e)
 {
 	free(t->idx);
 	t->idx = NULL, t->nidx = 0;
@@ -146,7 +154,7 @@ static uint64_t fnv(const unsigned char *p, size_t n)
 
 	while (n--)
 		h = (h ^ *p++) * 0x100000001b3ull;
-	return h | 1;                     /* never 0: 0 means "none yet" */
+	return h | 1; /* never 0: 0 means "none yet" */
 }
 
 /* The slot of identity (id, len) in the open-addressing table: its entry's or a free one. */
@@ -183,7 +191,7 @@ static int slots_grow(struct travel *t)
 
 static struct travel_entry *find_or_add(struct travel *t, const struct entry *en, struct err *e)
 {
-	struct buf id = { 0 };
+	struct buf id = {0};
 	struct travel_entry *te, *v;
 	size_t *slot;
 
@@ -218,8 +226,8 @@ static struct travel_entry *find_or_add(struct travel *t, const struct entry *en
 }
 
 /* One entry of a note of member m: counted once per member; `fold` says which notes fold. */
-static void count_entry(struct travel_entry *te, const struct archive_member *m, const struct archive_index_count *ix,
-			uint64_t fold)
+static void count_entry(struct travel_entry *te, const struct archive_member *m,
+			const struct archive_index_count *ix, uint64_t fold)
 {
 	if (te->fold && te->fold != fold)
 		te->conflict = 1;
@@ -231,14 +239,14 @@ static void count_entry(struct travel_entry *te, const struct archive_member *m,
 	if (te->members < TRAVEL_NAMES)
 		str_cat(te->names[te->members], sizeof te->names[0], 0, m->name);
 	te->members++;
-	if (ix)                           /* the index lists only members that define symbols */
+	if (ix) /* the index lists only members that define symbols */
 		te->taken++;
 	if (ix && ix->nsyms == 1 && te->single++ == 0)
 		te->single_sym = ix->first;
 }
 
-int travel_member(struct travel *t, const struct archive_member *m, const struct elf *ef, const struct scan *sc,
-		  struct err *e)
+int travel_member(struct travel *t, const struct archive_member *m, const struct elf *ef,
+		  const struct scan *sc, struct err *e)
 {
 	const struct archive_index_count *ix = index_of(t, m->hdr);
 	const struct scan_item **items = NULL;
@@ -255,9 +263,10 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 	if (nitems && ef->type == ET_REL_ && objedit_groups(ef, &grp, e))
 		r = -1;
 	for (size_t i = 0; i < nitems && r == 0; i++) {
-		const struct scan_area *a = scan_area_of(sc, AREA_SECTION, items[i]->off, items[i]->size);
-		struct entries es = { 0 };
-		struct note nt = { .descsz = items[i]->descsz };
+		const struct scan_area *a =
+			scan_area_of(sc, AREA_SECTION, items[i]->off, items[i]->size);
+		struct entries es = {0};
+		struct note nt = {.descsz = items[i]->descsz};
 		unsigned char *desc = malloc(nt.descsz ? nt.descsz : 1);
 		uint64_t fold;
 
@@ -271,10 +280,11 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 		if (grp && a && a->index < ef->shnum && grp[a->index])
 			fold = fnv(desc, nt.descsz);
 		else
-			fold = ((uint64_t)m->nth << 24 ^ i) << 1;   /* even: never a payload's hash */
+			fold = ((uint64_t)m->nth << 24 ^ i) << 1; /* even: never a payload's hash */
 		nt.desc = desc;
 		if ((r = note_decode(&nt, &es, e)) != 0)
-			err_prefix(e, "dlopen note at offset 0x%llx: ", (unsigned long long)items[i]->off);
+			err_prefix(e, "dlopen note at offset 0x%llx: ",
+				   (unsigned long long)items[i]->off);
 		for (size_t k = 0; k < es.n && r == 0; k++) {
 			struct travel_entry *te = find_or_add(t, &es.v[k], e);
 			if (!te)
@@ -308,13 +318,14 @@ static void put_names(struct buf *b, const struct travel_entry *te)
  * (dlnote 0.1's static libraries): links need -Wl,-u,<it>. */
 static const char *pull_symbol(struct travel *t, const struct travel_entry *te)
 {
-	struct err ignore = { 0 };
+	struct err ignore = {0};
 
 	/* The entries of one note member share its symbol: its name is read once. */
 	if (!t->sym_read || t->sym_nth != te->single_sym) {
 		t->sym_nth = te->single_sym;
 		t->sym_read = 1;
-		if (archive_index_name(t->ar, &t->index, te->single_sym, t->sym, sizeof t->sym, &ignore))
+		if (archive_index_name(t->ar, &t->index, te->single_sym, t->sym, sizeof t->sym,
+				       &ignore))
 			t->sym[0] = '\0';
 	}
 	return strncmp(t->sym, "dlnote_pull_", 12) == 0 ? t->sym : NULL;
@@ -323,7 +334,7 @@ static const char *pull_symbol(struct travel *t, const struct travel_entry *te)
 size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
 {
 	size_t errors = 0, everywhere = 0;
-	struct buf b = { 0 };
+	struct buf b = {0};
 
 	for (size_t i = 0; i < t->n; i++) {
 		struct travel_entry *te = &t->v[i];
@@ -341,42 +352,66 @@ size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
 			buf_putc(&b, ')');
 		}
 		if (!t->ar) {
-			buf_puts(&b, "; the archive has no symbol index, so links cannot say which members they take");
+			buf_puts(&b, "; the archive has no symbol index, so links cannot say which "
+				     "members they take");
 			warn = 1;
-		} else if (te->taken && te->single == te->taken && (sym = pull_symbol(t, te)) != NULL) {
-			buf_printf(&b, "; %s defines only the symbol %s: a link takes it only when something needs that "
-				   "symbol (a pull symbol: -Wl,-u,%s)", te->names[0], sym, sym);
+		} else if (te->taken && te->single == te->taken &&
+			   (sym = pull_symbol(t, te)) != NULL) {
+			buf_printf(&b,
+				   "; %s defines only the symbol %s: a link takes it only when "
+				   "something needs that "
+				   "symbol (a pull symbol: -Wl,-u,%s)",
+				   te->names[0], sym, sym);
 			warn = 1;
 		} else if (te->taken == 0) {
-			buf_puts(&b, "; no member carrying it defines a symbol: no link takes them (but with "
-				 "--whole-archive), the entry is lost");
+			buf_puts(&b, "; no member carrying it defines a symbol: no link takes them "
+				     "(but with "
+				     "--whole-archive), the entry is lost");
 			error = 1;
 		} else if (te->taken == t->code_members) {
-			buf_puts(&b, "; every program that takes a member of this archive carries it");
+			buf_puts(&b,
+				 "; every program that takes a member of this archive carries it");
 			everywhere++;
 		} else if (te->taken == 1 && te->members == 1) {
 			buf_printf(&b, "; only a program that takes %s carries it", te->names[0]);
 		} else {
-			buf_printf(&b, "; only a program that takes one of these %zu members carries it", te->taken);
+			buf_printf(
+				&b,
+				"; only a program that takes one of these %zu members carries it",
+				te->taken);
 		}
 		if (te->conflict)
-			buf_puts(&b, "; in notes that do not fold (not one COMDAT group of the same payload): a program "
-				 "that takes two of these members lists it twice");
+			buf_puts(&b, "; in notes that do not fold (not one COMDAT group of the "
+				     "same payload): a program "
+				     "that takes two of these members lists it twice");
 		if (!b.oom && (!quiet || error))
-			print_text(out, "%s: %s%.*s\n", path, error ? "error: " : warn ? "warning: " : "", (int)b.len, b.p);
+			print_text(out, "%s: %s%.*s\n", path,
+				   error  ? "error: "
+				   : warn ? "warning: "
+					  : "",
+				   (int)b.len, b.p);
 		errors += (size_t)error;
 	}
 	if (t->lto_members)
-		print_text(out, "%s: warning: %zu GCC LTO member%s (%s%s): a link uses what LTO compiles from their bytecode, "
-			   "whose notes this tool cannot read; notes added to them after compiling are dropped\n", path,
-			   t->lto_members, t->lto_members == 1 ? "" : "s", t->lto_first, t->lto_members > 1 ? ", ..." : "");
+		print_text(out,
+			   "%s: warning: %zu GCC LTO member%s (%s%s): a link uses what LTO "
+			   "compiles from their bytecode, "
+			   "whose notes this tool cannot read; notes added to them after compiling "
+			   "are dropped\n",
+			   path, t->lto_members, t->lto_members == 1 ? "" : "s", t->lto_first,
+			   t->lto_members > 1 ? ", ..." : "");
 	if (t->foreign_members)
-		print_text(out, "%s: warning: %zu LLVM bitcode member%s (%s%s): their notes cannot be read here\n", path,
-			   t->foreign_members, t->foreign_members == 1 ? "" : "s", t->foreign_first,
-			   t->foreign_members > 1 ? ", ..." : "");
+		print_text(out,
+			   "%s: warning: %zu LLVM bitcode member%s (%s%s): their notes cannot be "
+			   "read here\n",
+			   path, t->foreign_members, t->foreign_members == 1 ? "" : "s",
+			   t->foreign_first, t->foreign_members > 1 ? ", ..." : "");
 	if (!quiet && !errors)
-		print_text(out, "%s: ok (%zu dlopen entr%s in %zu ELF members; %zu of them reach every program that takes "
-			   "a member)\n", path, t->n, t->n == 1 ? "y" : "ies", t->elf_members, everywhere);
+		print_text(out,
+			   "%s: ok (%zu dlopen entr%s in %zu ELF members; %zu of them reach every "
+			   "program that takes "
+			   "a member)\n",
+			   path, t->n, t->n == 1 ? "y" : "ies", t->elf_members, everywhere);
 	buf_free(&b);
 	return errors;
 }

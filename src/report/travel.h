@@ -33,23 +33,25 @@ struct travel_entry;
 struct travel {
 	struct travel_entry *v;
 	size_t n, cap;
-	size_t *slots, nslots;         /* v's indexes + 1 by the hash of their identity (0: free) */
-	struct archive_index_count *idx;   /* the index's members: offset and symbol count, by offset */
+	size_t *slots, nslots; /* v's indexes + 1 by the hash of their identity (0: free) */
+	struct archive_index_count
+		*idx; /* the index's members: offset and symbol count, by offset */
 	size_t nidx;
-	const struct archive *ar;      /* set once the archive's symbol index was read */
-	struct archive_member index;   /* the index member, to read symbol names */
+	const struct archive *ar;    /* set once the archive's symbol index was read */
+	struct archive_member index; /* the index member, to read symbol names */
 	size_t elf_members, code_members, lto_members, foreign_members;
-	uint64_t sym_nth;              /* the last index symbol whose name was read, and its name */
+	uint64_t sym_nth; /* the last index symbol whose name was read, and its name */
 	char sym[256];
 	int sym_read;
 	char lto_first[ARCHIVE_MAX_NAME + 1], foreign_first[ARCHIVE_MAX_NAME + 1];
 };
 
 /* The archive's symbol index: how many symbols each member defines. */
-int travel_index(struct travel *t, const struct archive *ar, const struct archive_member *m, struct err *e);
+int travel_index(struct travel *t, const struct archive *ar, const struct archive_member *m,
+		 struct err *e);
 /* One ELF member, opened and scanned (its notes already checked). */
-int travel_member(struct travel *t, const struct archive_member *m, const struct elf *ef, const struct scan *sc,
-		  struct err *e);
+int travel_member(struct travel *t, const struct archive_member *m, const struct elf *ef,
+		  const struct scan *sc, struct err *e);
 /* A member that is not ELF: LLVM bitcode (kind) or other data (kind NULL). */
 void travel_foreign(struct travel *t, const struct archive_member *m, const char *kind);
 /* Where each entry travels, a line each, then one summary line.  Returns the number of
