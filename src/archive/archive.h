@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* archive.h - static archives (ar): the members as windows onto one file, and an edited copy
+/* archive.h - the archive layer (src/archive/).  It takes an ar archive's descriptor and, to
+ * edit, a plan for each member (plan.h); it gives the members as windows onto the file and
+ * writes the edited copy.  It never decides what a member's edit is: the caller plans it.
+ *
+ * archive.h: static archives (ar): the members as windows onto one file, and an edited copy
  * written by streaming.
  *
  * Formats: GNU/SysV ("/" and "/SYM64/" symbol index, "//" long-name table, "/N" names), BSD

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* util.h - errors, growable buffers and overflow-safe arithmetic shared by every stage. */
+/* util.h - the base layer (src/base/: util, json, io), below every other.  It takes bytes,
+ * strings and descriptors; it gives errors, growable buffers, overflow-safe arithmetic, strict
+ * JSON and whole reads and writes.  It knows nothing of ELF, notes or the command line, and
+ * never chooses an exit status.
+ *
+ * util.h: errors, growable buffers and overflow-safe arithmetic shared by every stage. */
 #ifndef DLNOTE_UTIL_H
 #define DLNOTE_UTIL_H
 

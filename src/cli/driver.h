@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* driver.h - what the command line asks for (struct opts, filled by cli.c), and the stages that
+/* driver.h - the command-line layer (src/cli/), above all others.  It takes argv; it gives
+ * the edited files, what is printed, and the exit status (chosen here only).  It never parses
+ * ELF or JSON itself: the layers below do.
+ *
+ * driver.h: what the command line asks for (struct opts, filled by cli.c), and the stages that
  * carry it out: files.c reads the inputs and dispatches each FILE, members.c each member of an
  * archive, actions.c runs a mode on one ELF object.  Calls go one way: cli -> files -> members
  * -> actions. */

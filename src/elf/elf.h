@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* elf.h - the ELF model: headers of any class and byte order, read once into native structs.
+/* elf.h - the ELF layer (src/elf/: elf, elf_codec, elf_const, magic, debugfile).  It takes a
+ * descriptor and a range of it; it gives the model of an ELF file of any class and byte order,
+ * the records' byte formats, file kinds and what separate debug files are.  It never writes a
+ * file and knows nothing of dlopen notes.
+ *
+ * elf.h: the ELF model: headers of any class and byte order, read once into native structs.
  *
  * Nothing is trusted: every offset and count is checked against the file size with
  * overflow-safe arithmetic before it is used, and the file's bytes are never all read.  The

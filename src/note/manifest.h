@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* manifest.h - dlopen entries: parsing and validating a manifest, building entries from flags,
+/* manifest.h - the note layer (src/note/: manifest, note, scan).  It takes JSON text, flags and
+ * ELF models; it gives dlopen entries (checked against the spec, docs/background.md §1), their
+ * note bytes, and where a file's notes are.  It never changes a file.
+ *
+ * manifest.h: dlopen entries: parsing and validating a manifest, building entries from flags,
  * and writing them back as compact JSON.
  *
  * An entry keeps its members in order, each as a decoded key and a canonical compact JSON value,

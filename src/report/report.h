@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* report.h - printing entries for people and for tools (--list), comparing them with a
+/* report.h - the report layer (src/report/: report, deps, pkgdeps, discover, trace, travel,
+ * header).  It takes entries, ELF models, archives and traces; it gives listings, package
+ * dependencies, drafts, lint lines and the --header text.  It never edits an input file, and
+ * never chooses an exit status (it says whether something was wrong).
+ *
+ * report.h: printing entries for people and for tools (--list), comparing them with a
  * declared manifest (--check --expect), and printing a discovered draft (--discover).  The
  * packaging formats (rpm, deb) are in pkgdeps.h. */
 #ifndef DLNOTE_REPORT_H
