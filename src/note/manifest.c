@@ -32,7 +32,7 @@ void manifest_free(struct entries *es)
 static int entry_add_member(struct entry *en, const char *key, size_t keylen, const char *val,
 			    size_t vallen)
 {
-	struct member *m = xgrow(en->m, &en->cap, en->n, sizeof *m);
+	struct keyval *m = xgrow(en->m, &en->cap, en->n, sizeof *m);
 
 	if (!m)
 		return -1;
@@ -67,7 +67,7 @@ static int entries_push(struct entries *es, struct entry *en)
 	return 0;
 }
 
-const struct member *entry_find(const struct entry *en, const char *key)
+const struct keyval *entry_find(const struct entry *en, const char *key)
 {
 	size_t i, n = strlen(key);
 
@@ -79,7 +79,7 @@ const struct member *entry_find(const struct entry *en, const char *key)
 
 const char *entry_string(const struct entry *en, const char *key, struct buf *tmp)
 {
-	const struct member *m = entry_find(en, key);
+	const struct keyval *m = entry_find(en, key);
 
 	tmp->len = 0;
 	if (!m || json_string_value(m->val, m->vallen, tmp))
@@ -343,7 +343,7 @@ void manifest_serialize(const struct entries *es, struct buf *out)
  * canonical form, so byte equality is value equality (nested objects keep their order). */
 int manifest_entry_equal(const struct entry *a, const struct entry *b)
 {
-	const struct member *m;
+	const struct keyval *m;
 	size_t i;
 
 	if (a->n != b->n)
@@ -394,7 +394,7 @@ static int entry_canonical(const struct entry *en, struct buf *out, struct key *
 	keys_sort(k, en->n);
 	buf_putc(out, '{');
 	for (i = 0; i < en->n; i++) {
-		const struct member *m = &en->m[k[i].pos];
+		const struct keyval *m = &en->m[k[i].pos];
 		json_put_string(out, m->key, m->keylen);
 		buf_putc(out, ':');
 		buf_put(out, m->val, m->vallen);

@@ -19,13 +19,14 @@
  * input cannot make the tool use much memory. */
 #define MANIFEST_MAX_BYTES (16u << 20)
 
-struct member {
+/* One key of an entry's JSON object, decoded, with its value as canonical compact JSON. */
+struct keyval {
 	char *key, *val;
 	size_t keylen, vallen;
 };
 
 struct entry {
-	struct member *m;
+	struct keyval *m;
 	size_t n, cap;
 };
 
@@ -47,7 +48,7 @@ struct entry_spec {
 };
 int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, struct err *e);
 
-const struct member *entry_find(const struct entry *en, const char *key);
+const struct keyval *entry_find(const struct entry *en, const char *key);
 /* Decoded string value of a key (NULL when absent or not a string); the returned text lives in
  * `tmp`, which the caller frees. */
 const char *entry_string(const struct entry *en, const char *key, struct buf *tmp);

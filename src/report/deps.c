@@ -124,7 +124,7 @@ int deps_namelist_unused(const struct namelist *l, const char *option)
 size_t deps_join_sonames(const struct entry *en, const char *sep, const char *suffix,
 			 struct buf *out)
 {
-	const struct member *m = entry_find(en, "soname");
+	const struct keyval *m = entry_find(en, "soname");
 	struct buf s = {0};
 	size_t pos = 0, n = 0;
 

@@ -377,7 +377,7 @@ static int declared_names(const struct entries *declared, struct names *ns)
 	int r = 0;
 
 	for (size_t i = 0; i < declared->n && r == 0; i++) {
-		const struct member *m = entry_find(&declared->v[i], "soname");
+		const struct keyval *m = entry_find(&declared->v[i], "soname");
 		size_t pos = 0;
 		while (r == 0 && m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1)
 			r = names_push(ns, s.p, s.len);

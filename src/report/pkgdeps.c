@@ -212,7 +212,7 @@ static struct key *map_index(const struct debmap *map)
 static int deb_alternatives(const struct entry *en, const struct debmap *map, const struct key *idx,
 			    struct buf *out)
 {
-	const struct member *m = entry_find(en, "soname");
+	const struct keyval *m = entry_find(en, "soname");
 	struct key *pk = NULL, *sorted = NULL, *v, want;
 	unsigned char *first = NULL;
 	const struct key *k;

@@ -334,7 +334,7 @@ static int group(const struct entries *declared, const struct entries *found, st
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		const struct member *m =
+		const struct keyval *m =
 			entry_find(i < nd ? &declared->v[i] : &found->v[i - nd], "soname");
 		v[i] = (struct key){m ? m->val : "", m ? m->vallen : 0, i};
 	}

@@ -259,7 +259,7 @@ static int declared_list(const struct elf *ef, const struct entries *declared, s
 	if (discover_linked_names(ef, all, n, e))
 		return -1;
 	for (size_t i = 0; i < declared->n; i++) {
-		const struct member *m = entry_find(&declared->v[i], "soname");
+		const struct keyval *m = entry_find(&declared->v[i], "soname");
 		size_t pos = 0;
 		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
 			buf_put(all, s.p, s.len);
@@ -515,7 +515,7 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 	buf_free(&printed);
 	/* Information: entries none of whose sonames this file asked for. */
 	for (i = 0; i < declared->n; i++) {
-		const struct member *m = entry_find(&declared->v[i], "soname");
+		const struct keyval *m = entry_find(&declared->v[i], "soname");
 		struct buf list = {0};
 		size_t pos = 0;
 		int asked = 0;

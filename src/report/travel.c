@@ -13,7 +13,7 @@
 /* What makes two entries "the same dependency" for a reader: the feature and the sonames. */
 static void entry_identity(const struct entry *en, struct buf *out)
 {
-	const struct member *f = entry_find(en, "feature"), *s = entry_find(en, "soname");
+	const struct keyval *f = entry_find(en, "feature"), *s = entry_find(en, "soname");
 
 	if (f)
 		buf_put(out, f->val, f->vallen);
@@ -25,7 +25,7 @@ static void entry_identity(const struct entry *en, struct buf *out)
 /* "feature" [sonames] for messages. */
 static void entry_label(const struct entry *en, struct buf *out)
 {
-	const struct member *f = entry_find(en, "feature"), *s = entry_find(en, "soname");
+	const struct keyval *f = entry_find(en, "feature"), *s = entry_find(en, "soname");
 
 	if (f)
 		buf_put(out, f->val, f->vallen);
@@ -84,7 +84,7 @@ size_t travel_dev_names(const struct entries *es, struct buf *report)
 	size_t found = 0;
 
 	for (size_t i = 0; i < es->n; i++) {
-		const struct member *m = entry_find(&es->v[i], "soname");
+		const struct keyval *m = entry_find(&es->v[i], "soname");
 		size_t pos = 0;
 		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
 			if (soname_unversioned(s.p, s.len)) {
