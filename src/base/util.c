@@ -7,13 +7,19 @@
 #include <string.h>
 #include <sys/mman.h>
 
+static int err_vset(struct err *e, int usage, const char *fmt, va_list ap)
+{
+	e->usage = usage;
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	return -1;
+}
+
 int err_set(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	e->usage = 0;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	err_vset(e, 0, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -22,9 +28,8 @@ int err_usage(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	e->usage = 1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	err_vset(e, 1, fmt, ap);
 	va_end(ap);
 	return -1;
 }
