@@ -48,7 +48,7 @@ Test(packaging, every_option_is_documented_and_completed)
 {
 	char *opts, *help, *missing;
 
-	opts = sh("sed -n 's/^\t{ \"\\([a-z-]*\\)\", .*/\\1/p' '%s/src/cli/cli.c' | tr '\\n' ' '", srcdir());
+	opts = sh("sed -n 's/^\t{ *\"\\([a-z-]*\\)\", .*/\\1/p' '%s/src/cli/cli.c' | tr '\\n' ' '", srcdir());
 	cr_assert(strstr(opts, "format") && strstr(opts, "discover"), "options: %s", opts);
 	help = sh("'%s' --help | wc -l", tool());
 	cr_expect(atoi(help) <= 60, "--help is %s lines: keep it on one screen", help);
