@@ -283,19 +283,25 @@ static int set_env(const char *module, const char *trace, const char *fdvar)
 	return r;
 }
 
-/* The string value of "key" in a trace line written by the module or this file (only '"' and
- * '\' escaped), in out; "" when it has none. */
+/* The string value of "key" in a trace line, decoded by the JSON reader (json_string), in
+ * out; "" when it has none. */
 static void field(const char *line, const char *key, char *out, size_t size)
 {
 	char pat[32];
 	const char *p;
-	size_t n = 0;
+	struct json j;
+	struct buf v = {0};
+	struct err e = {0};
 
-	snprintf(pat, sizeof pat, "\"%s\":\"", key);
-	p = strstr(line, pat);
-	for (p = p ? p + strlen(pat) : ""; *p && *p != '"' && n + 1 < size; p++)
-		out[n++] = *p == '\\' && p[1] ? *++p : *p;
-	out[n] = '\0';
+	snprintf(pat, sizeof pat, "\"%s\":", key);
+	out[0] = '\0';
+	if (!(p = strstr(line, pat)))
+		return;
+	p += strlen(pat);
+	json_init(&j, p, strlen(p), &e);
+	if (json_string(&j, &v) == 0 && !v.oom)
+		snprintf(out, size, "%.*s", (int)v.len, v.p ? v.p : "");
+	buf_free(&v);
 }
 
 /* After the run: one line for the processes the module found it could not follow (its
