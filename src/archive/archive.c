@@ -2,7 +2,7 @@
 /* archive.c - reading ar archives member by member, and writing an edited copy by streaming. */
 #include "archive.h"
 #include "archive_int.h"
-#include "../base/io.h"
+#include "../base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "../edit/plan.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 #define ARCHIVE_MAGIC "!<arch>\n"
 #define ARCHIVE_THIN_MAGIC "!<thin>\n"

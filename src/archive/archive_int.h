@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 
 #include "archive.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* Header fields: name[16] date[12] uid[6] gid[6] mode[8] size[10] fmag[2]. */
 enum { F_NAME = 0, F_SIZE = 48, W_SIZE = 10, F_FMAG = 58 };

@@ -3,7 +3,7 @@
  * members, the index moved to the new offsets. */
 #include "archive.h"
 #include "archive_int.h"
-#include "../base/io.h"
+#include "../base/base.h"
 
 #include <errno.h>
 #include <stdio.h>

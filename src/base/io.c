@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* io.c - whole reads and writes at an offset, and in order (io.h). */
-#include "io.h"
+/* io.c - whole reads and writes at an offset, and in order (base.h). */
+#include "base.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* json.c - strict JSON lexing, compaction and key-uniqueness checks. */
-#include "json.h"
+#include "base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

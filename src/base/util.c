@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* util.c - errors, growable buffers, allocation helpers. */
-#include "util.h"
+#include "base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
 #include "../report/report.h"
 #include "../note/scan.h"
 #include "../report/trace.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* Exit statuses, chosen here only: the tool never dies from a signal and never exits with
  * anything else (--record ends as COMMAND did, record.h). */

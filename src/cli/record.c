@@ -17,8 +17,7 @@
 #include <unistd.h>
 
 #include "../elf/elf.h"
-#include "../base/json.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* Where `make install` puts the module, relative to the directory of the installed tool. */
 #ifndef RECORD_MODULE_FROM_BINDIR

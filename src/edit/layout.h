@@ -11,7 +11,7 @@
 
 #include "../elf/elf.h"
 #include "../note/scan.h"
-#include "../base/util.h"
+#include "../base/base.h"
 #include "plan.h"
 
 /* `note` holds the encoded note (empty: remove every dlopen note). */

@@ -5,7 +5,7 @@
 #ifndef DLNOTE_OBJPLAN_H
 #define DLNOTE_OBJPLAN_H
 
-#include "../base/util.h"
+#include "../base/base.h"
 #include "../elf/elf.h"
 #include "../note/scan.h"
 #include "plan.h"

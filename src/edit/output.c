@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* output.c - temporary file, kernel copies, patches, metadata, atomic rename. */
 #include "output.h"
-#include "../base/io.h"
+#include "../base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "plan.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 struct output_opts {
 	int fsync; /* flush data and directory before and after the rename */

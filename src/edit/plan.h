@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/util.h"
+#include "../base/base.h"
 
 #define PATCH_ZERO UINT64_MAX
 

@@ -2,7 +2,7 @@
 /* elf.c - opening an ELF file or member: its headers and tables read and checked, names,
  * ranges and layout facts (the records' byte formats are in elf_codec.c). */
 #include "elf.h"
-#include "../base/io.h"
+#include "../base/base.h"
 
 #include "debugfile.h"
 #include "magic.h"

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../base/util.h"
+#include "../base/base.h"
 #include "elf_const.h"
 
 struct elf_phdr {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/json.h"
+#include "../base/base.h"
 
 static const char *const priorities[] = {"required", "recommended", "suggested"};
 

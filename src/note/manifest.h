@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* Bound on one manifest or one note payload: generous for real use, small enough that hostile
  * input cannot make the tool use much memory. */

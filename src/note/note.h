@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "manifest.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 #define NOTE_DLOPEN_TYPE 0x407c0c0au
 #define NOTE_DLOPEN_OWNER "FDO"

@@ -12,7 +12,7 @@
 
 #include "../elf/elf.h"
 #include "manifest.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* Note areas larger than this are refused: real ones are a few KiB. */
 #define SCAN_MAX_AREA (64u << 20)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/json.h"
+#include "../base/base.h"
 
 const char *const deps_rank_names[RANKS] = {"suggested", "recommended", "required"};
 

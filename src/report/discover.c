@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/json.h"
+#include "../base/base.h"
 
 #define CHUNK 65536u
 

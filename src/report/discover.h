@@ -12,7 +12,7 @@
 
 #include "../elf/elf.h"
 #include "../note/manifest.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* Longest soname considered; longer runs of name characters are not sonames. */
 #define DISCOVER_MAX_NAME 255

@@ -8,7 +8,7 @@
  * to the final code), so that whichever objects a link takes, the entries come along and
  * their groups fold to one copy. */
 #include "header.h"
-#include "../base/io.h"
+#include "../base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>

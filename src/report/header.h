@@ -6,7 +6,7 @@
 
 #include "../note/manifest.h"
 #include "../edit/output.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* The header's text (repeated entries once), appended to `out`. */
 int header_render(const struct entries *es, struct buf *out, struct err *e);

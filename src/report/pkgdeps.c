@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/json.h"
+#include "../base/base.h"
 #include "../elf/elf_const.h"
 
 static const char *const rpm_tags[RANKS] = {"Suggests", "Recommends", "Requires"};

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/json.h"
+#include "../base/base.h"
 
 int report_format_parse(const char *name)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../base/json.h"
+#include "../base/base.h"
 
 /* The module writes lines of at most 16 KiB; anything much longer is not ours. */
 #define TRACE_MAX_LINE 65536

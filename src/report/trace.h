@@ -11,7 +11,7 @@
 #include "discover.h"
 #include "../note/manifest.h"
 #include "../note/scan.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* One dlopen() by name (not a path) as the loader saw it, in trace order.  Asks made for a
  * DT_NEEDED entry and dlopen() of a path (a plugin, not a soname dependency) are not kept. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/json.h"
+#include "../base/base.h"
 #include "../note/note.h"
 #include "../edit/objedit.h"
 

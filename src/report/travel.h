@@ -18,7 +18,7 @@
 #include "../elf/elf.h"
 #include "../note/manifest.h"
 #include "../note/scan.h"
-#include "../base/util.h"
+#include "../base/base.h"
 
 /* Entries of one file that appear more than once (a program would list them twice): one
  * "error: " line each is appended to `report`.  Returns how many. */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "elf/elf.h"
-#include "base/util.h"
+#include "base/base.h"
 
 /* ---- byte comparisons with a readable failure ---- */
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "base/json.h"
+#include "base/base.h"
 #include "note/manifest.h"
 
 static inline void parse_ok_at(const char *text, size_t len, struct entries *es)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "base/json.h"
+#include "base/base.h"
 
 static int run_value(const char *text, size_t len, int depth, struct buf *out, struct err *e)
 {

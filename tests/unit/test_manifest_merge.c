@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "base/json.h"
+#include "base/base.h"
 #include "note/manifest.h"
 #include "manifest_fixtures.h"
 

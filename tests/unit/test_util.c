@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/util.h"
+#include "base/base.h"
 
 static void shown(const char *in, size_t len, const char *want)
 {

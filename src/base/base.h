@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* util.h - the base layer (src/base/: util, json, io), below every other.  It takes bytes,
+/* base.h - the interface of the base layer (src/base/), below every other.  It takes bytes,
  * strings and descriptors; it gives errors, growable buffers, overflow-safe arithmetic, strict
  * JSON and whole reads and writes.  It knows nothing of ELF, notes or the command line, and
- * never chooses an exit status.
- *
- * util.h: errors, growable buffers and overflow-safe arithmetic shared by every stage. */
-#ifndef DLNOTE_UTIL_H
-#define DLNOTE_UTIL_H
+ * never chooses an exit status.  Other folders include this header only. */
+#ifndef DLNOTE_BASE_H
+#define DLNOTE_BASE_H
 
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* util.c: errors, growable buffers and overflow-safe arithmetic shared by every stage. */
 
 #define PROGRAM_NAME "dlnote-inject"
 
@@ -120,5 +120,85 @@ static inline uint64_t align_up(uint64_t v, uint64_t a)
 {
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
+
+/* io.c: the one loop around pread(2), pwrite(2) and write(2): whole transfers, retried after a
+ * signal, at most 1 GiB per call (Linux moves at most 0x7ffff000 bytes per call, and a 32-bit
+ * ssize_t less), a short read past the end of a file an error.  It takes a descriptor and a
+ * range; it gives 0 or -1 with the reason in the error.  It never opens, closes or seeks. */
+
+/* The most bytes one call asks for. */
+#define IO_MAX_CALL ((size_t)1 << 30)
+
+/* len bytes at off into buf; a file that ends before is an error ("the file shrank"). */
+int io_read_at(int fd, uint64_t off, void *buf, uint64_t len, struct err *e);
+/* len bytes of buf at off. */
+int io_write_at(int fd, uint64_t off, const void *buf, uint64_t len, struct err *e);
+/* The n buffers of iov, one after the other, at off (iov is used up: entries are advanced). */
+struct iovec;
+int io_writev_at(int fd, uint64_t off, struct iovec *iov, int n, struct err *e);
+/* len bytes of buf in order, to a descriptor that may not seek (a pipe); `what` names it in
+ * the error. */
+int io_write_all(int fd, const void *buf, uint64_t len, const char *what, struct err *e);
+
+/* json.c: a strict JSON lexer for manifests and note payloads.
+ *
+ * Strict in the ways the dlopen-note spec asks (docs/background.md §1): valid UTF-8 with no
+ * overlong forms or surrogates, no control characters in strings (raw or escaped), no \u
+ * escapes, unique keys in every object, bounded nesting, nothing after the top value.  It does
+ * not allocate per token and never recurses on input-controlled depth. */
+
+/* Depth counts every array and object, the top-level array included. */
+#define JSON_MAX_DEPTH 32
+
+struct json {
+	const unsigned char *s;
+	size_t len, i;
+	size_t line, col; /* position of s[i], both 1-based; col counts characters */
+	struct err *e;
+};
+
+void json_init(struct json *j, const char *text, size_t len, struct err *e);
+void json_ws(struct json *j);
+int json_peek(struct json *j);       /* next byte, or -1 at the end */
+int json_eat(struct json *j, int c); /* consume c if it is next; 1 if consumed */
+int json_expect(struct json *j, int c, const char *what);
+int json_error(struct json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A string at the cursor.  Its decoded bytes are appended to `decoded` (may be NULL). */
+int json_string(struct json *j, struct buf *decoded);
+
+/* Any value at the cursor, `depth` containers deep already.  Appended to `compact` in canonical
+ * compact form: no whitespace, strings re-escaped canonically, numbers and literals as written. */
+int json_value(struct json *j, int depth, struct buf *compact);
+
+/* Canonical string encoding of decoded bytes: only '"' and '\' are escaped (nothing else can
+ * appear, since control characters are refused). */
+void json_put_string(struct buf *b, const char *s, size_t len);
+
+/* Validate text that did not come from JSON (a command-line value) by the same string rules.
+ * Returns NULL when valid, else the reason. */
+const char *json_check_text(const char *s, size_t len);
+
+/* Key uniqueness (RFC 8259 §4, required by the spec): keys of one object are collected, then
+ * checked together in O(n log n) when the object closes. */
+struct json_key {
+	size_t off, len; /* into keyset.text */
+	size_t line, col;
+};
+struct json_keyset {
+	struct buf text;
+	struct json_key *k;
+	size_t n, cap;
+};
+int json_keyset_add(struct json_keyset *ks, const char *key, size_t len, size_t line, size_t col);
+/* Check keys [first, n) for duplicates and drop them from the set. */
+int json_keyset_close(struct json_keyset *ks, size_t first, struct err *e);
+void json_keyset_free(struct json_keyset *ks);
+
+/* Walk the strings of a canonical compact array such as ["a","b"] (as produced by json_value):
+ * returns 1 and fills out with the next decoded string, 0 at the end, -1 if not such an array. */
+int json_array_next_string(const char *val, size_t len, size_t *pos, struct buf *out);
+/* Decode a canonical compact string value ("...") into out; -1 if val is not a string. */
+int json_string_value(const char *val, size_t len, struct buf *out);
 
 #endif
