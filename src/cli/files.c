@@ -13,7 +13,7 @@
 
 #include "../archive/archive.h"
 #include "driver.h"
-#include "../elf/magic.h"
+#include "../elf/elf.h"
 
 /* ---- manifests ---- */
 

@@ -12,7 +12,7 @@
 
 #include "../archive/archive.h"
 #include "driver.h"
-#include "../elf/magic.h"
+#include "../elf/elf.h"
 #include "../report/travel.h"
 
 /* ---- archives: every ELF member, read in place ---- */

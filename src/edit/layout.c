@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../elf/debugfile.h"
+#include "../elf/elf.h"
 #include "layout_int.h"
 #include "objplan.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* debugfile.c - recognising a detached debug file from its headers (see debugfile.h). */
-#include "debugfile.h"
+/* debugfile.c - recognising a detached debug file from its headers (see elf.h). */
+#include "elf.h"
 
 #include <stdlib.h>
 

@@ -4,8 +4,6 @@
 #include "elf.h"
 #include "../base/base.h"
 
-#include "debugfile.h"
-#include "magic.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* elf.h - the ELF layer (src/elf/: elf, elf_codec, elf_const, magic, debugfile).  It takes a
- * descriptor and a range of it; it gives the model of an ELF file of any class and byte order,
- * the records' byte formats, file kinds and what separate debug files are.  It never writes a
- * file and knows nothing of dlopen notes.
- *
- * elf.h: the ELF model: headers of any class and byte order, read once into native structs.
- *
- * Nothing is trusted: every offset and count is checked against the file size with
- * overflow-safe arithmetic before it is used, and the file's bytes are never all read.  The
- * model holds only the ELF header, the program headers and the section headers. */
+/* elf.h - the interface of the ELF layer (src/elf/).  It takes a descriptor and a range of it;
+ * it gives the model of an ELF file of any class and byte order, the records' byte formats
+ * (elf_codec.c), the ELF constants (elf_const.h, included here), file kinds (magic.c) and what
+ * separate debug files are (debugfile.c).  It never writes a file and knows nothing of dlopen
+ * notes.  Other folders include this header only. */
 #ifndef DLNOTE_ELF_H
 #define DLNOTE_ELF_H
 
@@ -18,6 +13,12 @@
 
 #include "../base/base.h"
 #include "elf_const.h"
+
+/* elf.c: the ELF model: headers of any class and byte order, read once into native structs.
+ *
+ * Nothing is trusted: every offset and count is checked against the file size with
+ * overflow-safe arithmetic before it is used, and the file's bytes are never all read.  The
+ * model holds only the ELF header, the program headers and the section headers. */
 
 struct elf_phdr {
 	uint32_t type, flags;
@@ -188,5 +189,24 @@ void elf_encode_sym(const struct elf *ef, const struct elf_sym *s, unsigned char
 uint64_t elf_max_page(const struct elf *ef);
 
 const char *elf_type_name(const struct elf *ef);
+
+/* magic.c: what a file or archive member is, from its first bytes. */
+
+/* The first (up to 8) bytes of [base, base+size) of fd; how many were read. */
+size_t magic_read(int fd, uint64_t base, uint64_t size, unsigned char m[8]);
+/* Whether they begin an ELF file. */
+int magic_is_elf(const unsigned char *m, size_t n);
+/* A name for a known non-ELF object format (LLVM bitcode), or NULL. */
+const char *magic_foreign_kind(const unsigned char *magic, size_t len);
+
+/* debugfile.c: detached debug files (eu-strip -f, objcopy --only-keep-debug): they keep the
+ * program headers of the stripped file, whose contents are not in them.  elf_open recognises
+ * them here from the headers it has read, and then drops their program headers. */
+
+/* True when the section and program headers of `ef` show a detached debug file. */
+int debugfile_detached(const struct elf *ef);
+/* True when an executable section is NOBITS: the code is elsewhere (a debug file).  Writing is
+ * refused for these too; reading them needs nothing special. */
+int debugfile_code_missing(const struct elf *ef);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* magic.c - what a file or archive member is, from its first bytes: ELF, LLVM bitcode, or
  * something else (archives: archive_is in archive.c). */
-#include "magic.h"
+#include "elf.h"
 
 #include <string.h>
 #include <unistd.h>

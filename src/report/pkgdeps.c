@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../base/base.h"
-#include "../elf/elf_const.h"
+#include "../elf/elf.h"
 
 static const char *const rpm_tags[RANKS] = {"Suggests", "Recommends", "Requires"};
 static const char *const deb_fields[RANKS] = {"dlopen:Suggests", "dlopen:Recommends",
