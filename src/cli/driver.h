@@ -16,10 +16,9 @@
 #include "../elf/elf.h"
 #include "../edit/layout.h"
 #include "../edit/objplan.h"
-#include "../note/manifest.h"
+#include "../note/note.h"
 #include "../edit/output.h"
 #include "../report/report.h"
-#include "../note/scan.h"
 #include "../report/trace.h"
 #include "../base/base.h"
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "../elf/elf.h"
-#include "../note/scan.h"
+#include "../note/note.h"
 #include "../base/base.h"
 #include "plan.h"
 

@@ -4,7 +4,7 @@
 #ifndef DLNOTE_OBJEDIT_INT_H
 #define DLNOTE_OBJEDIT_INT_H
 
-#include "../note/scan.h"
+#include "../note/note.h"
 #include "objedit.h"
 
 struct move {

@@ -7,7 +7,7 @@
 
 #include "../base/base.h"
 #include "../elf/elf.h"
-#include "../note/scan.h"
+#include "../note/note.h"
 #include "plan.h"
 
 /* objplan.c: a relocatable object.  `want` are the entries the object must carry; with

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* manifest.c - entries: the spec's rules (docs/background.md §1), parsing, building, writing. */
-#include "manifest.h"
+#include "note.h"
 
 #include <stdlib.h>
 #include <string.h>

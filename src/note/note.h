@@ -1,14 +1,83 @@
 /* SPDX-License-Identifier: MIT */
-/* note.h - the FDO dlopen note: encoding entries into note bytes, walking note lists, and
- * decoding a note's payload back into entries. */
+/* note.h - the interface of the note layer (src/note/).  It takes JSON text, flags and ELF
+ * models; it gives dlopen entries (checked against the spec, docs/background.md §1), their note
+ * bytes, and where a file's notes are.  It never changes a file.  Other folders include this
+ * header only. */
 #ifndef DLNOTE_NOTE_H
 #define DLNOTE_NOTE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "manifest.h"
 #include "../base/base.h"
+#include "../elf/elf.h"
+
+/* manifest.c: dlopen entries: parsing and validating a manifest, building entries from flags,
+ * and writing them back as compact JSON.
+ *
+ * An entry keeps its members in order, each as a decoded key and a canonical compact JSON value,
+ * so unknown keys survive untouched and the serialization is deterministic. */
+
+/* Bound on one manifest or one note payload: generous for real use, small enough that hostile
+ * input cannot make the tool use much memory. */
+#define MANIFEST_MAX_BYTES (16u << 20)
+
+/* One key of an entry's JSON object, decoded, with its value as canonical compact JSON. */
+struct keyval {
+	char *key, *val;
+	size_t keylen, vallen;
+};
+
+struct entry {
+	struct keyval *m;
+	size_t n, cap;
+};
+
+struct entries {
+	struct entry *v;
+	size_t n, cap;
+};
+
+/* Parse a manifest (a JSON array of entry objects) and append its entries to `out`.  Every rule
+ * of the spec is checked; errors carry "line L, column C". */
+int manifest_parse(const char *text, size_t len, struct entries *out, struct err *e);
+
+/* An entry from command-line values.  Values are validated like manifest strings.  `priority`,
+ * `feature` and `description` may be NULL. */
+struct entry_spec {
+	const char *feature, *description, *priority;
+	const char **sonames;
+	size_t nsonames;
+};
+int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, struct err *e);
+
+const struct keyval *entry_find(const struct entry *en, const char *key);
+/* Decoded string value of a key (NULL when absent or not a string); the returned text lives in
+ * `tmp`, which the caller frees. */
+const char *entry_string(const struct entry *en, const char *key, struct buf *tmp);
+/* Effective priority: the entry's, or "recommended" when absent, as the spec says. */
+const char *entry_priority(const struct entry *en, struct buf *tmp);
+
+/* A soname with no version after ".so" (libfoo.so) names a development symlink: what a -dev
+ * package ships for the link editor, not what a program needs at run time. */
+int soname_unversioned(const char *s, size_t len);
+
+void manifest_serialize(const struct entries *es, struct buf *out);
+void manifest_serialize_entry(const struct entry *en, struct buf *out);
+int manifest_entry_equal(const struct entry *a, const struct entry *b);
+/* seen[i] = 1 when b's entry i equals an entry of a or an earlier one of b: O(n log n). */
+int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen);
+/* Append the entries of src that are not already in dst (merge mode). */
+int manifest_merge(struct entries *dst, const struct entries *src);
+int manifest_append_copy(struct entries *dst, const struct entry *en);
+/* Append *en itself, leaving it empty (no copy).  On failure *en is freed. */
+int manifest_append_take(struct entries *dst, struct entry *en);
+/* Append copies of every entry of src. */
+int manifest_merge_all(struct entries *dst, const struct entries *src);
+void manifest_free(struct entries *es);
+
+/* note.c: the FDO dlopen note: encoding entries into note bytes, walking note lists, and
+ * decoding a note's payload back into entries. */
 
 #define NOTE_DLOPEN_TYPE 0x407c0c0au
 #define NOTE_DLOPEN_OWNER "FDO"
@@ -44,5 +113,75 @@ int note_is_dlopen(const struct note *n);
 /* Decode a dlopen note's payload and append its entries.  The payload must be a NUL-terminated
  * string (only zero bytes may follow the terminator) holding a valid manifest. */
 int note_decode(const struct note *n, struct entries *out, struct err *e);
+
+/* scan.c: where the notes of a file are: every note section and every PT_NOTE segment, the
+ * notes inside each, and which of them are dlopen notes.
+ *
+ * Readers differ (docs/background.md §2): some look at sections, some at PT_NOTE segments.
+ * The scan records both views so that listing, checking and the layout planner agree. */
+
+/* Note areas larger than this are refused: real ones are a few KiB. */
+#define SCAN_MAX_AREA (64u << 20)
+
+#define SECTION_NAME ".note.dlopen"
+/* The section that covers the program header table when it moved into our segment: tools that
+ * lay files out from their sections (libelf's eu-strip, bfd's strip) keep bytes that a section
+ * describes and zero-fill or re-lay out the rest. */
+#define PHDR_SECTION_NAME ".dlnote.phdrs"
+
+struct scan_item { /* one note, at an absolute file offset */
+	uint64_t off, size;
+	uint64_t desc_off;
+	uint32_t descsz;
+	int dlopen;
+	int build_id; /* a GNU build-id note (owner "GNU", NT_GNU_BUILD_ID) */
+};
+
+enum { AREA_SECTION, AREA_SEGMENT };
+
+struct scan_area {
+	int kind;
+	size_t index; /* section or program header index */
+	uint64_t off, size, align;
+	size_t first, n; /* its items: scan.items[first .. first+n) */
+	size_t ndlopen;
+	int named; /* section named .note.dlopen */
+};
+
+struct scan {
+	struct scan_area *areas;
+	size_t nareas, areas_cap;
+	struct scan_item *items;
+	size_t nitems, items_cap;
+};
+
+int scan_file(const struct elf *ef, struct scan *sc, struct err *e);
+void scan_free(struct scan *sc);
+
+/* The distinct dlopen notes of the file, in file order (a note seen through a section and a
+ * segment counts once).  Returns the count; *out is allocated. */
+size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out);
+
+/* Decode every distinct dlopen note into entries (the spec: several notes are one array). */
+int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e);
+
+/* isd[i] = 1 for every section holding dlopen notes or named .note.dlopen (isd has ef->shnum
+ * bytes).  A section mixing dlopen notes with other notes cannot be rewritten: an error. */
+int scan_dlopen_sections(const struct elf *ef, const struct scan *sc, unsigned char *isd,
+			 struct err *e);
+
+/* Decode one dlopen note into entries (appended). */
+int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct entries *out,
+		     struct err *e);
+
+/* The file's GNU build-id in lower-case hex (at most 64 bytes of it), "" when it has none. */
+void scan_build_id(const struct elf *ef, const struct scan *sc, char hex[2 * 64 + 1]);
+
+/* --check: validate against the spec and the readers.  Problems are appended to `report`, one
+ * per line, prefixed "error: " or "warning: ".  Returns the number of errors. */
+size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *report);
+
+/* The PT_NOTE or section area covering [off, off+size), or NULL. */
+const struct scan_area *scan_area_of(const struct scan *sc, int kind, uint64_t off, uint64_t size);
 
 #endif

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* scan.c - find note areas (sections, PT_NOTE segments) and the dlopen notes in them. */
-#include "scan.h"
+#include "note.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "note.h"
 
 static int push_area(struct scan *sc, const struct scan_area *a)
 {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "../note/manifest.h"
+#include "../note/note.h"
 
 /* The spec's priorities as ranks: a higher rank is a stronger dependency. */
 enum { RANK_SUGGESTED, RANK_RECOMMENDED, RANK_REQUIRED, RANKS };

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "../elf/elf.h"
-#include "../note/manifest.h"
+#include "../note/note.h"
 #include "../base/base.h"
 
 /* Longest soname considered; longer runs of name characters are not sonames. */

@@ -4,7 +4,7 @@
 #ifndef DLNOTE_HEADER_H
 #define DLNOTE_HEADER_H
 
-#include "../note/manifest.h"
+#include "../note/note.h"
 #include "../edit/output.h"
 #include "../base/base.h"
 

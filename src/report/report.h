@@ -14,7 +14,7 @@
 
 #include "deps.h"
 #include "discover.h"
-#include "../note/manifest.h"
+#include "../note/note.h"
 #include "pkgdeps.h"
 
 /* The --format names in order, then the generator's own output (--rpm-generate). */

@@ -9,8 +9,7 @@
 #include <sys/types.h>
 
 #include "discover.h"
-#include "../note/manifest.h"
-#include "../note/scan.h"
+#include "../note/note.h"
 #include "../base/base.h"
 
 /* One dlopen() by name (not a path) as the loader saw it, in trace order.  Asks made for a

@@ -16,8 +16,7 @@
 
 #include "../archive/archive.h"
 #include "../elf/elf.h"
-#include "../note/manifest.h"
-#include "../note/scan.h"
+#include "../note/note.h"
 #include "../base/base.h"
 
 /* Entries of one file that appear more than once (a program would list them twice): one

@@ -12,9 +12,7 @@
 #include "archive/archive.h"
 #include "elf/elf.h"
 #include "edit/layout.h"
-#include "note/manifest.h"
 #include "note/note.h"
-#include "note/scan.h"
 #include "report/travel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,10 +10,8 @@
 
 #include "elf/elf.h"
 #include "edit/layout.h"
-#include "note/manifest.h"
 #include "note/note.h"
 #include "edit/output.h"
-#include "note/scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 
 #include "helpers.h"
 #include "base/base.h"
-#include "note/manifest.h"
+#include "note/note.h"
 
 static inline void parse_ok_at(const char *text, size_t len, struct entries *es)
 {

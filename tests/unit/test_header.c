@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "report/header.h"
-#include "note/manifest.h"
+#include "note/note.h"
 #include "report/travel.h"
 
 static void parse(const char *json, struct entries *es)

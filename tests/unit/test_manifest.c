@@ -15,7 +15,7 @@
 
 #include "helpers.h"
 #include "base/base.h"
-#include "note/manifest.h"
+#include "note/note.h"
 #include "manifest_fixtures.h"
 
 static const char PRIORITY_RULE[] = "\"priority\" must be \"required\", \"recommended\" or \"suggested\"";

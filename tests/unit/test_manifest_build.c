@@ -10,7 +10,7 @@
 
 #include "helpers.h"
 #include "base/base.h"
-#include "note/manifest.h"
+#include "note/note.h"
 #include "manifest_fixtures.h"
 
 /* ---------------------------------------------------------------- entries from command-line values */

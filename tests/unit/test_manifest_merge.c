@@ -9,7 +9,7 @@
 
 #include "helpers.h"
 #include "base/base.h"
-#include "note/manifest.h"
+#include "note/note.h"
 #include "manifest_fixtures.h"
 
 /* ---------------------------------------------------------------- equality and merging */

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "note/manifest.h"
 #include "note/note.h"
 
 /* A 32-bit word, least or most significant byte first. */

@@ -10,9 +10,7 @@
 #include "helpers.h"
 #include "edit/layout.h"
 #include "edit/objplan.h"
-#include "note/manifest.h"
 #include "note/note.h"
-#include "note/scan.h"
 
 static const unsigned char TEXT_BYTES[8] = { 0x90, 0x90, 0x90, 0xc3, 0, 0, 0, 0 };
 static const unsigned char DATA_BYTES[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };

@@ -12,8 +12,7 @@
 
 #include "helpers.h"
 #include "elf/elf.h"
-#include "note/manifest.h"
-#include "note/scan.h"
+#include "note/note.h"
 
 /* A dlopen note with an arbitrary descriptor, as the spec lays it out (padding to 4). */
 static size_t raw_note(unsigned char *out, int big, uint32_t type, const char *owner, const void *desc, size_t descsz)

@@ -3,7 +3,7 @@
  * errors with their line, alternatives folded for --discover, and the --check lines. */
 #include "helpers.h"
 
-#include "note/manifest.h"
+#include "note/note.h"
 #include "report/trace.h"
 
 struct fixture {
