@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* archive.h - the archive layer (src/archive/).  It takes an ar archive's descriptor and, to
- * edit, a plan for each member (plan.h); it gives the members as windows onto the file and
+ * edit, a plan for each member (edit.h); it gives the members as windows onto the file and
  * writes the edited copy.  It never decides what a member's edit is: the caller plans it.
  *
  * archive.h: static archives (ar): the members as windows onto one file, and an edited copy
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../edit/plan.h"
+#include "../edit/edit.h"
 #include "../base/base.h"
 
 #define ARCHIVE_MAGIC "!<arch>\n"

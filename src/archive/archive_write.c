@@ -12,7 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../edit/output.h"
+#include "../edit/edit.h"
 
 /* Writing streams the archive through buffers: the input is read IO_CAP bytes at a time (a
  * member that fits is parsed and planned from there: the ELF model reads a memory window).

@@ -14,10 +14,8 @@
 
 #include "../report/discover.h"
 #include "../elf/elf.h"
-#include "../edit/layout.h"
-#include "../edit/objplan.h"
+#include "../edit/edit.h"
 #include "../note/note.h"
-#include "../edit/output.h"
 #include "../report/report.h"
 #include "../report/trace.h"
 #include "../base/base.h"
@@ -57,7 +55,7 @@ static inline int exit_status(const struct err *e)
 }
 
 struct opts {
-	struct objplan_memo memo[2]; /* replace: per byte order, kept across objects (layout.h) */
+	struct objplan_memo memo[2]; /* replace: per byte order, kept across objects (edit.h) */
 	enum mode mode;
 	int mode_set, verbose, quiet, skip_non_elf;
 	const char *format_opt;    /* the first of --json, --format, --rpm-*: for usage errors */

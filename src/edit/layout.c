@@ -16,7 +16,7 @@
 
 #include "../elf/elf.h"
 #include "layout_int.h"
-#include "objplan.h"
+#include "edit.h"
 
 /* ---- step 1: the dlopen sections ---- */
 

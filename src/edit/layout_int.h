@@ -5,7 +5,7 @@
 #ifndef DLNOTE_LAYOUT_INT_H
 #define DLNOTE_LAYOUT_INT_H
 
-#include "layout.h"
+#include "edit.h"
 
 enum where { NOTE_NONE, NOTE_INPLACE, NOTE_SEGMENT };
 

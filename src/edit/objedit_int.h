@@ -1,11 +1,48 @@
 /* SPDX-License-Identifier: MIT */
-/* objedit_int.h - state shared by the two halves of the object rewriter: objedit.c (sections,
- * groups, layout, patches) and objedit_sym.c (symbols, relocations, address-significance). */
+/* objedit_int.h - private to src/edit/: the object rewriter, which objplan.c calls, and the
+ * state its files share: objedit.c (sections, groups, layout), objedit_patch.c (the patches)
+ * and objedit_sym.c (symbols, relocations, address-significance). */
 #ifndef DLNOTE_OBJEDIT_INT_H
 #define DLNOTE_OBJEDIT_INT_H
 
 #include "../note/note.h"
-#include "objedit.h"
+#include "edit.h"
+
+/* objedit.c: rewriting a relocatable object with sections removed and COMDAT groups added.
+ *
+ * The caller (objplan.c) says which sections go and which groups come; objedit.c closes the
+ * removal over what depends on it (relocation sections of removed sections, groups left empty,
+ * symbols defined in removed sections, signature symbols of removed groups), renumbers
+ * sections and symbols, and lays the object out again: every kept section is copied by the
+ * kernel to its new offset, only headers, the symbol table, string tables, group member lists
+ * and the r_info of relocations whose symbol moved are new bytes. */
+
+/* A COMDAT group to add: one SHT_GROUP section, its signature symbol (weak, hidden, undefined,
+ * after every input symbol, so that adding moves no symbol: docs/layout.md),
+ * and one member: a .note.dlopen section (SHF_ALLOC|SHF_GROUP|SHF_GNU_RETAIN) holding `note`. */
+struct objedit_group {
+	struct buf note;
+	struct buf sig; /* the signature, without NUL */
+};
+
+struct objedit {
+	const struct elf *ef;
+	struct plan *pl;
+	struct err *e;
+	unsigned char *drop; /* drop[i]: input section i is removed (the caller's choice) */
+	struct objedit_group *add;
+	size_t nadd;
+	int had_dlopen; /* the input has a dlopen section: a signature's name may be there */
+};
+
+/* Read group g's words (flag word first); *n receives their count.  *out is allocated. */
+int objedit_group_words(const struct elf *ef, size_t g, uint32_t **out, size_t *n, struct err *e);
+
+/* Plan the rewrite into o->pl; the caller has checked the group lists with objedit_groups().
+ * Fails with a reason (and plans nothing) when a removal cannot be done safely: a group that
+ * would keep other members, a kept section linked to a removed one, a relocation referring to
+ * a removed symbol. */
+int objedit_plan(struct objedit *o);
 
 struct move {
 	uint64_t from, to;

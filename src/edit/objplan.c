@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "objplan.h"
+#include "edit.h"
 #include "../note/note.h"
-#include "objedit.h"
+#include "objedit_int.h"
 
 /* area[i]: 1 + the scan area of section i, 0 when it has none (one pass, not one per section:
  * an object may hold a group per entry, 100,000 of them). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* output.c - temporary file, kernel copies, patches, metadata, atomic rename. */
-#include "output.h"
+#include "edit.h"
 #include "../base/base.h"
 
 #include <errno.h>
@@ -108,7 +108,7 @@ static int write_zeros(int fd, uint64_t off, uint64_t len, struct err *e)
 	return 0;
 }
 
-/* Input bytes through a patch's transform, PATCH_CHUNK at a time (layout.h). */
+/* Input bytes through a patch's transform, PATCH_CHUNK at a time (edit.h). */
 static int copy_xform(int in, uint64_t src, int out, uint64_t dst, const struct patch *p,
 		      struct err *e)
 {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* plan.c - the plan every planner writes and every writer applies: byte patches over the
- * input, the size to keep and to write, and the log -v prints (plan.h). */
+ * input, the size to keep and to write, and the log -v prints (edit.h). */
 #include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "plan.h"
+#include "edit.h"
 
 int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src,
 	       struct err *e)

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "../note/note.h"
-#include "../edit/output.h"
+#include "../edit/edit.h"
 
 /* `s` inside a quoted assembler string, itself inside a C string literal: the assembler needs
  * \" and \\, and C escapes those again.  '?' is written \? so that no trigraph forms (ISO C

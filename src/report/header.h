@@ -5,7 +5,7 @@
 #define DLNOTE_HEADER_H
 
 #include "../note/note.h"
-#include "../edit/output.h"
+#include "../edit/edit.h"
 #include "../base/base.h"
 
 /* The header's text (repeated entries once), appended to `out`. */

@@ -8,7 +8,7 @@
 
 #include "../base/base.h"
 #include "../note/note.h"
-#include "../edit/objedit.h"
+#include "../edit/edit.h"
 
 /* What makes two entries "the same dependency" for a reader: the feature and the sonames. */
 static void entry_identity(const struct entry *en, struct buf *out)

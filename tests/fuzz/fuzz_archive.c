@@ -11,7 +11,7 @@
 
 #include "archive/archive.h"
 #include "elf/elf.h"
-#include "edit/layout.h"
+#include "edit/edit.h"
 #include "note/note.h"
 #include "report/travel.h"
 

@@ -9,9 +9,8 @@
 #include <unistd.h>
 
 #include "elf/elf.h"
-#include "edit/layout.h"
+#include "edit/edit.h"
 #include "note/note.h"
-#include "edit/output.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

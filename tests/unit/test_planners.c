@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "edit/layout.h"
-#include "edit/objplan.h"
+#include "edit/edit.h"
 #include "note/note.h"
 
 static const unsigned char TEXT_BYTES[8] = { 0x90, 0x90, 0x90, 0xc3, 0, 0, 0, 0 };
