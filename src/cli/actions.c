@@ -161,14 +161,6 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 		err_oom(e);
 		goto out;
 	}
-	if (ef->type == ET_REL_ && want->n && elf_is_gcc_lto(ef)) {
-		err_set(e, "GCC LTO object (-flto): the LTO plugin drops the notes of such objects "
-			   "when "
-			   "it links them; build it with -fno-lto, or compile the entries in with "
-			   "--header (see "
-			   "dlnote-inject(1))");
-		goto out;
-	}
 	if (memo && memo->whole_ready)
 		whole = &memo->whole;
 	else if (note_encode(want, ef->big, memo ? &memo->whole : &note, e))
@@ -178,8 +170,7 @@ int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, co
 	/* Objects: one COMDAT group per entry; merge keeps every group the object has.  The whole
 	 * note is encoded for both: a linked program carries all the entries as one array, so its
 	 * size limit holds for objects too. */
-	if (ef->type == ET_REL_ ? objplan(ef, sc, want, o->mode == MODE_MERGE, pl, memo, e)
-				: layout_plan(ef, sc, whole, pl, e))
+	if (edit_plan(ef, sc, want, o->mode == MODE_MERGE, whole, pl, memo, e))
 		goto out;
 	r = 0;
 	if (show) {

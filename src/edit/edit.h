@@ -69,15 +69,22 @@ int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src,
 /* layout.c: the planner of linked files (ET_EXEC, ET_DYN): where the new note goes and which
  * header bytes change (docs/layout.md). */
 
-/* `note` holds the encoded note (empty: remove every dlopen note). */
+/* edit.c: the plan of an edit, from the planner the file's type calls for: objplan() for a
+ * relocatable object (a GCC LTO object that must carry entries is refused), layout_plan() for
+ * the others.  `want`: the entries the file must carry; `note`: their encoded note (the
+ * whole array, whose size limit holds for objects too); keep_all and memo: objplan()'s. */
+struct objplan_memo;
+int edit_plan(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all,
+	      const struct buf *note, struct plan *pl, struct objplan_memo *memo, struct err *e);
+
+/* `note` holds the encoded note (empty: remove every dlopen note); ET_EXEC and ET_DYN only. */
 int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note,
 		struct plan *pl, struct err *e);
 
 /* objplan.c: the planner of relocatable objects: dlopen sections removed, one COMDAT group per
  * entry added (the rewrite itself is objedit.c's).  `want` are the entries the object must carry;
  * with keep_all (merge) every dlopen section stays and only missing entries are added, else dlopen
- * sections that are not exactly one wanted entry in a COMDAT group of its own are removed.
- * layout_plan() on an object is objplan() with the note's entries and keep_all 0. */
+ * sections that are not exactly one wanted entry in a COMDAT group of its own are removed. */
 struct entries;
 struct objedit_group;
 /* What planning an object derives from the wanted entries alone, kept from one object to the
@@ -101,8 +108,6 @@ int objplan(const struct elf *ef, const struct scan *sc, const struct entries *w
  * for none.  Checks each group's size and member indexes.  *out is allocated (ef->shnum
  * entries). */
 int objedit_groups(const struct elf *ef, size_t **out, struct err *e);
-int objplan_note(const struct elf *ef, const struct scan *sc, const struct buf *note,
-		 struct plan *pl, struct err *e);
 
 /* output.c: writing a plan's result safely.
  *

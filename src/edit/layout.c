@@ -411,7 +411,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	L.note = (const unsigned char *)note->p;
 	L.notesz = note->len;
 	L.note_ph = -1;
-	if (ef->type != ET_REL_ && ef->type != ET_EXEC_ && ef->type != ET_DYN_)
+	if (ef->type != ET_EXEC_ && ef->type != ET_DYN_)
 		return err_set(e, "cannot edit a %s", elf_type_name(ef));
 	/* Its program headers describe another file: a layout planned from them would be wrong. */
 	if (ef->detached || debugfile_code_missing(ef))
@@ -420,8 +420,6 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 			"detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "
 			"headers describe the stripped file, whose contents are not here; edit "
 			"that file instead");
-	if (ef->type == ET_REL_)
-		return objplan_note(ef, sc, note, pl, e);
 	for (i = 0; i < ef->phnum && ef->ph[i].type != PT_LOAD_; i++)
 		;
 	if (i == ef->phnum) /* nothing loaded: not a program, and our table would be empty */

@@ -258,21 +258,3 @@ out:
 		plan_free(pl);
 	return r;
 }
-
-/* The entries of an encoded note (layout_plan's interface gives a note). */
-int objplan_note(const struct elf *ef, const struct scan *sc, const struct buf *note,
-		 struct plan *pl, struct err *e)
-{
-	struct entries want = {0};
-	struct note_iter it;
-	struct note n;
-	int r = 0;
-
-	note_iter_init(&it, note->p, note->len, 4, ef->big);
-	while (r == 0 && (r = note_next(&it, &n, e)) == 1)
-		r = note_decode(&n, &want, e);
-	if (r == 0)
-		r = objplan(ef, sc, &want, 0, pl, NULL, e);
-	manifest_free(&want);
-	return r;
-}

@@ -57,7 +57,7 @@ static int plan_member(void *vc, const struct archive *ar, const struct archive_
 		return r > 0 ? 0 : -1;
 	r = scan_file(&ef, &sc, e);
 	if (r == 0) {
-		r = layout_plan(&ef, &sc, &c->note[ef.big], pl, e);
+		r = edit_plan(&ef, &sc, &c->want, 0, &c->note[ef.big], pl, NULL, e);
 		scan_free(&sc);
 	}
 	elf_close(&ef);

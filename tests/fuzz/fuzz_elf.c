@@ -94,7 +94,7 @@ static int edit(int in, uint64_t size, const struct entries *want, struct plan *
 		scan_check(&ef, &sc, &report);
 		manifest_free(&es);
 		buf_free(&report);
-		if (note_encode(want, ef.big, &note, &e) == 0 && layout_plan(&ef, &sc, &note, pl, &e) == 0) {
+		if (note_encode(want, ef.big, &note, &e) == 0 && edit_plan(&ef, &sc, want, 0, &note, pl, NULL, &e) == 0) {
 			out = pl->unchanged ? dup(in) : memfd_create("out", MFD_CLOEXEC);
 			if (out >= 0 && !pl->unchanged && output_apply(in, out, pl, &e)) {
 				close(out);
