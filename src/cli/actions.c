@@ -12,7 +12,7 @@
 
 #include "driver.h"
 #include "../note/note.h"
-#include "../report/travel.h"
+#include "../report/report.h"
 
 void action_file_kind(const struct elf *ef, struct file_kind *k)
 {

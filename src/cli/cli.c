@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "driver.h"
-#include "../report/header.h"
+#include "../report/report.h"
 #include "record.h"
 
 #ifndef VERSION

@@ -12,12 +12,10 @@
 
 #include <sys/stat.h>
 
-#include "../report/discover.h"
+#include "../report/report.h"
 #include "../elf/elf.h"
 #include "../edit/edit.h"
 #include "../note/note.h"
-#include "../report/report.h"
-#include "../report/trace.h"
 #include "../base/base.h"
 
 /* Exit statuses, chosen here only: the tool never dies from a signal and never exits with
@@ -95,7 +93,7 @@ void action_file_kind(const struct elf *ef, struct file_kind *k);
 /* --list: the table, JSON Lines and the rpm generator print per file; other formats gather. */
 int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k,
 		int many, struct err *e);
-/* in_archive: no "ok" line (the archive's summary says it, travel.h). */
+/* in_archive: no "ok" line (the archive's summary says it, travel.c). */
 int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
 		 int in_archive, struct err *e);
 int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,

@@ -13,7 +13,7 @@
 #include "../archive/archive.h"
 #include "driver.h"
 #include "../elf/elf.h"
-#include "../report/travel.h"
+#include "../report/report.h"
 
 /* ---- archives: every ELF member, read in place ---- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* report.c - listing formats, the lint against a declared manifest, and the discovery draft. */
-#include "report.h"
+#include "report_int.h"
 
 #include <stdlib.h>
 #include <string.h>

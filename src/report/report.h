@@ -1,21 +1,256 @@
 /* SPDX-License-Identifier: MIT */
-/* report.h - the report layer (src/report/: report, deps, pkgdeps, discover, trace, travel,
- * header).  It takes entries, ELF models, archives and traces; it gives listings, package
- * dependencies, drafts, lint lines and the --header text.  It never edits an input file, and
- * never chooses an exit status (it says whether something was wrong).
- *
- * report.h: printing entries for people and for tools (--list), comparing them with a
- * declared manifest (--check --expect), and printing a discovered draft (--discover).  The
- * packaging formats (rpm, deb) are in pkgdeps.h. */
+/* report.h - the interface of the report layer (src/report/).  It takes entries, ELF models,
+ * archives and traces; it gives listings, package dependencies, drafts, lint lines and the
+ * --header text.  It never edits an input file, and never chooses an exit status (it says
+ * whether something was wrong).  Other folders include this header only; what its files share
+ * beyond this is in report_int.h. */
 #ifndef DLNOTE_REPORT_H
 #define DLNOTE_REPORT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
-#include "deps.h"
-#include "discover.h"
 #include "../note/note.h"
-#include "pkgdeps.h"
+#include "../elf/elf.h"
+#include "../base/base.h"
+#include "../archive/archive.h"
+#include "../edit/edit.h"
+
+/* deps.c: entries seen as dependencies: the spec's priorities as ranks, feature names given on
+ * the command line, the entries gathered from files, and a set of rendered dependencies that
+ * keeps each distinct one once, at its strongest rank.  Shared by the listings (report.c) and
+ * the packaging outputs (pkgdeps.c). */
+
+/* The spec's priorities as ranks: a higher rank is a stronger dependency. */
+enum { RANK_SUGGESTED, RANK_RECOMMENDED, RANK_REQUIRED, RANKS };
+
+/* A priority name, or -1. */
+int deps_rank_parse(const char *name, size_t len);
+
+/* Names given on the command line as comma-separated lists.  Each remembers whether it selected
+ * an entry, so that a name that selects nothing can be reported. */
+struct namelist {
+	char **v;
+	unsigned char *used;
+	size_t n, cap, used_cap;
+	int given, all;     /* all: the option was given without names */
+	struct key *sorted; /* the names sorted, for lookups; built when first asked */
+	size_t nsorted;
+};
+
+/* Append the names of a comma-separated list.  `list` may be NULL (the option without a
+ * value: every entry).  Returns -1 when out of memory. */
+int deps_namelist_add(struct namelist *l, const char *list);
+
+/* What --list and --check --expect gather from every FILE: the entries, in file order, and for
+ * each one the file it came from (a copy, in paths) and that file's rpm class suffix. */
+struct listing {
+	struct entries es;
+	struct listing_from {
+		const char *path;
+		const char *rpm_suffix;
+	} * from;
+	char **paths; /* the copies of the names `from` points to */
+	size_t npaths, paths_cap;
+	size_t from_cap;
+};
+
+/* discover.c: a heuristic for finding undeclared dlopen() dependencies: strings shaped like
+ * sonames (lib*.so.N) in a file's read-only data that are neither in its DT_NEEDED list nor in
+ * its dlopen notes.  A program that calls dlopen("libz.so.1") carries that string in .rodata.
+ *
+ * It guesses: a string may be a log message, and a name built at run time is not seen.  The
+ * result is a draft for a human to finish, never something to inject as is. */
+
+/* Longest soname considered; longer runs of name characters are not sonames. */
+#define DISCOVER_MAX_NAME 255
+
+struct discovery {
+	struct found {
+		char *soname;
+		char *path; /* the first file it was seen in (a copy) */
+		char **alt; /* later alternatives (from a recording), in the order tried */
+		size_t nalt;
+		int recorded;   /* from --recorded: dlopen()ed by path, not guessed */
+		char *asked_as; /* recorded: the name asked for, when the object loaded for
+				 * it has another soname (soname is the loaded one), or NULL */
+		size_t seq;     /* order of discovery, so that the first path wins */
+	} * v;
+	size_t n, cap;
+	size_t sorted; /* v[0..sorted) is sorted by soname and distinct; the rest is new */
+	size_t seq;
+};
+
+/* Scan one file and append the sonames it newly suggests.  `declared` holds the entries of its
+ * notes.  The file is read in fixed-size chunks; nothing is trusted. */
+int discover_file(const struct elf *ef, const struct entries *declared, const char *path,
+		  struct discovery *d, struct err *e);
+/* After the last file: each soname once, sorted. */
+void discover_finish(struct discovery *d);
+void discover_free(struct discovery *d);
+
+/* trace.c: reading a trace written by --record (the "asked" and "loaded" lines of the audit
+ * module, see docs/recording.md), for `--discover --recorded` and `--check --recorded`. */
+
+/* One dlopen() by name (not a path) as the loader saw it, in trace order.  Asks made for a
+ * DT_NEEDED entry and dlopen() of a path (a plugin, not a soname dependency) are not kept. */
+struct trace_ask {
+	long pid;
+	char *caller, *name;
+	int loaded;       /* an object was mapped for it */
+	char *soname;     /* that object's DT_SONAME, when it has one */
+	char *build_id;   /* the caller's GNU build-id in hex, when the module read one */
+	int caller_known; /* caller's dev/ino and realpath below are valid */
+	dev_t dev;
+	ino_t ino;
+	char *caller_real;
+};
+
+struct trace {
+	const char *path;
+	struct trace_ask *v;
+	size_t n;
+	size_t unauditable; /* processes the module could not run in */
+};
+
+/* Read TRACE (streamed line by line).  Errors carry the line number. */
+int trace_load(const char *path, struct trace *t, struct err *e);
+void trace_free(struct trace *t);
+
+/* FILE's own DT_NEEDED (and DT_SONAME) names count as declared: a dlopen() of a library the file
+ * links anyway adds no dependency.  `ef` is FILE. */
+
+/* --discover --recorded: append to d the name groups FILE (path) asked for and its notes
+ * (declared) do not declare.  A group is a run of names one process of FILE tried in a row for
+ * the same library (the same text before ".so"), each failing but the last: alternatives. */
+int trace_discover(const struct trace *t, const struct elf *ef, const struct scan *sc,
+		   const char *path, const struct entries *declared, struct discovery *d,
+		   struct err *e);
+
+/* --check --recorded: print to out each name FILE asked for that its notes do not declare, and
+ * as information each declared entry none of whose sonames it asked for.  Returns the number of
+ * undeclared names, or -1 (e set). */
+long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc,
+		 const char *path, const struct entries *declared, FILE *out, struct err *e);
+
+/* travel.c: --check on a file and on an archive: entries that would reach a program more than
+ * once, and for an archive, where each entry travels.
+ *
+ * A link takes an archive member only to resolve a symbol the member defines (the archive's
+ * index lists them), so an entry reaches a program with the members that carry it: with any
+ * member, when every member that defines symbols carries it; only with some; or never, when
+ * the members carrying it define nothing (a note-only object), unless a link option pulls them.
+ * Notes in COMDAT groups keyed on the same payload fold to one copy; other notes are copied
+ * once per member taken. */
+
+/* Entries of one file that appear more than once (a program would list them twice): one
+ * "error: " line each is appended to `report`.  Returns how many. */
+size_t travel_repeats(const struct entries *es, struct buf *report);
+
+/* Declared sonames that name development symlinks (no version after ".so"): one "warning: "
+ * line each appended to `report`.  Returns how many. */
+size_t travel_dev_names(const struct entries *es, struct buf *report);
+
+struct travel_entry;
+
+struct travel {
+	struct travel_entry *v;
+	size_t n, cap;
+	size_t *slots, nslots; /* v's indexes + 1 by the hash of their identity (0: free) */
+	struct archive_index_count
+		*idx; /* the index's members: offset and symbol count, by offset */
+	size_t nidx;
+	const struct archive *ar;    /* set once the archive's symbol index was read */
+	struct archive_member index; /* the index member, to read symbol names */
+	size_t elf_members, code_members, lto_members, foreign_members;
+	uint64_t sym_nth; /* the last index symbol whose name was read, and its name */
+	char sym[256];
+	int sym_read;
+	char lto_first[ARCHIVE_MAX_NAME + 1], foreign_first[ARCHIVE_MAX_NAME + 1];
+};
+
+/* The archive's symbol index: how many symbols each member defines. */
+int travel_index(struct travel *t, const struct archive *ar, const struct archive_member *m,
+		 struct err *e);
+/* One ELF member, opened and scanned (its notes already checked). */
+int travel_member(struct travel *t, const struct archive_member *m, const struct elf *ef,
+		  const struct scan *sc, struct err *e);
+/* A member that is not ELF: LLVM bitcode (kind) or other data (kind NULL). */
+void travel_foreign(struct travel *t, const struct archive_member *m, const char *kind);
+/* Where each entry travels, a line each, then one summary line.  Returns the number of
+ * errors (entries no link takes). */
+size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out);
+void travel_free(struct travel *t);
+
+/* pkgdeps.c: dependencies for packages: rpm's Requires/Recommends/Suggests and Debian's
+ * dlopen:Depends/Recommends/Suggests substvars from the entries of the packaged files.
+ *
+ * The formats follow package-notes' dlopen-notes.py, dh_dlopenlibdeps and dlopen_notes.attr
+ * where those define an output; docs/packaging.md says where and why we differ. */
+
+/* Soname -> Debian packages, from `dpkg-query --search` output or lines written the same way. */
+struct debmap {
+	struct debmap_pair {
+		char *soname, *package;
+		size_t line;
+	} * v;
+	size_t n, cap;
+};
+
+/* Parse a soname -> package map: lines "PACKAGE[, PACKAGE...]: PATH" whose last path component
+ * is the soname; ":ARCH" qualifiers are dropped, dpkg's diversion lines, '#' comments and blank
+ * lines are skipped.  Errors carry the line number. */
+int pkgdeps_debmap_parse(const char *text, size_t len, struct debmap *map, struct err *e);
+
+/* What rpm appends to a soname of this ELF class and machine, as its elfdeps does: "()(64bit)"
+ * for ELFCLASS64 (but Alpha), else nothing. */
+const char *pkgdeps_rpm_suffix(int is64, unsigned machine);
+
+/* ---- the rpm dependency generator (--rpm-generate) ---- */
+
+/* %dlopen_notes_features: SUBPACKAGE:FEATURE:LEVEL declarations with shell globs. */
+struct rpm_overrides {
+	struct rpm_override {
+		char *package, *feature;
+		int rank;
+	} * v; /* rank -1: ignored */
+	size_t n;
+};
+
+struct rpm_generator {
+	int kind;            /* the rank whose tag is generated: RANK_REQUIRED for requires */
+	const char *package; /* the subpackage being generated (%{name}) */
+	struct rpm_overrides over;
+	int multifile; /* rpm >= 4.20's multifile protocol: ";FILE" before its lines */
+};
+
+/* "requires", "recommends", "suggests" as a rank, or -1. */
+int pkgdeps_kind_parse(const char *name);
+/* Append the declarations of one %dlopen_notes_features text: lines of whitespace-separated
+ * SUBPACKAGE:FEATURE:LEVEL words; a line starting with '#' is a comment. */
+int pkgdeps_overrides_parse(const char *text, struct rpm_overrides *o, struct err *e);
+void pkgdeps_overrides_free(struct rpm_overrides *o);
+/* The dependencies of one file's entries that get g->kind in g->package, one per line, each
+ * once, in entry order; in the multifile protocol preceded by ";PATH" when there are any.
+ * Returns -1 when out of memory. */
+int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char *suffix,
+			 const struct rpm_generator *g, FILE *out);
+
+/* header.c: --header: entries as a C header that gives every object compiled with it
+ * (-include) the notes, as payload-keyed COMDAT groups. */
+
+/* The header's text (repeated entries once), appended to `out`. */
+int header_render(const struct entries *es, struct buf *out, struct err *e);
+/* Write it to `path` ("-": standard output), only when its bytes change, replacing the file as
+ * -o replaces one (output_replace: a temporary and a rename, --fsync honoured). */
+int header_write(const char *path, const struct entries *es, const struct output_opts *o,
+		 struct err *e);
+
+/* report.c: printing entries for people and for tools (--list), comparing them with a
+ * declared manifest (--check --expect), and printing a discovered draft (--discover).  The
+ * packaging formats (rpm, deb) are pkgdeps.c's (above). */
 
 /* The --format names in order, then the generator's own output (--rpm-generate). */
 enum report_format {

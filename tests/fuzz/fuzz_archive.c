@@ -13,7 +13,7 @@
 #include "elf/elf.h"
 #include "edit/edit.h"
 #include "note/note.h"
-#include "report/travel.h"
+#include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/header.h"
+#include "report/report.h"
 #include "note/note.h"
-#include "report/travel.h"
 
 static void parse(const char *json, struct entries *es)
 {

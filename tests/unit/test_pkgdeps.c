@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/pkgdeps.h"
 #include "report/report.h"
 
 #include "helpers.h"

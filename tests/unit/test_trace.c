@@ -4,7 +4,7 @@
 #include "helpers.h"
 
 #include "note/note.h"
-#include "report/trace.h"
+#include "report/report.h"
 
 struct fixture {
 	char dir[64], caller[128], other[128], trace[128];
