@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include "cli_int.h"
 #include "../note/note.h"
 #include "../report/report.h"
 

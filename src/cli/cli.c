@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "cli_int.h"
 #include "../report/report.h"
-#include "record.h"
 
 #ifndef VERSION
 #error "VERSION is defined by the build, from the file VERSION"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../archive/archive.h"
-#include "driver.h"
+#include "cli_int.h"
 #include "../elf/elf.h"
 
 /* ---- manifests ---- */

@@ -2,7 +2,7 @@
 /* record.c - the --record driver: find the audit modules, look at COMMAND, set LD_AUDIT,
  * DLNOTE_RECORD_TRACE and DLNOTE_RECORD_FD, run COMMAND as a child, wait, and end as it ended
  * (docs/recording.md).  COMMAND's standard streams are its own. */
-#include "record.h"
+#include "cli_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* driver.h - the command-line layer (src/cli/), above all others.  It takes argv; it gives
- * the edited files, what is printed, and the exit status (chosen here only).  It never parses
- * ELF or JSON itself: the layers below do.
+/* cli_int.h - the command-line layer (src/cli/), above all others, and private to it: nothing
+ * calls this layer but main().  It takes argv; it gives the edited files, what is printed, and
+ * the exit status (chosen here only).  It never parses ELF or JSON itself: the layers below do.
  *
- * driver.h: what the command line asks for (struct opts, filled by cli.c), and the stages that
- * carry it out: files.c reads the inputs and dispatches each FILE, members.c each member of an
- * archive, actions.c runs a mode on one ELF object.  Calls go one way: cli -> files -> members
- * -> actions. */
-#ifndef DLNOTE_DRIVER_H
-#define DLNOTE_DRIVER_H
+ * What the command line asks for (struct opts, filled by cli.c), and the stages that carry it
+ * out: files.c reads the inputs and dispatches each FILE, members.c each member of an archive,
+ * actions.c runs a mode on one ELF object.  Calls go one way: cli -> files -> members ->
+ * actions.  record.c runs --record, for cli.c. */
+#ifndef DLNOTE_CLI_INT_H
+#define DLNOTE_CLI_INT_H
 
 #include <sys/stat.h>
 
@@ -19,7 +19,7 @@
 #include "../base/base.h"
 
 /* Exit statuses, chosen here only: the tool never dies from a signal and never exits with
- * anything else (--record ends as COMMAND did, record.h). */
+ * anything else (--record ends as COMMAND did, below). */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
 enum mode {
@@ -116,5 +116,19 @@ int files_process(struct opts *o, const char *path, int many);
 int files_process_list(struct opts *o);
 /* What is printed once for all files; `failed`: a FILE could not be read. */
 int files_finish(struct opts *o, int failed);
+
+/* record.c: `--record=TRACE -- COMMAND [ARG]...`: run COMMAND with the rtld-audit module
+ * (src/audit/) so that every dlopen() after start-up is appended to TRACE, in
+ * COMMAND and in every child it starts.  See docs/recording.md. */
+
+/* Exit statuses of --record itself, as env(1) has them: COMMAND's own status when it ran. */
+enum { RECORD_FAILED = 125, RECORD_CANNOT_RUN = 126, RECORD_NOT_FOUND = 127 };
+
+/* Runs COMMAND (argv, NULL-terminated) as a child with the recording set and returns its exit
+ * status; a COMMAND killed by a signal kills the tool by the same signal.  The tool's own failures
+ * return a status above, the reason printed.  A COMMAND the module cannot audit still runs: TRACE
+ * gets an "unauditable" line for it and standard error one message; the processes of the
+ * recording the module found it could not follow get one line at the end, with their count. */
+int record_run(const char *trace, char **argv);
 
 #endif
