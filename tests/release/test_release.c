@@ -234,7 +234,8 @@ Test(release, make_dist_refuses_a_version_mismatch)
 }
 
 /* The layer check (make layers, in make check) on a tree of two layers, low and high, built
- * here: it passes a clean tree and names each breach of a broken one. */
+ * here: it passes a clean tree and names each breach of a broken one (an upward call or
+ * include, another folder's header that is not its interface, a circle). */
 Test(release, the_layer_check_names_upward_calls_includes_and_circles)
 {
 	struct cmd c;
@@ -262,13 +263,17 @@ Test(release, the_layer_check_names_upward_calls_includes_and_circles)
 				"upward include: low/a.c includes \"high/high_int.h\"\n"
 				"circle of calls: high/c.c low/b.c low/a.c\n");
 	cmd_free(&c);
-	/* Within one layer: the private header is fine, a circle is not. */
+	/* Within one layer: the private header is fine, a circle is not; from the layer above,
+	 * low's private header is not. */
 	free(sh("printf '#include \"low.h\"\\nint low_a(void) { return low_b(); }\\n' > src/low/a.c && "
 		"printf '#include \"low.h\"\\nint low_b(void) { return low_a(); }\\n' > src/low/b.c && "
-		"printf '#include \"high_int.h\"\\nint high_c(void) { return 0; }\\n' > src/high/c.c && "
+		"printf 'extern int low_x;\\n' > src/low/low_int.h && "
+		"printf '#include \"high_int.h\"\\n#include \"../low/low_int.h\"\\nint high_c(void) { return 0; }\\n' > src/high/c.c && "
 		"for f in low/a low/b high/c; do cc -c -o build/$f.o src/$f.c || exit 1; done"));
 	c = run("sh '%s/tests/tools/check-layers.sh' build low high", srcdir());
 	cr_assert_eq(c.status, 1);
-	cr_assert_str_eq(c.out, "circle of calls: low/a.c low/b.c\n");
+	cr_assert_str_eq(c.out, "private header: high/c.c includes \"low/low_int.h\" (other folders "
+				"include only \"low/low.h\")\n"
+				"circle of calls: low/a.c low/b.c\n");
 	cmd_free(&c);
 }

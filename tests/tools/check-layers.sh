@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # check-layers.sh BUILD LAYER... - the source tree's one rule (README, "Layout"): a folder of
-# src/ calls and includes only itself and the folders below it, listed lowest first, and no two
-# files call each other in a circle.  Calls are read from the objects (nm -P: each undefined
+# src/ calls and includes only itself and the folders below it, listed lowest first, another
+# folder only through its interface header (FOLDER/FOLDER.h), and no two files call each other
+# in a circle.  Calls are read from the objects (nm -P: each undefined
 # symbol is matched with the object that defines it), includes from the #include lines.  Prints
 # one line per breach and exits 1; 0 and nothing when the tree keeps the rule.
 set -eu
@@ -50,7 +51,8 @@ awk -v layers="$layers" '
 	FILENAME ~ /includes$/ { split($1, a, "/");
 		if (!($2 in rank)) { print "unknown folder: " $1 " includes \"" $3 "\""; bad = 1 }
 		else if (rank[$2] > rank[a[1]]) { print "upward include: " $1 " includes \"" $3 "\""; bad = 1 }
-		else if ($2 != a[1] && $3 ~ /_int\.h$/) { print "private header: " $1 " includes \"" $3 "\""; bad = 1 } }
+		else if ($2 != a[1] && $3 != $2 "/" $2 ".h") {
+			print "private header: " $1 " includes \"" $3 "\" (other folders include only \"" $2 "/" $2 ".h\")"; bad = 1 } }
 	END { exit bad }' "$tmp/calls" "$tmp/includes" || status=1
 
 # Circles: tsort names the files of a loop on its standard error.
