@@ -23,16 +23,17 @@ void action_file_kind(const struct elf *ef, struct file_kind *k)
 
 /* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
  * its members' entries merged); every other format gathers all files and prints once. */
-int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k,
+int action_list(struct run *run, const char *path, struct entries *es, const struct file_kind *k,
 		int many, struct err *e)
 {
+	struct opts *o = &run->o; /* its --list filters note which names selected an entry */
 	struct listing one = {0};
 	const char *suffix = pkgdeps_rpm_suffix(k->is64, k->machine);
 	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL ||
 		       o->rep.format == FORMAT_RPM_GENERATE;
 	int r = 0;
 
-	if (!per_file && report_listing_add(&o->listed, es, path, suffix, &o->rep))
+	if (!per_file && report_listing_add(&run->got.listed, es, path, suffix, &o->rep))
 		r = err_oom(e);
 	if (r == 0 && per_file && report_listing_add(&one, es, path, suffix, &o->rep))
 		r = err_oom(e);
@@ -72,9 +73,10 @@ static void print_report(const struct opts *o, const char *path, const struct bu
 	}
 }
 
-int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
+int action_check(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
 		 int in_archive, struct err *e)
 {
+	const struct opts *o = &run->o;
 	struct buf report = {0};
 	struct entries es = {0};
 	size_t errors = scan_check(ef, sc, &report);
@@ -100,7 +102,7 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n,
 				   es.n == 1 ? "y" : "ies");
 		if (o->expect_path && undeclared >= 0 &&
-		    report_listing_add(&o->listed, &es, path, "", NULL)) {
+		    report_listing_add(&run->got.listed, &es, path, "", NULL)) {
 			manifest_free(&es);
 			buf_free(&report);
 			return err_oom(e);
@@ -120,31 +122,34 @@ int action_check(struct opts *o, const char *path, const struct elf *ef, const s
 		      : 0;
 }
 
-int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
+int action_discover(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
 		    struct err *e)
 {
+	const struct opts *o = &run->o;
 	struct entries es = {0};
 	int r = scan_entries(ef, sc, &es, e);
 
 	if (r == 0)
-		r = o->recorded_path ? trace_discover(&o->trace, ef, sc, path, &es, &o->found, e)
-				     : discover_file(ef, &es, path, &o->found, e);
+		r = o->recorded_path
+			    ? trace_discover(&o->trace, ef, sc, path, &es, &run->got.found, e)
+			    : discover_file(ef, &es, path, &run->got.found, e);
 	manifest_free(&es);
 	return r;
 }
 
 /* The edit of one object as a plan (printed with -v, -vv, unless the caller made pl quiet: a
  * plan made only to measure or compare); `label` names it in messages. */
-int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc,
-		     struct plan *pl, struct err *e)
+int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
+		     const struct scan *sc, struct plan *pl, struct err *e)
 {
+	const struct opts *o = &run->o;
 	int show = o->verbose && !pl->quiet;
 	struct entries final = {0};
 	const struct entries *want = &final;
 	struct buf note = {0}, *whole = &note;
 	/* Replace gives every object the same entries: what is derived from them alone is kept
 	 * from one object (archive member) to the next, per byte order. */
-	struct objplan_memo *memo = o->mode == MODE_REPLACE ? &o->memo[ef->big != 0] : NULL;
+	struct objplan_memo *memo = o->mode == MODE_REPLACE ? &run->memo[ef->big != 0] : NULL;
 	int r = -1;
 
 	memset(pl, 0, sizeof *pl);
@@ -210,11 +215,12 @@ out:
 	return r;
 }
 
-int action_edit(struct opts *o, const char *path, int fd, const struct stat *st,
+int action_edit(struct run *run, const char *path, int fd, const struct stat *st,
 		const struct elf *ef, const struct scan *sc, struct err *e)
 {
+	const struct opts *o = &run->o;
 	struct plan pl = {0};
-	int r = action_plan_edit(o, path, ef, sc, &pl, e);
+	int r = action_plan_edit(run, path, ef, sc, &pl, e);
 
 	if (r == 0 && !(pl.unchanged && !o->output)) {
 		if (strcmp(o->output ? o->output : "", "-") == 0)

@@ -420,12 +420,9 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			break;
 		case OPT_MEMBER: {
 			const char **v = xrealloc(o->members, o->nmembers + 1, sizeof *v);
-			unsigned char *u = v ? xrealloc(o->member_used, o->nmembers + 1, 1) : NULL;
 			if (v)
 				o->members = v;
-			if (u)
-				o->member_used = u;
-			if (!v || !u) {
+			if (!v) {
 				bad = out_of_memory();
 				break;
 			}
@@ -512,52 +509,53 @@ static int check_usage(struct opts *o, int nfiles)
 
 int main(int argc, char **argv)
 {
-	struct opts o;
+	struct run run;
+	struct opts *o = &run.o;
 	struct entries flagged = {0};
 	int status = EXIT_OK, r, i;
 
 	/* Never die from a signal: a closed pipe or a file-size limit become write errors. */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
-	memset(&o, 0, sizeof o);
-	r = parse_args(argc, argv, &o, &flagged);
-	for (size_t k = 0; r < 0 && k < o.nmanifests; k++)
-		if (files_load_manifest(o.manifests[k], &o.add))
+	memset(&run, 0, sizeof run);
+	r = parse_args(argc, argv, o, &flagged);
+	for (size_t k = 0; r < 0 && k < o->nmanifests; k++)
+		if (files_load_manifest(o->manifests[k], &o->add))
 			r = EXIT_BAD_INPUT;
-	for (i = optind; r < 0 && o.mode == MODE_HEADER && i < argc;
+	for (i = optind; r < 0 && o->mode == MODE_HEADER && i < argc;
 	     i++) /* its FILEs are manifests */
-		if (files_load_manifest(argv[i], &o.add))
+		if (files_load_manifest(argv[i], &o->add))
 			r = EXIT_BAD_INPUT;
 	if (r < 0) {
-		if (manifest_merge_all(&o.add, &flagged))
+		if (manifest_merge_all(&o->add, &flagged))
 			r = EXIT_BAD_INPUT;
 	}
 	if (r < 0)
-		r = check_usage(&o, argc - optind);
+		r = check_usage(o, argc - optind);
 	/* Read after the usage checks, so that a usage error is reported as one. */
 	if (r < 0 &&
-	    ((o.expect_path && files_load_manifest(o.expect_path, &o.expect)) ||
-	     (o.rep.deb_map_path && files_load_deb_map(o.rep.deb_map_path, &o.rep.deb_map))))
+	    ((o->expect_path && files_load_manifest(o->expect_path, &o->expect)) ||
+	     (o->rep.deb_map_path && files_load_deb_map(o->rep.deb_map_path, &o->rep.deb_map))))
 		r = EXIT_BAD_INPUT;
-	if (r < 0 && o.mode == MODE_RECORD)
-		r = record_run(o.record_path, argv + optind);
-	if (r < 0 && o.mode == MODE_HEADER) {
+	if (r < 0 && o->mode == MODE_RECORD)
+		r = record_run(o->record_path, argv + optind);
+	if (r < 0 && o->mode == MODE_HEADER) {
 		struct err e = {0};
-		r = header_write(o.output, &o.add, &o.out, &e)
-			    ? (err_report(o.output, &e), EXIT_BAD_INPUT)
+		r = header_write(o->output, &o->add, &o->out, &e)
+			    ? (err_report(o->output, &e), EXIT_BAD_INPUT)
 			    : EXIT_OK;
 	}
-	if (r < 0 && o.recorded_path && files_load_trace(&o))
+	if (r < 0 && o->recorded_path && files_load_trace(o))
 		r = EXIT_BAD_INPUT;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
-			int s = files_process(&o, argv[i], o.files_from || argc - optind > 1);
+			int s = files_process(&run, argv[i], o->files_from || argc - optind > 1);
 			if (s > status)
 				status = s;
 		}
-		if (o.files_from && (r = files_process_list(&o)) > status)
+		if (o->files_from && (r = files_process_list(&run)) > status)
 			status = r;
-		r = files_finish(&o, status != EXIT_OK);
+		r = files_finish(&run, status != EXIT_OK);
 		if (r > status)
 			status = r;
 		if (fflush(stdout) || ferror(stdout)) {
@@ -567,16 +565,15 @@ int main(int argc, char **argv)
 		r = status;
 	}
 	manifest_free(&flagged);
-	free(o.manifests);
-	free(o.members);
-	free(o.member_used);
-	objplan_memo_free(&o.memo[0]);
-	objplan_memo_free(&o.memo[1]);
-	manifest_free(&o.add);
-	manifest_free(&o.expect);
-	report_listing_free(&o.listed);
-	report_opts_free(&o.rep);
-	discover_free(&o.found);
-	trace_free(&o.trace);
+	free(o->manifests);
+	free(o->members);
+	objplan_memo_free(&run.memo[0]);
+	objplan_memo_free(&run.memo[1]);
+	manifest_free(&o->add);
+	manifest_free(&o->expect);
+	report_listing_free(&run.got.listed);
+	report_opts_free(&o->rep);
+	discover_free(&run.got.found);
+	trace_free(&o->trace);
 	return r;
 }

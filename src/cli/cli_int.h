@@ -52,20 +52,19 @@ static inline int exit_status(const struct err *e)
 	return e->usage ? EXIT_USAGE : EXIT_BAD_INPUT;
 }
 
+/* What the command line asks for, and the inputs it names (manifests, the trace, the map),
+ * read once: cli.c and files.c fill it before the first FILE. */
 struct opts {
-	struct objplan_memo memo[2]; /* replace: per byte order, kept across objects (edit.h) */
 	enum mode mode;
 	int mode_set, verbose, quiet, skip_non_elf;
 	const char *format_opt;    /* the first of --json, --format, --rpm-*: for usage errors */
 	int format_set, list_only; /* list_only: an option that only --list takes was given */
 	const char *output;
 	struct output_opts out;
-	struct entries add;     /* manifest entries, then flag entries, in order */
-	struct report_opts rep; /* --list formats and filters */
-	struct listing listed; /* --list (but the table) and --check --expect: all files' entries */
+	struct entries add;      /* manifest entries, then flag entries, in order */
+	struct report_opts rep;  /* --list formats and filters */
 	const char *expect_path; /* --check --expect */
 	struct entries expect;
-	struct discovery found;    /* --discover */
 	const char *record_path;   /* --record */
 	const char *recorded_path; /* --discover/--check --recorded */
 	struct trace trace;
@@ -77,8 +76,21 @@ struct opts {
 	char **manifests;       /* -m paths, read once the options are known to be right */
 	size_t nmanifests, manifests_cap;
 	const char **members; /* --member: only these archive members */
-	unsigned char *member_used;
 	size_t nmembers;
+};
+
+/* What the FILEs give, gathered across them and printed once at the end (files_finish). */
+struct gathered {
+	struct listing listed; /* --list (but the table) and --check --expect: all files' entries */
+	struct discovery found; /* --discover */
+};
+
+/* One run of the tool: the settings, what is gathered, and what the object planner keeps from
+ * one object to the next. */
+struct run {
+	struct opts o;
+	struct gathered got;
+	struct objplan_memo memo[2]; /* replace: per byte order, kept across objects (edit.h) */
 };
 
 /* What a listing needs to know of the file its entries come from (for an archive: its first
@@ -91,31 +103,31 @@ struct file_kind {
 /* actions.c: one mode on one ELF object (a file or an archive member). */
 void action_file_kind(const struct elf *ef, struct file_kind *k);
 /* --list: the table, JSON Lines and the rpm generator print per file; other formats gather. */
-int action_list(struct opts *o, const char *path, struct entries *es, const struct file_kind *k,
+int action_list(struct run *run, const char *path, struct entries *es, const struct file_kind *k,
 		int many, struct err *e);
 /* in_archive: no "ok" line (the archive's summary says it, travel.c). */
-int action_check(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
+int action_check(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
 		 int in_archive, struct err *e);
-int action_discover(struct opts *o, const char *path, const struct elf *ef, const struct scan *sc,
+int action_discover(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
 		    struct err *e);
 /* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
-int action_plan_edit(struct opts *o, const char *label, const struct elf *ef, const struct scan *sc,
-		     struct plan *pl, struct err *e);
-int action_edit(struct opts *o, const char *path, int fd, const struct stat *st,
+int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
+		     const struct scan *sc, struct plan *pl, struct err *e);
+int action_edit(struct run *run, const char *path, int fd, const struct stat *st,
 		const struct elf *ef, const struct scan *sc, struct err *e);
 
 /* members.c: every ELF member of an archive, read in place; written by streaming. */
-int members_process(struct opts *o, const char *path, int fd, const struct stat *st, int many);
+int members_process(struct run *run, const char *path, int fd, const struct stat *st, int many);
 
 /* files.c: the inputs (manifests, maps, the trace, FILEs and --files-from lists). */
 int files_load_manifest(const char *path, struct entries *out);
 int files_load_deb_map(const char *path, struct debmap *out);
 int files_load_trace(struct opts *o);
 /* many: several FILEs (or a list), so the table names each one. */
-int files_process(struct opts *o, const char *path, int many);
-int files_process_list(struct opts *o);
+int files_process(struct run *run, const char *path, int many);
+int files_process_list(struct run *run);
 /* What is printed once for all files; `failed`: a FILE could not be read. */
-int files_finish(struct opts *o, int failed);
+int files_finish(struct run *run, int failed);
 
 /* record.c: `--record=TRACE -- COMMAND [ARG]...`: run COMMAND with the rtld-audit module
  * (src/audit/) so that every dlopen() after start-up is appended to TRACE, in

@@ -116,8 +116,9 @@ static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
 }
 
 /* many: several FILEs (or a list), so the table names each one. */
-int files_process(struct opts *o, const char *path, int many)
+int files_process(struct run *run, const char *path, int many)
 {
+	const struct opts *o = &run->o;
 	struct err e = {0};
 	struct stat st;
 	struct elf ef;
@@ -130,7 +131,7 @@ int files_process(struct opts *o, const char *path, int many)
 		goto fail;
 	n = magic_read(fd, 0, (uint64_t)st.st_size, magic);
 	if (archive_is(magic, n)) {
-		r = members_process(o, path, fd, &st, many);
+		r = members_process(run, path, fd, &st, many);
 		close(fd);
 		return r;
 	}
@@ -155,13 +156,13 @@ int files_process(struct opts *o, const char *path, int many)
 			if (r == 0) {
 				struct file_kind k;
 				action_file_kind(&ef, &k);
-				r = action_list(o, path, &es, &k, many, &e);
+				r = action_list(run, path, &es, &k, many, &e);
 			}
 			manifest_free(&es);
 			break;
-		case MODE_CHECK: r = action_check(o, path, &ef, &sc, 0, &e); break;
-		case MODE_DISCOVER: r = action_discover(o, path, &ef, &sc, &e); break;
-		default: r = action_edit(o, path, fd, &st, &ef, &sc, &e);
+		case MODE_CHECK: r = action_check(run, path, &ef, &sc, 0, &e); break;
+		case MODE_DISCOVER: r = action_discover(run, path, &ef, &sc, &e); break;
+		default: r = action_edit(run, path, fd, &st, &ef, &sc, &e);
 		}
 		scan_free(&sc);
 	}
@@ -176,8 +177,9 @@ fail:
 
 /* --files-from: each name is processed as it is read, so the list may be of any length.  A
  * name longer than PATH_MAX is an error for that name only; empty names are skipped. */
-int files_process_list(struct opts *o)
+int files_process_list(struct run *run)
 {
+	const struct opts *o = &run->o;
 	const char *list = strcmp(o->files_from, "-") == 0 ? "<stdin>" : o->files_from;
 	FILE *f = strcmp(o->files_from, "-") == 0 ? stdin : fopen(o->files_from, "re");
 	int delim = o->null_sep ? '\0' : '\n', status = EXIT_OK, c, s;
@@ -203,7 +205,7 @@ int files_process_list(struct opts *o)
 			status = EXIT_BAD_INPUT;
 		} else if (len) {
 			name[len] = '\0';
-			s = files_process(o, name, 1);
+			s = files_process(run, name, 1);
 			if (s > status)
 				status = s;
 		}
@@ -240,15 +242,17 @@ int files_load_trace(struct opts *o)
 
 /* What is printed once for all files: the gathered formats, the lint, the discovery draft.
  * `failed`: a FILE could not be read. */
-int files_finish(struct opts *o, int failed)
+int files_finish(struct run *run, int failed)
 {
+	struct opts *o = &run->o;
+	struct gathered *got = &run->got;
 	size_t diffs;
 
 	if (o->mode == MODE_LIST)
-		return report_list(&o->listed, &o->rep, o->quiet, stdout) ? EXIT_BAD_INPUT
-									  : EXIT_OK;
+		return report_list(&got->listed, &o->rep, o->quiet, stdout) ? EXIT_BAD_INPUT
+									    : EXIT_OK;
 	if (o->mode == MODE_CHECK && o->expect_path) {
-		diffs = report_lint(&o->expect, o->expect_path, &o->listed, stdout);
+		diffs = report_lint(&o->expect, o->expect_path, &got->listed, stdout);
 		if (!diffs)
 			return EXIT_OK;
 		print_text(stderr,
@@ -259,13 +263,13 @@ int files_finish(struct opts *o, int failed)
 	}
 	/* A draft that silently misses a file would be taken for the whole story: nothing then. */
 	if (o->mode == MODE_DISCOVER && !failed) {
-		discover_finish(&o->found);
-		report_draft(&o->found, stdout);
-		if (!o->quiet && o->recorded_path && o->found.n)
+		discover_finish(&got->found);
+		report_draft(&got->found, stdout);
+		if (!o->quiet && o->recorded_path && got->found.n)
 			fprintf(stderr,
 				PROGRAM_NAME ": %s: %zu undeclared dlopen() dependenc%s recorded; "
 					     "describe each feature\n",
-				o->recorded_path, o->found.n, o->found.n == 1 ? "y" : "ies");
+				o->recorded_path, got->found.n, got->found.n == 1 ? "y" : "ies");
 		else if (!o->quiet && o->recorded_path)
 			fprintf(stderr,
 				PROGRAM_NAME
@@ -278,7 +282,7 @@ int files_finish(struct opts *o, int failed)
 					     "string%s in read-only data, "
 					     "neither DT_NEEDED nor declared; review the draft "
 					     "before using it\n",
-				o->found.n, o->found.n == 1 ? "" : "s");
+				got->found.n, got->found.n == 1 ? "" : "s");
 	}
 	return EXIT_OK;
 }

@@ -18,7 +18,9 @@
 /* ---- archives: every ELF member, read in place ---- */
 
 struct ar_ctx {
-	struct opts *o;
+	struct run *run;
+	const struct opts *o;
+	unsigned char *used; /* used[i]: --member o->members[i] was found in this archive */
 	const char *path;
 	char label[PATH_MAX + ARCHIVE_MAX_NAME + 3]; /* "PATH[MEMBER]" */
 	struct entries merged;                       /* --list: every member's entries */
@@ -28,13 +30,13 @@ struct ar_ctx {
 };
 
 /* --member narrows reading and writing to the named members. */
-static int member_selected(struct opts *o, const char *name)
+static int member_selected(struct ar_ctx *c, const char *name)
 {
-	int hit = o->nmembers == 0;
+	int hit = c->o->nmembers == 0;
 
-	for (size_t i = 0; i < o->nmembers; i++)
-		if (strcmp(o->members[i], name) == 0)
-			hit = o->member_used[i] = 1;
+	for (size_t i = 0; i < c->o->nmembers; i++)
+		if (strcmp(c->o->members[i], name) == 0)
+			hit = c->used[i] = 1;
 	return hit;
 }
 
@@ -59,7 +61,7 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 
 	set_label(c, m->name);
 	*skip = 1;
-	if (!member_selected(c->o, m->name))
+	if (!member_selected(c, m->name))
 		return 0;
 	if (m->mem) {
 		fd = -1, base = 0, *close_fd = 0;
@@ -137,7 +139,7 @@ static int plan_member(void *ctx, const struct archive *ar, const struct archive
 	(void)ar;
 	r = open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e);
 	if (r == 0 && !skip) {
-		r = action_plan_edit(c->o, c->label, &ef, &sc, pl, e);
+		r = action_plan_edit(c->run, c->label, &ef, &sc, pl, e);
 		close_member(&ef, &sc, close_fd);
 	}
 	return r ? -1 : !skip;
@@ -161,7 +163,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 			struct err *e)
 {
 	struct ar_write w = {ar, c, ""};
-	struct opts *o = c->o;
+	const struct opts *o = c->o;
 	int r = 1;
 
 	if (ar->thin)
@@ -209,8 +211,8 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 		}
 		manifest_free(&es);
 	} else {
-		r = c->o->mode == MODE_CHECK ? action_check(c->o, c->label, &ef, &sc, 1, e)
-					     : action_discover(c->o, c->label, &ef, &sc, e);
+		r = c->o->mode == MODE_CHECK ? action_check(c->run, c->label, &ef, &sc, 1, e)
+					     : action_discover(c->run, c->label, &ef, &sc, e);
 		if (c->o->mode == MODE_CHECK) {
 			struct err te = {0};
 			if (travel_member(&c->travel, m, &ef, &sc, &te) && r == 0)
@@ -221,9 +223,10 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 	return r;
 }
 
-int members_process(struct opts *o, const char *path, int fd, const struct stat *st, int many)
+int members_process(struct run *run, const char *path, int fd, const struct stat *st, int many)
 {
-	struct ar_ctx c = {.o = o, .path = path};
+	const struct opts *o = &run->o;
+	struct ar_ctx c = {.run = run, .o = o, .path = path};
 	char name[ARCHIVE_MAX_NAME + 64];
 	struct archive ar;
 	struct archive_member m;
@@ -231,8 +234,11 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 	int status = EXIT_OK, r;
 
 	set_label(&c, NULL);
-	if (o->nmembers)
-		memset(o->member_used, 0, o->nmembers);
+	if (o->nmembers && !(c.used = xcalloc(o->nmembers, 1))) {
+		err_oom(&e);
+		err_report(path, &e);
+		return exit_status(&e);
+	}
 	if (archive_open(&ar, fd, path, (uint64_t)st->st_size, &e) == 0 && mode_edits(o->mode)) {
 		if (edit_archive(&c, &ar, fd, st, &e))
 			status = exit_status(&e);
@@ -255,7 +261,7 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 			}
 		}
 		if (r == 0 && o->mode == MODE_LIST &&
-		    action_list(o, path, &c.merged, &c.kind, many, &e))
+		    action_list(run, path, &c.merged, &c.kind, many, &e))
 			c.label[0] = '\0';
 		else if (r == 0)
 			memset(&e, 0, sizeof e);
@@ -276,10 +282,11 @@ int members_process(struct opts *o, const char *path, int fd, const struct stat 
 		status = exit_status(&e);
 	}
 	for (size_t i = 0; i < o->nmembers && status == EXIT_OK; i++)
-		if (!o->member_used[i]) {
+		if (!c.used[i]) {
 			fprintf(stderr, PROGRAM_NAME ": %s: no member named '%s'\n", path,
 				o->members[i]);
 			status = EXIT_BAD_INPUT;
 		}
+	free(c.used);
 	return status;
 }
