@@ -8,19 +8,19 @@
 
 /* ---- patches through the context ---- */
 
-int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src)
+int lay_patch(struct lay *lay, uint64_t off, uint64_t len, const void *data, uint64_t src)
 {
-	return plan_patch(L->pl, off, len, data, src, L->e);
+	return plan_patch(lay->pl, off, len, data, src, lay->e);
 }
 
 /* Zero input bytes that stay in the output (those past `keep` are dropped anyway). */
-int lay_zero(struct lay *L, uint64_t off, uint64_t len)
+int lay_zero(struct lay *lay, uint64_t off, uint64_t len)
 {
-	if (off >= L->keep)
+	if (off >= lay->keep)
 		return 0;
-	if (off + len > L->keep)
-		len = L->keep - off;
-	return lay_patch(L, off, len, NULL, PATCH_ZERO);
+	if (off + len > lay->keep)
+		len = lay->keep - off;
+	return lay_patch(lay, off, len, NULL, PATCH_ZERO);
 }
 
 /* ---- facts about the input ---- */
@@ -30,24 +30,24 @@ int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return alen && blen && a < b + blen && b < a + alen;
 }
 
-int lay_in_own(const struct lay *L, uint64_t off)
+int lay_in_own(const struct lay *lay, uint64_t off)
 {
 	size_t i;
 
-	for (i = 0; L->nown && i < L->ef->phnum; i++)
-		if (L->isown[i] && off >= L->ef->ph[i].offset &&
-		    off < L->ef->ph[i].offset + L->ef->ph[i].filesz)
+	for (i = 0; lay->nown && i < lay->ef->phnum; i++)
+		if (lay->isown[i] && off >= lay->ef->ph[i].offset &&
+		    off < lay->ef->ph[i].offset + lay->ef->ph[i].filesz)
 			return 1;
 	return 0;
 }
 
-const struct elf_phdr *lay_first_load(const struct lay *L)
+const struct elf_phdr *lay_first_load(const struct lay *lay)
 {
 	size_t i;
 
-	for (i = 0; i < L->ef->phnum; i++)
-		if (L->ef->ph[i].type == PT_LOAD_ && !(L->isown && L->isown[i]))
-			return &L->ef->ph[i];
+	for (i = 0; i < lay->ef->phnum; i++)
+		if (lay->ef->ph[i].type == PT_LOAD_ && !(lay->isown && lay->isown[i]))
+			return &lay->ef->ph[i];
 	return NULL;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* layout_int.h - the state of one plan for a linked file (struct lay), shared by the files of
- * that planner: layout.c (the steps), layout_facts.c, layout_front.c, layout_linked.c,
- * layout_place.c, layout_remove.c, layout_sections.c and layout_tail.c.  Private to edit/. */
+/* layout_int.h - the state of one plan for a linked file (struct lay, `lay` in its files), shared
+ * by the files of that planner: layout.c (the steps), layout_facts.c, layout_front.c,
+ * layout_linked.c, layout_place.c, layout_remove.c, layout_sections.c and layout_tail.c.  Private
+ * to edit/. */
 #ifndef DLNOTE_LAYOUT_INT_H
 #define DLNOTE_LAYOUT_INT_H
 
@@ -78,15 +79,15 @@ struct lay {
 	uint64_t keep, shstr_off, shoff;
 };
 
-int lay_patch(struct lay *L, uint64_t off, uint64_t len, const void *data, uint64_t src);
-int lay_zero(struct lay *L, uint64_t off, uint64_t len);
+int lay_patch(struct lay *lay, uint64_t off, uint64_t len, const void *data, uint64_t src);
+int lay_zero(struct lay *lay, uint64_t off, uint64_t len);
 int lay_overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
-int lay_in_own(const struct lay *L, uint64_t off);
+int lay_in_own(const struct lay *lay, uint64_t off);
 /* The first PT_LOAD that is not ours, or NULL. */
-const struct elf_phdr *lay_first_load(const struct lay *L);
+const struct elf_phdr *lay_first_load(const struct lay *lay);
 /* qsort order of uint64_t[2] pairs by their first value (file ranges). */
 int lay_pair_cmp(const void *x, const void *y);
-int lay_place_in_place(struct lay *L);
+int lay_place_in_place(struct lay *lay);
 
 static inline uint64_t lay_phdr_bytes(const struct elf *ef, size_t n)
 {
@@ -99,10 +100,10 @@ static inline uint64_t lay_word(const struct elf *ef)
 }
 
 /* layout_remove.c: what --remove takes away besides the notes */
-int lay_pht_home(struct lay *L);
-size_t lay_plan_drops(struct lay *L);
-int lay_renumber_symbols(struct lay *L);
-void lay_compact_sections(struct lay *L);
+int lay_pht_home(struct lay *lay);
+size_t lay_plan_drops(struct lay *lay);
+int lay_renumber_symbols(struct lay *lay);
+void lay_compact_sections(struct lay *lay);
 /* The symbol tables' transform (a patch_xform_fn): st_shndx of each entry of es bytes (at byte
  * `at`, big-endian when big) below n goes through map; SHN_ABS_ marks a removed section. */
 struct lay_symmap {
@@ -112,37 +113,37 @@ struct lay_symmap {
 };
 #define LAY_SYM_MOVED 0x80000000u
 void lay_symbols_renumbered(const void *ctx, unsigned char *buf, uint64_t len);
-uint64_t lay_names_hole(const struct lay *L, uint64_t size);
+uint64_t lay_names_hole(const struct lay *lay, uint64_t size);
 
 /* layout_sections.c */
-int lay_setup_sections(struct lay *L);
-void lay_finish_sections(struct lay *L);
-int lay_fix_symbols(struct lay *L);
-int lay_order_sections(struct lay *L);
+int lay_setup_sections(struct lay *lay);
+void lay_finish_sections(struct lay *lay);
+int lay_fix_symbols(struct lay *lay);
+int lay_order_sections(struct lay *lay);
 
 /* layout_linked.c */
-int lay_find_own(struct lay *L);
-int lay_build_phdrs(struct lay *L);
-int lay_plan_linked(struct lay *L);
-int lay_emit_phdrs(struct lay *L);
+int lay_find_own(struct lay *lay);
+int lay_build_phdrs(struct lay *lay);
+int lay_plan_linked(struct lay *lay);
+int lay_emit_phdrs(struct lay *lay);
 
 /* layout_front.c: room for the table where the linker put it */
-int lay_carriable(const struct lay *L, size_t i);
-int lay_front_room(struct lay *L, uint64_t at, uint64_t size);
-int lay_carry_from_own(struct lay *L);
-int lay_carry_home(struct lay *L);
-void lay_carry_phdrs(struct lay *L);
-void lay_carry_sections(struct lay *L);
-int lay_zero_carried(struct lay *L);
-int lay_emit_carry(struct lay *L);
-uint64_t lay_carry_delta(const struct lay *L);
+int lay_carriable(const struct lay *lay, size_t i);
+int lay_front_room(struct lay *lay, uint64_t at, uint64_t size);
+int lay_carry_from_own(struct lay *lay);
+int lay_carry_home(struct lay *lay);
+void lay_carry_phdrs(struct lay *lay);
+void lay_carry_sections(struct lay *lay);
+int lay_zero_carried(struct lay *lay);
+int lay_emit_carry(struct lay *lay);
+uint64_t lay_carry_delta(const struct lay *lay);
 
 /* layout_tail.c: the non-allocated sections after our segment */
-uint64_t lay_tail_start(const struct lay *L);
-uint64_t lay_tail_layout(struct lay *L, uint64_t pos);
-int lay_tail_emit(struct lay *L);
+uint64_t lay_tail_start(const struct lay *lay);
+uint64_t lay_tail_layout(struct lay *lay, uint64_t pos);
+int lay_tail_emit(struct lay *lay);
 
 /* layout_place.c */
-int lay_place_linked(struct lay *L);
+int lay_place_linked(struct lay *lay);
 
 #endif

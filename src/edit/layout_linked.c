@@ -29,7 +29,7 @@
 
 #include "layout_int.h"
 
-static const struct scan_area *segment_area(const struct lay *L, size_t index);
+static const struct scan_area *segment_area(const struct lay *lay, size_t index);
 
 /* ---- our own segments ---- */
 
@@ -47,9 +47,9 @@ static int advance(uint64_t *pos, uint64_t start, uint64_t off, uint64_t size)
 /* Everything in it is ours: the PHT and the copy before it, the section covering the PHT,
  * sections carried from after the table (layout_front.c) and dlopen notes, with at most 7
  * bytes of padding between them.  No marker is needed. */
-static int own_content(struct lay *L, const struct elf_phdr *p)
+static int own_content(struct lay *lay, const struct elf_phdr *p)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	uint64_t old = lay_phdr_bytes(ef, ef->phnum), pos = p->offset, end = p->offset + p->filesz;
 	uint64_t b = align_up(p->offset + old, lay_word(ef));
 	unsigned char *carried = xcalloc(ef->shnum ? ef->shnum : 1, 1);
@@ -62,10 +62,10 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 		return 0;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (s->type == SHT_NOBITS_ || L->isd[i] ||
+		if (s->type == SHT_NOBITS_ || lay->isd[i] ||
 		    !lay_overlaps(s->offset, s->size, p->offset, p->filesz))
 			continue;
-		if (lay_carriable(L, i) && s->offset >= p->offset && s->offset + s->size <= end) {
+		if (lay_carriable(lay, i) && s->offset >= p->offset && s->offset + s->size <= end) {
 			carried[i] = 1;
 			clo = s->offset < clo ? s->offset : clo;
 			chi = s->offset + s->size > chi ? s->offset + s->size : chi;
@@ -81,7 +81,7 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	 * of carried sections. */
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *q = &ef->ph[i];
-		const struct scan_area *a = q->type == PT_NOTE_ ? segment_area(L, i) : NULL;
+		const struct scan_area *a = q->type == PT_NOTE_ ? segment_area(lay, i) : NULL;
 		int inside =
 			q->offset >= p->offset && q->offset + q->filesz <= p->offset + p->filesz;
 		int in_carried = q->offset >= clo && q->offset + q->filesz <= chi;
@@ -107,9 +107,9 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 				if (ef->sh[i].offset > pos && ef->sh[i].offset < next)
 					next = ef->sh[i].offset;
 			}
-		for (i = 0; i < L->sc->nitems; i++)
-			if (L->sc->items[i].dlopen) {
-				const struct scan_item *it = &L->sc->items[i];
+		for (i = 0; i < lay->sc->nitems; i++)
+			if (lay->sc->items[i].dlopen) {
+				const struct scan_item *it = &lay->sc->items[i];
 				progress |= advance(&pos, p->offset, it->off, it->size);
 				if (it->off > pos && it->off < next)
 					next = it->off;
@@ -124,28 +124,28 @@ static int own_content(struct lay *L, const struct elf_phdr *p)
 	if (!found || pos + 8 <= end)
 		goto out; /* a segment too small to hold anything is not ours */
 	if (phsec)
-		L->phsec = phsec;
+		lay->phsec = phsec;
 	ok = 1;
 out:
 	free(carried);
 	return ok;
 }
 
-int lay_find_own(struct lay *L)
+int lay_find_own(struct lay *lay)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	size_t i;
 
-	L->isown = xcalloc(ef->phnum, 1);
-	if (!L->isown)
-		return err_oom(L->e);
+	lay->isown = xcalloc(ef->phnum, 1);
+	if (!lay->isown)
+		return err_oom(lay->e);
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
 		int entry = ef->entry && ef->entry >= p->vaddr && ef->entry - p->vaddr < p->memsz;
 		if (p->type == PT_LOAD_ && p->offset && !(p->flags & PF_W_) &&
-		    p->filesz == p->memsz && p->filesz && !entry && own_content(L, p)) {
-			L->isown[i] = 1;
-			L->nown++;
+		    p->filesz == p->memsz && p->filesz && !entry && own_content(lay, p)) {
+			lay->isown[i] = 1;
+			lay->nown++;
 		}
 	}
 	return 0;
@@ -153,48 +153,48 @@ int lay_find_own(struct lay *L)
 
 /* ---- the new program header table ---- */
 
-static int push_ph(struct lay *L, const struct elf_phdr *ph)
+static int push_ph(struct lay *lay, const struct elf_phdr *ph)
 {
-	struct elf_phdr *v = xgrow(L->ph, &L->ph_cap, L->phnum, sizeof *v);
+	struct elf_phdr *v = xgrow(lay->ph, &lay->ph_cap, lay->phnum, sizeof *v);
 
 	if (!v)
-		return err_oom(L->e);
-	L->ph = v;
-	L->ph[L->phnum++] = *ph;
+		return err_oom(lay->e);
+	lay->ph = v;
+	lay->ph[lay->phnum++] = *ph;
 	return 0;
 }
 
-static int insert_ph(struct lay *L, size_t at, const struct elf_phdr *ph)
+static int insert_ph(struct lay *lay, size_t at, const struct elf_phdr *ph)
 {
 	int k;
 
-	if (push_ph(L, ph))
+	if (push_ph(lay, ph))
 		return -1;
-	memmove(&L->ph[at + 1], &L->ph[at], (L->phnum - 1 - at) * sizeof *L->ph);
-	L->ph[at] = *ph;
-	for (k = 0; k < L->nseg; k++)
-		if (L->seg[k].ph >= (long)at)
-			L->seg[k].ph++;
-	if (L->note_ph >= (long)at)
-		L->note_ph++;
+	memmove(&lay->ph[at + 1], &lay->ph[at], (lay->phnum - 1 - at) * sizeof *lay->ph);
+	lay->ph[at] = *ph;
+	for (k = 0; k < lay->nseg; k++)
+		if (lay->seg[k].ph >= (long)at)
+			lay->seg[k].ph++;
+	if (lay->note_ph >= (long)at)
+		lay->note_ph++;
 	return 0;
 }
 
-static size_t after_last(const struct lay *L, uint32_t type)
+static size_t after_last(const struct lay *lay, uint32_t type)
 {
-	size_t i, at = L->phnum;
+	size_t i, at = lay->phnum;
 
-	for (i = 0; i < L->phnum; i++)
-		if (L->ph[i].type == type)
+	for (i = 0; i < lay->phnum; i++)
+		if (lay->ph[i].type == type)
 			at = i + 1;
 	return at;
 }
 
 /* A PT_NOTE mixing dlopen notes with others keeps only the runs of other notes: the dlopen
  * note gets its own PT_NOTE (OpenBSD ld.so, mold's 8-aligned merge; docs/background.md §2-3). */
-static int split_note_segment(struct lay *L, const struct elf_phdr *ph, const struct scan_area *a)
+static int split_note_segment(struct lay *lay, const struct elf_phdr *ph, const struct scan_area *a)
 {
-	const struct scan_item *it = L->sc->items + a->first;
+	const struct scan_item *it = lay->sc->items + a->first;
 	struct elf_phdr run;
 	size_t i = 0, k;
 
@@ -210,52 +210,52 @@ static int split_note_segment(struct lay *L, const struct elf_phdr *ph, const st
 		run.vaddr = ph->vaddr + (it[i].off - ph->offset);
 		run.paddr = ph->paddr + (it[i].off - ph->offset);
 		run.filesz = run.memsz = it[k].off + it[k].size - it[i].off;
-		if (push_ph(L, &run))
+		if (push_ph(lay, &run))
 			return -1;
 		i = k + 1;
 	}
 	return 0;
 }
 
-static const struct scan_area *segment_area(const struct lay *L, size_t index)
+static const struct scan_area *segment_area(const struct lay *lay, size_t index)
 {
 	size_t k;
 
-	for (k = 0; k < L->sc->nareas; k++)
-		if (L->sc->areas[k].kind == AREA_SEGMENT && L->sc->areas[k].index == index)
-			return &L->sc->areas[k];
+	for (k = 0; k < lay->sc->nareas; k++)
+		if (lay->sc->areas[k].kind == AREA_SEGMENT && lay->sc->areas[k].index == index)
+			return &lay->sc->areas[k];
 	return NULL;
 }
 
 /* Candidate places for an in-place rewrite: the old dlopen sections, or (no section headers)
  * the runs of dlopen notes found through PT_NOTE. */
-int lay_place_in_place(struct lay *L)
+int lay_place_in_place(struct lay *lay)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	const struct elf_phdr *ld;
 	size_t i;
 
 	if (ef->shnum) {
-		i = L->target;
-		if (!i || ef->sh[i].size < L->notesz || ef->sh[i].type == SHT_NOBITS_)
+		i = lay->target;
+		if (!i || ef->sh[i].size < lay->notesz || ef->sh[i].type == SHT_NOBITS_)
 			return 0;
-		ld = elf_load_covering(ef, ef->sh[i].offset, L->notesz);
+		ld = elf_load_covering(ef, ef->sh[i].offset, lay->notesz);
 		if (!ld || (ld->flags & PF_W_))
 			return 0;
-		L->note_off = ef->sh[i].offset;
-		L->note_vaddr = ld->vaddr + (L->note_off - ld->offset);
+		lay->note_off = ef->sh[i].offset;
+		lay->note_vaddr = ld->vaddr + (lay->note_off - ld->offset);
 		return 1;
 	}
-	for (i = 0; i < L->sc->nareas; i++) {
-		const struct scan_area *a = &L->sc->areas[i];
+	for (i = 0; i < lay->sc->nareas; i++) {
+		const struct scan_area *a = &lay->sc->areas[i];
 		if (a->kind != AREA_SEGMENT || a->n == 0 || a->n != a->ndlopen ||
-		    a->size < L->notesz)
+		    a->size < lay->notesz)
 			continue;
-		ld = elf_load_covering(ef, a->off, L->notesz);
+		ld = elf_load_covering(ef, a->off, lay->notesz);
 		if (!ld || (ld->flags & PF_W_))
 			continue;
-		L->note_off = a->off;
-		L->note_vaddr = ld->vaddr + (a->off - ld->offset);
+		lay->note_off = a->off;
+		lay->note_vaddr = ld->vaddr + (a->off - ld->offset);
 		return 1;
 	}
 	return 0;
@@ -264,27 +264,27 @@ int lay_place_in_place(struct lay *L)
 /* The input's entries minus our old segments and dlopen PT_NOTEs (and PT_NULL entries when the
  * table moves into our segment, as older versions did), plus our
  * PT_LOADs (nseg of them; placed and sorted later) and our PT_NOTE. */
-int lay_build_phdrs(struct lay *L)
+int lay_build_phdrs(struct lay *lay)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	size_t i;
 	int k;
 
-	free(L->ph);
-	L->ph = NULL;
-	L->ph_cap = 0;
-	L->phnum = 0;
-	L->note_ph = -1;
-	for (k = 0; k < L->nseg; k++)
-		L->seg[k].ph = -1;
+	free(lay->ph);
+	lay->ph = NULL;
+	lay->ph_cap = 0;
+	lay->phnum = 0;
+	lay->note_ph = -1;
+	for (k = 0; k < lay->nseg; k++)
+		lay->seg[k].ph = -1;
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *ph = &ef->ph[i];
-		const struct scan_area *a = ph->type == PT_NOTE_ ? segment_area(L, i) : NULL;
+		const struct scan_area *a = ph->type == PT_NOTE_ ? segment_area(lay, i) : NULL;
 		size_t prop = elf_stale_property(ef, i);
 		/* The linker's PT_NULL entries stay (mips binutils ends its table with one), so
 		 * that
 		 * --remove gives the table back as it was. */
-		if (L->isown[i] || (ph->type == PT_NULL_ && L->pht_in_seg))
+		if (lay->isown[i] || (ph->type == PT_NULL_ && lay->pht_in_seg))
 			continue;
 		if (prop) {
 			/* patchelf's stale PT_GNU_PROPERTY: it describes the property note again */
@@ -294,42 +294,42 @@ int lay_build_phdrs(struct lay *L)
 			fixed.offset = ef->sh[prop].offset;
 			fixed.vaddr = fixed.paddr = ef->sh[prop].addr;
 			if (!ld || ef->sh[prop].addr - ld->vaddr != fixed.offset - ld->offset)
-				return err_set(L->e,
+				return err_set(lay->e,
 					       "PT_GNU_PROPERTY describes the program headers, and "
 					       ".note.gnu.property is not loaded");
-			if (push_ph(L, &fixed))
+			if (push_ph(lay, &fixed))
 				return -1;
 			continue;
 		}
-		if (a && a->ndlopen ? split_note_segment(L, ph, a) : push_ph(L, ph))
+		if (a && a->ndlopen ? split_note_segment(lay, ph, a) : push_ph(lay, ph))
 			return -1;
 	}
-	for (k = 0; k < L->nseg; k++) {
+	for (k = 0; k < lay->nseg; k++) {
 		struct elf_phdr load = {.type = PT_LOAD_, .flags = PF_R_};
-		size_t at = after_last(L, PT_LOAD_);
-		if (insert_ph(L, at, &load))
+		size_t at = after_last(lay, PT_LOAD_);
+		if (insert_ph(lay, at, &load))
 			return -1;
-		L->seg[k].ph = (long)at;
+		lay->seg[k].ph = (long)at;
 	}
-	if (L->notesz) {
+	if (lay->notesz) {
 		struct elf_phdr pn = {.type = PT_NOTE_, .flags = PF_R_, .align = 4};
-		size_t at = after_last(L, PT_NOTE_);
-		if (at == L->phnum)
-			at = after_last(L, PT_LOAD_);
-		if (insert_ph(L, at, &pn))
+		size_t at = after_last(lay, PT_NOTE_);
+		if (at == lay->phnum)
+			at = after_last(lay, PT_LOAD_);
+		if (insert_ph(lay, at, &pn))
 			return -1;
-		L->note_ph = (long)at;
+		lay->note_ph = (long)at;
 	}
-	L->phsz = lay_phdr_bytes(ef, L->phnum);
+	lay->phsz = lay_phdr_bytes(ef, lay->phnum);
 	return 0;
 }
 
 /* How many entries fit where the PHT is: its own slots, plus zeroed bytes right after it that
  * no section or segment uses (slots freed by an earlier --remove).  Only with section headers,
  * which are what tells us the bytes are unused. */
-static size_t pht_capacity(struct lay *L)
+static size_t pht_capacity(struct lay *lay)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	uint64_t es = elf_phent_size(ef), end = ef->phoff + lay_phdr_bytes(ef, ef->phnum), limit;
 	const struct elf_phdr *ld = elf_load_covering(ef, ef->phoff, lay_phdr_bytes(ef, ef->phnum));
 	unsigned char buf[16 * 56];
@@ -372,164 +372,166 @@ static size_t pht_capacity(struct lay *L)
 /* The table back right after the ELF header, where the linker put it, from our segment (a
  * file an older version wrote): when it fits there, carrying the sections after it if it must.
  * 1: it goes there. */
-static int table_home(struct lay *L)
+static int table_home(struct lay *lay)
 {
-	const struct elf *ef = L->ef;
-	const struct elf_phdr *ld = lay_first_load(L);
+	const struct elf *ef = lay->ef;
+	const struct elf_phdr *ld = lay_first_load(lay);
 	uint64_t home = elf_ehdr_size(ef);
 	int r;
 
 	/* Our segment holding both the table and carried sections is no layout of ours: it stays.
 	 */
-	if (!ld || ld->offset != 0 || L->carry.present)
+	if (!ld || ld->offset != 0 || lay->carry.present)
 		return 0;
-	L->pht_in_seg = 0;
-	L->nseg = L->where == NOTE_SEGMENT;
-	if (lay_build_phdrs(L))
+	lay->pht_in_seg = 0;
+	lay->nseg = lay->where == NOTE_SEGMENT;
+	if (lay_build_phdrs(lay))
 		return -1;
-	r = lay_front_room(L, home, L->phsz);
-	if (r == 1 && !L->nseg) {
-		L->nseg = 1; /* the carried block needs our segment */
-		if (lay_build_phdrs(L))
+	r = lay_front_room(lay, home, lay->phsz);
+	if (r == 1 && !lay->nseg) {
+		lay->nseg = 1; /* the carried block needs our segment */
+		if (lay_build_phdrs(lay))
 			return -1;
-		r = lay_front_room(L, home, L->phsz);
+		r = lay_front_room(lay, home, lay->phsz);
 	}
 	if (r <= 0)
 		return r;
-	L->pht_home = 1;
-	L->home_off = home;
-	L->home_vaddr = ld->vaddr + home;
-	plan_log(L->pl, "program headers: back at offset 0x%llx, after the ELF header\n",
+	lay->pht_home = 1;
+	lay->home_off = home;
+	lay->home_vaddr = ld->vaddr + home;
+	plan_log(lay->pl, "program headers: back at offset 0x%llx, after the ELF header\n",
 		 (unsigned long long)home);
 	return 1;
 }
 
 /* The table grows where it is, carrying the sections after it into our segment (which the
  * table then counts).  1: done, 0: not possible. */
-static int table_grows(struct lay *L)
+static int table_grows(struct lay *lay)
 {
 	int r;
 
-	if (!L->nseg) {
-		L->nseg = 1;
-		if (lay_build_phdrs(L))
+	if (!lay->nseg) {
+		lay->nseg = 1;
+		if (lay_build_phdrs(lay))
 			return -1;
 	}
 	/* Nothing in the way but bytes no section or segment describes (patchelf leaves the old
 	 * bytes of the sections it moved there): the table may take them. */
-	r = lay_front_room(L, L->ef->phoff, L->phsz);
+	r = lay_front_room(lay, lay->ef->phoff, lay->phsz);
 	return r == 2 ? 1 : r;
 }
 
-int lay_plan_linked(struct lay *L)
+int lay_plan_linked(struct lay *lay)
 {
-	const struct elf *ef = L->ef;
-	int pht_in_own = L->nown && lay_in_own(L, ef->phoff), r;
+	const struct elf *ef = lay->ef;
+	int pht_in_own = lay->nown && lay_in_own(lay, ef->phoff), r;
 
-	if (!L->notesz)
-		L->where = NOTE_NONE;
-	else if (lay_place_in_place(L) && !lay_in_own(L, L->note_off))
-		L->where = NOTE_INPLACE;
+	if (!lay->notesz)
+		lay->where = NOTE_NONE;
+	else if (lay_place_in_place(lay) && !lay_in_own(lay, lay->note_off))
+		lay->where = NOTE_INPLACE;
 	else
-		L->where = NOTE_SEGMENT; /* our own segments are always rebuilt */
-	if (lay_carry_from_own(L))
+		lay->where = NOTE_SEGMENT; /* our own segments are always rebuilt */
+	if (lay_carry_from_own(lay))
 		return -1;
-	L->pht_in_seg = pht_in_own;
-	L->nseg = L->where == NOTE_SEGMENT || L->pht_in_seg || L->carry.present;
-	if (lay_build_phdrs(L))
+	lay->pht_in_seg = pht_in_own;
+	lay->nseg = lay->where == NOTE_SEGMENT || lay->pht_in_seg || lay->carry.present;
+	if (lay_build_phdrs(lay))
 		return -1;
 	if (pht_in_own) {
 		/* An older version moved the table into our segment: it goes back where the linker
 		 * put it, as on a first run; --remove gives the input back when nothing was
 		 * carried. */
-		if (L->where == NOTE_NONE) {
+		if (lay->where == NOTE_NONE) {
 			int home;
-			L->nseg = 0;
-			if (lay_build_phdrs(L) || (home = lay_pht_home(L)) < 0)
+			lay->nseg = 0;
+			if (lay_build_phdrs(lay) || (home = lay_pht_home(lay)) < 0)
 				return -1;
-			L->pht_in_seg = !home;
-			L->nseg = !home;
-			if (!home && lay_build_phdrs(L))
+			lay->pht_in_seg = !home;
+			lay->nseg = !home;
+			if (!home && lay_build_phdrs(lay))
 				return -1;
-		} else if ((r = table_home(L)) < 0) {
+		} else if ((r = table_home(lay)) < 0) {
 			return -1;
 		} else if (r == 0) {
-			L->pht_in_seg = 1;
-			L->nseg = 1;
-			if (lay_build_phdrs(L))
+			lay->pht_in_seg = 1;
+			lay->nseg = 1;
+			if (lay_build_phdrs(lay))
 				return -1;
 		}
 	}
-	if (L->carry.present && L->where == NOTE_NONE && !L->pht_in_seg && !L->pht_home) {
+	if (lay->carry.present && lay->where == NOTE_NONE && !lay->pht_in_seg && !lay->pht_home) {
 		/* --remove: the carried block goes back after the table, and our segment with it.
 		 */
-		L->nseg = 0;
-		if (lay_build_phdrs(L) || (r = lay_carry_home(L)) < 0)
+		lay->nseg = 0;
+		if (lay_build_phdrs(lay) || (r = lay_carry_home(lay)) < 0)
 			return -1;
 		if (r == 0) {
-			L->nseg = 1;
-			if (lay_build_phdrs(L))
+			lay->nseg = 1;
+			if (lay_build_phdrs(lay))
 				return -1;
 		}
 	}
-	if (!L->pht_in_seg && !L->pht_home && L->phnum > pht_capacity(L)) {
-		if ((r = table_grows(L)) < 0)
+	if (!lay->pht_in_seg && !lay->pht_home && lay->phnum > pht_capacity(lay)) {
+		if ((r = table_grows(lay)) < 0)
 			return -1;
 		if (r == 0) {
 			/* Nothing can move: the table moves into our segment (docs/layout.md). */
-			L->pht_in_seg = 1;
-			L->nseg = 1;
-			if (lay_build_phdrs(L))
+			lay->pht_in_seg = 1;
+			lay->nseg = 1;
+			if (lay_build_phdrs(lay))
 				return -1;
 		}
 	}
-	if (L->pht_in_seg && L->carry.present)
+	if (lay->pht_in_seg && lay->carry.present)
 		return err_set(
-			L->e,
+			lay->e,
 			"a segment of ours holds both the program headers and carried sections: "
 			"no layout this tool writes (damaged file)");
 	/* An old note among the carried sections moves with them: into our segment, not in place.
 	 */
-	if (L->where == NOTE_INPLACE && (L->carry.present || L->pht_home) &&
-	    ((L->note_off >= L->carry.off && L->note_off < L->carry.end) ||
-	     L->note_off < elf_ehdr_size(ef) + L->phsz))
-		L->where = NOTE_SEGMENT;
-	L->pl->strategy = L->where == NOTE_NONE      ? "removed"
-			  : L->where == NOTE_INPLACE ? (L->nown ? "in place, own segment rebuilt"
-							: L->pht_in_seg ? "in place, PHT moved"
-									: "in place")
-			  : L->nown                  ? "own segment grown"
-			  : L->pht_in_seg            ? "PHT moved"
-			  : L->carry.present         ? "PHT grown, sections carried"
-						     : "new PT_LOAD with the PHT in a free slot";
+	if (lay->where == NOTE_INPLACE && (lay->carry.present || lay->pht_home) &&
+	    ((lay->note_off >= lay->carry.off && lay->note_off < lay->carry.end) ||
+	     lay->note_off < elf_ehdr_size(ef) + lay->phsz))
+		lay->where = NOTE_SEGMENT;
+	lay->pl->strategy = lay->where == NOTE_NONE ? "removed"
+			    : lay->where == NOTE_INPLACE
+				    ? (lay->nown         ? "in place, own segment rebuilt"
+				       : lay->pht_in_seg ? "in place, PHT moved"
+							 : "in place")
+			    : lay->nown          ? "own segment grown"
+			    : lay->pht_in_seg    ? "PHT moved"
+			    : lay->carry.present ? "PHT grown, sections carried"
+						 : "new PT_LOAD with the PHT in a free slot";
 	return 0;
 }
 
 /* The table goes where it was, or into segment 0 twice (A for bfd, B the live one). */
-int lay_emit_phdrs(struct lay *L)
+int lay_emit_phdrs(struct lay *lay)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	size_t es = elf_phent_size(ef), i;
-	unsigned char *pht = xcalloc(L->phnum, es);
+	unsigned char *pht = xcalloc(lay->phnum, es);
 	int r;
 
 	if (!pht)
-		return err_oom(L->e);
-	for (i = 0; i < L->phnum; i++)
-		elf_encode_phdr(ef, &L->ph[i], pht + i * es);
-	if (L->pht_in_seg)
-		r = lay_patch(L, L->seg[0].off, L->phsz, pht, 0) ||
-		    lay_patch(L, L->pht_b, L->phsz, pht, 0);
-	else if (L->pht_home)
-		r = lay_patch(L, L->home_off, L->phsz, pht,
+		return err_oom(lay->e);
+	for (i = 0; i < lay->phnum; i++)
+		elf_encode_phdr(ef, &lay->ph[i], pht + i * es);
+	if (lay->pht_in_seg)
+		r = lay_patch(lay, lay->seg[0].off, lay->phsz, pht, 0) ||
+		    lay_patch(lay, lay->pht_b, lay->phsz, pht, 0);
+	else if (lay->pht_home)
+		r = lay_patch(lay, lay->home_off, lay->phsz, pht,
 			      0); /* the old one goes with our segment */
 	else {
 		/* A shrinking table leaves zeros, but not over a carried block going back there. */
 		uint64_t zend = ef->phoff + lay_phdr_bytes(ef, ef->phnum);
-		if (L->carry.present && L->carry.new_off > ef->phoff && L->carry.new_off < zend)
-			zend = L->carry.new_off;
-		r = (L->phnum < ef->phnum && lay_zero(L, ef->phoff, zend - ef->phoff)) ||
-		    lay_patch(L, ef->phoff, L->phsz, pht, 0);
+		if (lay->carry.present && lay->carry.new_off > ef->phoff &&
+		    lay->carry.new_off < zend)
+			zend = lay->carry.new_off;
+		r = (lay->phnum < ef->phnum && lay_zero(lay, ef->phoff, zend - ef->phoff)) ||
+		    lay_patch(lay, ef->phoff, lay->phsz, pht, 0);
 	}
 	free(pht);
 	return r ? -1 : 0;

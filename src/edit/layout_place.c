@@ -66,9 +66,9 @@ static uint64_t largest_reloc_symbol(const struct elf *ef)
 	return max;
 }
 
-static int survey(struct lay *L, struct space *s)
+static int survey(struct lay *lay, struct space *s)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	const struct elf_phdr *first = NULL;
 	size_t i;
 
@@ -76,7 +76,7 @@ static int survey(struct lay *L, struct space *s)
 	s->align = elf_max_page(ef);
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type != PT_LOAD_ || L->isown[i])
+		if (p->type != PT_LOAD_ || lay->isown[i])
 			continue;
 		if (!first)
 			first = p;
@@ -88,16 +88,16 @@ static int survey(struct lay *L, struct space *s)
 			s->align = p->align;
 	}
 	if (!first)
-		return err_set(L->e, "no PT_LOAD segment: cannot place the note in memory");
+		return err_set(lay->e, "no PT_LOAD segment: cannot place the note in memory");
 	if (s->align & (s->align - 1))
-		return err_set(L->e, "PT_LOAD alignment 0x%llx is not a power of two",
+		return err_set(lay->e, "PT_LOAD alignment 0x%llx is not a power of two",
 			       (unsigned long long)s->align);
 	s->symsz = largest_reloc_symbol(ef);
 	if (s->symsz > MAX_SYMBOL_REACH)
 		s->symsz = 0; /* nonsense sizes: then only the loader's rules count */
 	s->bias = first->vaddr - first->offset;
 	if (s->bias % s->align)
-		return err_set(L->e,
+		return err_set(lay->e,
 			       "first PT_LOAD is not aligned to 0x%llx: cannot place a segment "
 			       "congruently",
 			       (unsigned long long)s->align);
@@ -112,24 +112,24 @@ struct seg_parts {
 		first; /* offsets from the segment's start; first: of its first part */
 };
 
-static uint64_t seg_layout(const struct lay *L, const struct seg *g, uint64_t off,
+static uint64_t seg_layout(const struct lay *lay, const struct seg *g, uint64_t off,
 			   struct seg_parts *sp)
 {
-	uint64_t pos = 0, a = L->carry.align ? L->carry.align : 1;
+	uint64_t pos = 0, a = lay->carry.align ? lay->carry.align : 1;
 
 	memset(sp, 0, sizeof *sp);
 	if (g->carry) {
-		sp->carry = (L->carry.off % a + a - off % a) % a;
-		pos = sp->carry + (L->carry.end - L->carry.off);
+		sp->carry = (lay->carry.off % a + a - off % a) % a;
+		pos = sp->carry + (lay->carry.end - lay->carry.off);
 	}
 	if (g->pht) {
-		sp->b = align_up(off + pos + L->phsz, lay_word(L->ef)) -
+		sp->b = align_up(off + pos + lay->phsz, lay_word(lay->ef)) -
 			off; /* A at pos, then B aligned */
-		pos = sp->b + L->phsz;
+		pos = sp->b + lay->phsz;
 	}
 	if (g->note) {
 		sp->note = align_up(off + pos, 4) - off;
-		pos = sp->note + L->notesz;
+		pos = sp->note + lay->notesz;
 	}
 	sp->first = g->carry ? sp->carry : g->pht ? 0 : sp->note;
 	return pos;
@@ -137,14 +137,14 @@ static uint64_t seg_layout(const struct lay *L, const struct seg *g, uint64_t of
 
 /* Is [off, off+size) in the file and [vaddr, vaddr+size) in memory free?  Our old segments
  * count as free; the file bytes must be zero (page padding). */
-static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size, int upto)
+static int room_free(struct lay *lay, uint64_t off, uint64_t vaddr, uint64_t size, int upto)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	unsigned char buf[4096];
 	struct err ignore;
 	/* What follows the allocated part moves away when our segment lands there (layout_tail.c):
 	 * from there on, nothing is in the way, and the file may end before the segment does. */
-	uint64_t from = L->tail_moves ? L->tail_from : UINT64_MAX,
+	uint64_t from = lay->tail_moves ? lay->tail_from : UINT64_MAX,
 		 inside = off + size > from ? (from > off ? from - off : 0) : size;
 	uint64_t pos, n, k;
 	size_t i;
@@ -154,20 +154,20 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 		return 0;
 	/* The table rewritten where it is may have grown into free slots after it, or shrunk,
 	 * and then its old extent is zeroed. */
-	if (!L->pht_in_seg &&
+	if (!lay->pht_in_seg &&
 	    lay_overlaps(ef->phoff,
-			 L->phsz > lay_phdr_bytes(ef, ef->phnum) ? L->phsz
-								 : lay_phdr_bytes(ef, ef->phnum),
+			 lay->phsz > lay_phdr_bytes(ef, ef->phnum) ? lay->phsz
+								   : lay_phdr_bytes(ef, ef->phnum),
 			 off, size))
 		return 0;
 	for (j = 0; j < upto; j++)
-		if (lay_overlaps(L->seg[j].off, L->seg[j].size, off, size) ||
-		    lay_overlaps(L->seg[j].vaddr, L->seg[j].size, vaddr, size))
+		if (lay_overlaps(lay->seg[j].off, lay->seg[j].size, off, size) ||
+		    lay_overlaps(lay->seg[j].vaddr, lay->seg[j].size, vaddr, size))
 			return 0;
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type == PT_NULL_ || L->isown[i] ||
-		    (p->type != PT_LOAD_ && lay_in_own(L, p->offset)))
+		if (p->type == PT_NULL_ || lay->isown[i] ||
+		    (p->type != PT_LOAD_ && lay_in_own(lay, p->offset)))
 			continue;
 		if (lay_overlaps(p->offset, p->filesz, off, size) ||
 		    (p->type == PT_LOAD_ && lay_overlaps(p->vaddr, p->memsz, vaddr, size)))
@@ -175,8 +175,8 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 	}
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *s = &ef->sh[i];
-		if (lay_in_own(L, s->offset) &&
-		    (L->isd[i] || i == L->phsec || (L->carry.in && L->carry.in[i])))
+		if (lay_in_own(lay, s->offset) &&
+		    (lay->isd[i] || i == lay->phsec || (lay->carry.in && lay->carry.in[i])))
 			continue; /* ours, rebuilt; a NOBITS section there is not */
 		if (!(s->flags & SHF_ALLOC_) && s->offset >= from)
 			continue; /* moves with the tail */
@@ -192,7 +192,7 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 		if (elf_read(ef, pos, n, buf, &ignore))
 			return 0;
 		for (k = 0; k < n; k++)
-			if (buf[k] && !lay_in_own(L, pos + k))
+			if (buf[k] && !lay_in_own(lay, pos + k))
 				return 0;
 	}
 	return 1;
@@ -200,9 +200,9 @@ static int room_free(struct lay *L, uint64_t off, uint64_t vaddr, uint64_t size,
 
 /* Where bfd thinks a segment's content ends: the ELF header, the program headers if they stay
  * in it, and its sections.  bfd continues laying out from there. */
-static uint64_t bfd_content_end(const struct lay *L, const struct elf_phdr *p)
+static uint64_t bfd_content_end(const struct lay *lay, const struct elf_phdr *p)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	uint64_t end = p->offset, pht = lay_phdr_bytes(ef, ef->phnum);
 	size_t i;
 
@@ -210,8 +210,8 @@ static uint64_t bfd_content_end(const struct lay *L, const struct elf_phdr *p)
 		return p->offset + p->filesz;
 	if (p->offset == 0 && p->filesz >= elf_ehdr_size(ef))
 		end = elf_ehdr_size(ef);
-	if (!L->pht_in_seg && ef->phoff >= p->offset && ef->phoff + pht <= p->offset + p->filesz &&
-	    ef->phoff + pht > end)
+	if (!lay->pht_in_seg && ef->phoff >= p->offset &&
+	    ef->phoff + pht <= p->offset + p->filesz && ef->phoff + pht > end)
 		end = ef->phoff + pht;
 	for (i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *sh = &ef->sh[i];
@@ -232,9 +232,9 @@ static uint64_t bfd_content_end(const struct lay *L, const struct elf_phdr *p)
  * as pages grow).  Programs are mapped by the kernel or qemu, and ET_EXEC files never take
  * that path in glibc; a PIE started through ld.so under qemu is the documented exception
  * (docs/layout.md: the padding is what keeps it running under qemu after GNU strip). */
-static int page_sharing_loads(const struct lay *L, const struct space *s, uint64_t vaddr)
+static int page_sharing_loads(const struct lay *lay, const struct space *s, uint64_t vaddr)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	uint64_t first_end = 0, last = vaddr, first = UINT64_MAX;
 	size_t i;
 
@@ -245,7 +245,7 @@ static int page_sharing_loads(const struct lay *L, const struct space *s, uint64
 		return 1;
 	for (i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *p = &ef->ph[i];
-		if (p->type != PT_LOAD_ || L->isown[i])
+		if (p->type != PT_LOAD_ || lay->isown[i])
 			continue;
 		if (p->vaddr < first)
 			first = p->vaddr, first_end = p->vaddr + p->memsz;
@@ -257,9 +257,9 @@ static int page_sharing_loads(const struct lay *L, const struct space *s, uint64
 
 /* Where relocations in writable segments below vaddr may reach, for eu-elflint (see
  * largest_reloc_symbol): our read-only segment starts at or after it. */
-static uint64_t reloc_reach(const struct lay *L, const struct space *s, uint64_t vaddr)
+static uint64_t reloc_reach(const struct lay *lay, const struct space *s, uint64_t vaddr)
 {
-	const struct elf *ef = L->ef;
+	const struct elf *ef = lay->ef;
 	uint64_t reach = 0;
 	size_t i;
 
@@ -276,10 +276,10 @@ static uint64_t reloc_reach(const struct lay *L, const struct space *s, uint64_t
  * running offset is exactly our p_offset, so strip and objcopy keep the layout as it is, and
  * sharing that last page is harmless (same bytes, same permissions).  Read-only neighbours
  * first; an R+X one only for the PHT's segment, whose section can carry SHF_EXECINSTR. */
-static int place_in_gap(struct lay *L, const struct space *s, int k)
+static int place_in_gap(struct lay *lay, const struct space *s, int k)
 {
-	const struct elf *ef = L->ef;
-	struct seg *g = &L->seg[k];
+	const struct elf *ef = lay->ef;
+	struct seg *g = &lay->seg[k];
 	struct seg_parts sp;
 	uint64_t off, size;
 	size_t i, pass;
@@ -287,21 +287,21 @@ static int place_in_gap(struct lay *L, const struct space *s, int k)
 	for (pass = 0; pass < 2 * ef->phnum; pass++) {
 		const struct elf_phdr *p = &ef->ph[pass % ef->phnum];
 		i = pass % ef->phnum;
-		if (p->type != PT_LOAD_ || L->isown[i] || (p->flags & PF_W_) ||
+		if (p->type != PT_LOAD_ || lay->isown[i] || (p->flags & PF_W_) ||
 		    p->filesz != p->memsz || p->vaddr - p->offset != s->bias ||
 		    (p->flags & ~(uint32_t)(PF_R_ | PF_X_)))
 			continue;
 		if (!(p->flags & PF_X_) != (pass < ef->phnum) || ((p->flags & PF_X_) && !g->pht))
 			continue;
 		off = p->offset + p->filesz;
-		if (bfd_content_end(L, p) != off)
+		if (bfd_content_end(lay, p) != off)
 			continue;
-		size = seg_layout(L, g, off, &sp);
+		size = seg_layout(lay, g, off, &sp);
 		if (!g->pht)
 			off += sp.first, size -= sp.first;
-		if (!room_free(L, off, off + s->bias, size, k) ||
-		    !page_sharing_loads(L, s, off + s->bias) ||
-		    reloc_reach(L, s, off + s->bias) > off + s->bias)
+		if (!room_free(lay, off, off + s->bias, size, k) ||
+		    !page_sharing_loads(lay, s, off + s->bias) ||
+		    reloc_reach(lay, s, off + s->bias) > off + s->bias)
 			continue;
 		g->off = off;
 		g->vaddr = off + s->bias;
@@ -318,22 +318,22 @@ static int place_in_gap(struct lay *L, const struct space *s, int k)
 /* After the end of the file (and after segment 0 when that is there too).  With the PHT
  * inside: p_vaddr - p_offset = bias, and p_vaddr = bfd's running offset (mod align), so that a
  * bfd re-layout keeps the addresses. */
-static int place_at_end(struct lay *L, const struct space *s, int k)
+static int place_at_end(struct lay *lay, const struct space *s, int k)
 {
-	const struct elf *ef = L->ef;
-	struct seg *g = &L->seg[k];
+	const struct elf *ef = lay->ef;
+	struct seg *g = &lay->seg[k];
 	/* No rounding: copy A may start anywhere (bfd puts it at its running offset), and
 	 * seg_layout aligns B and the note inside the segment. */
-	uint64_t vend = s->vend, start = L->keep, limit = ef->is64 ? UINT64_MAX : UINT32_MAX;
-	uint64_t vmin, vaddr, off, a = L->carry.align ? L->carry.align : 1;
+	uint64_t vend = s->vend, start = lay->keep, limit = ef->is64 ? UINT64_MAX : UINT32_MAX;
+	uint64_t vmin, vaddr, off, a = lay->carry.align ? lay->carry.align : 1;
 	struct seg_parts sp;
 
-	if (k && L->seg[0].vaddr + L->seg[0].size > vend)
-		vend = L->seg[0].vaddr + L->seg[0].size;
-	if (reloc_reach(L, s, UINT64_MAX) > vend)
-		vend = reloc_reach(L, s, UINT64_MAX);
-	if (k && L->seg[0].off + L->seg[0].size > start)
-		start = L->seg[0].off + L->seg[0].size;
+	if (k && lay->seg[0].vaddr + lay->seg[0].size > vend)
+		vend = lay->seg[0].vaddr + lay->seg[0].size;
+	if (reloc_reach(lay, s, UINT64_MAX) > vend)
+		vend = reloc_reach(lay, s, UINT64_MAX);
+	if (k && lay->seg[0].off + lay->seg[0].size > start)
+		start = lay->seg[0].off + lay->seg[0].size;
 	vmin = align_up(vend, s->align);
 	if (g->pht) {
 		vaddr = vmin + (s->prev_end - vmin) % s->align;
@@ -343,17 +343,18 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 	} else {
 		/* a segment without the PHT starts with its first part: the carried block, at its
 		 * alignment, or the note */
-		off = g->carry ? start + (L->carry.off % a + a - start % a) % a
+		off = g->carry ? start + (lay->carry.off % a + a - start % a) % a
 			       : align_up(start, 4);
 		vaddr = vmin + off % s->align;
 	}
-	g->size = seg_layout(L, g, off, &sp);
+	g->size = seg_layout(lay, g, off, &sp);
 	if (vaddr < vend || vaddr > limit || g->size > limit - vaddr)
-		return err_set(L->e, "no room in the address space for a new segment above 0x%llx",
+		return err_set(lay->e,
+			       "no room in the address space for a new segment above 0x%llx",
 			       (unsigned long long)vend);
 	/* The gap is sparse, so it costs no I/O, but a file must still be writable and copyable. */
 	if (off > ef->size + MAX_SPARSE_GAP)
-		return err_set(L->e,
+		return err_set(lay->e,
 			       "the new segment would need a %llu GiB hole in the file (memory "
 			       "ends at 0x%llx)",
 			       (unsigned long long)((off - ef->size) >> 30),
@@ -368,57 +369,57 @@ static int place_at_end(struct lay *L, const struct space *s, int k)
 
 /* Keep PT_LOAD entries sorted by address (the gABI requires it): ours goes before the first
  * earlier PT_LOAD above it, whatever other entries lie between. */
-static void sort_segment_entry(struct lay *L, int k)
+static void sort_segment_entry(struct lay *lay, int k)
 {
-	struct elf_phdr me = L->ph[L->seg[k].ph];
-	size_t cur = (size_t)L->seg[k].ph, at = cur, i;
+	struct elf_phdr me = lay->ph[lay->seg[k].ph];
+	size_t cur = (size_t)lay->seg[k].ph, at = cur, i;
 	int j;
 
 	for (i = 0; i < cur; i++)
-		if (L->ph[i].type == PT_LOAD_ && L->ph[i].vaddr > me.vaddr) {
+		if (lay->ph[i].type == PT_LOAD_ && lay->ph[i].vaddr > me.vaddr) {
 			at = i;
 			break;
 		}
 	for (i = cur; i > at; i--) {
-		L->ph[i] = L->ph[i - 1];
-		for (j = 0; j < L->nseg; j++)
-			if (L->seg[j].ph == (long)i - 1)
-				L->seg[j].ph++;
-		if (L->note_ph == (long)i - 1)
-			L->note_ph++;
+		lay->ph[i] = lay->ph[i - 1];
+		for (j = 0; j < lay->nseg; j++)
+			if (lay->seg[j].ph == (long)i - 1)
+				lay->seg[j].ph++;
+		if (lay->note_ph == (long)i - 1)
+			lay->note_ph++;
 	}
-	L->ph[at] = me;
-	L->seg[k].ph = (long)at;
+	lay->ph[at] = me;
+	lay->seg[k].ph = (long)at;
 }
 
 /* Segment 0 with everything, in the padding; else the PHT there and the note in a segment of
  * its own; else segment 0 after the end of the file. */
-static int place_segments(struct lay *L, const struct space *s)
+static int place_segments(struct lay *lay, const struct space *s)
 {
-	int note = L->where == NOTE_SEGMENT;
+	int note = lay->where == NOTE_SEGMENT;
 
-	L->seg[0].pht = L->pht_in_seg;
-	L->seg[0].note = note;
-	L->seg[0].carry = L->carry.present; /* a block going back home needs no segment */
-	if (place_in_gap(L, s, 0))
+	lay->seg[0].pht = lay->pht_in_seg;
+	lay->seg[0].note = note;
+	lay->seg[0].carry = lay->carry.present; /* a block going back home needs no segment */
+	if (place_in_gap(lay, s, 0))
 		return 0;
-	if (L->pht_in_seg && note) {
-		L->nseg = 2;
-		L->seg[0].note = 0;
-		L->seg[1].note = 1;
-		if (lay_build_phdrs(L))
+	if (lay->pht_in_seg && note) {
+		lay->nseg = 2;
+		lay->seg[0].note = 0;
+		lay->seg[1].note = 1;
+		if (lay_build_phdrs(lay))
 			return -1;
-		if (place_in_gap(L, s, 0))
-			return place_in_gap(L, s, 1) ? 0 : place_at_end(L, s, 1);
-		L->nseg = 1;
-		L->seg[0].note = 1;
-		if (lay_build_phdrs(L))
+		if (place_in_gap(lay, s, 0))
+			return place_in_gap(lay, s, 1) ? 0 : place_at_end(lay, s, 1);
+		lay->nseg = 1;
+		lay->seg[0].note = 1;
+		if (lay_build_phdrs(lay))
 			return -1;
 	}
-	return place_at_end(L, s, 0);
+	return place_at_end(lay, s, 0);
 }
 
-int lay_place_linked(struct lay *L)
+int lay_place_linked(struct lay *lay)
 {
 	struct elf_phdr *p;
 	struct space s;
@@ -426,53 +427,53 @@ int lay_place_linked(struct lay *L)
 	size_t i;
 	int k;
 
-	if (L->nseg) {
-		if (survey(L, &s) || place_segments(L, &s))
+	if (lay->nseg) {
+		if (survey(lay, &s) || place_segments(lay, &s))
 			return -1;
-		for (k = 0; k < L->nseg; k++) {
-			struct seg *g = &L->seg[k];
-			p = &L->ph[g->ph];
+		for (k = 0; k < lay->nseg; k++) {
+			struct seg *g = &lay->seg[k];
+			p = &lay->ph[g->ph];
 			p->offset = g->off;
 			p->vaddr = p->paddr = g->vaddr;
 			p->filesz = p->memsz = g->size;
 			p->align = g->align;
 			p->flags = g->flags;
-			seg_layout(L, g, g->off, &sp);
+			seg_layout(lay, g, g->off, &sp);
 			if (g->carry) {
-				L->carry.new_off = g->off + sp.carry;
-				L->carry.new_vaddr = g->vaddr + sp.carry;
+				lay->carry.new_off = g->off + sp.carry;
+				lay->carry.new_vaddr = g->vaddr + sp.carry;
 			}
 			if (g->pht)
-				L->pht_b = g->off + sp.b;
+				lay->pht_b = g->off + sp.b;
 			if (g->note) {
-				L->note_off = g->off + sp.note;
-				L->note_vaddr = g->vaddr + (L->note_off - g->off);
+				lay->note_off = g->off + sp.note;
+				lay->note_vaddr = g->vaddr + (lay->note_off - g->off);
 			}
 		}
-		for (k = 0; k < L->nseg; k++)
-			sort_segment_entry(L, k);
+		for (k = 0; k < lay->nseg; k++)
+			sort_segment_entry(lay, k);
 	}
-	lay_carry_phdrs(L);
-	if (L->note_ph >= 0) {
-		p = &L->ph[L->note_ph];
-		p->offset = L->note_off;
-		p->vaddr = p->paddr = L->note_vaddr;
-		p->filesz = p->memsz = L->notesz;
+	lay_carry_phdrs(lay);
+	if (lay->note_ph >= 0) {
+		p = &lay->ph[lay->note_ph];
+		p->offset = lay->note_off;
+		p->vaddr = p->paddr = lay->note_vaddr;
+		p->filesz = p->memsz = lay->notesz;
 	}
-	for (i = 0; i < L->phnum; i++) {
-		p = &L->ph[i];
+	for (i = 0; i < lay->phnum; i++) {
+		p = &lay->ph[i];
 		if (p->type != PT_PHDR_)
 			continue;
-		if (L->pht_in_seg) {
-			p->offset = L->pht_b;
-			p->vaddr = p->paddr = L->seg[0].vaddr + (L->pht_b - L->seg[0].off);
-		} else if (L->pht_home) {
-			p->offset = L->home_off;
-			p->vaddr = p->paddr = L->home_vaddr;
-		} else if (p->offset != L->ef->phoff) {
+		if (lay->pht_in_seg) {
+			p->offset = lay->pht_b;
+			p->vaddr = p->paddr = lay->seg[0].vaddr + (lay->pht_b - lay->seg[0].off);
+		} else if (lay->pht_home) {
+			p->offset = lay->home_off;
+			p->vaddr = p->paddr = lay->home_vaddr;
+		} else if (p->offset != lay->ef->phoff) {
 			continue; /* it did not describe the table: left as it was */
 		}
-		p->filesz = p->memsz = L->phsz;
+		p->filesz = p->memsz = lay->phsz;
 	}
 	return 0;
 }

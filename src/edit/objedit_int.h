@@ -55,7 +55,8 @@ struct osec {
 	const struct buf *tail; /* bytes appended after the copied content */
 };
 
-struct oe {
+/* One object rewrite in progress (objedit_plan()'s state, `rw` in its files). */
+struct rewrite {
 	struct objedit *o;
 	const struct elf *ef;
 	struct err *e;
@@ -87,26 +88,26 @@ static inline int objedit_is_rel(const struct elf_shdr *s)
 }
 
 /* Output index of the symbol table. */
-static inline size_t objedit_symtab_out(const struct oe *X)
+static inline size_t objedit_symtab_out(const struct rewrite *rw)
 {
-	return X->new_symtab ? X->nout - 2 : X->map[X->symtab];
+	return rw->new_symtab ? rw->nout - 2 : rw->map[rw->symtab];
 }
 
 /* objedit.c */
-int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, uint64_t src);
-int objedit_patch_flush(struct oe *X);
+int objedit_patch(struct rewrite *rw, uint64_t off, uint64_t len, const void *data, uint64_t src);
+int objedit_patch_flush(struct rewrite *rw);
 
 /* objedit_sym.c */
-int objedit_sym_table(struct oe *X);
-int objedit_sym_removed(struct oe *X);
-int objedit_sym_permute(struct oe *X);
+int objedit_sym_table(struct rewrite *rw);
+int objedit_sym_removed(struct rewrite *rw);
+int objedit_sym_permute(struct rewrite *rw);
 /* New index of an input symbol; -1 when it is removed. */
-int64_t objedit_sym_new(const struct oe *X, uint64_t k);
+int64_t objedit_sym_new(const struct rewrite *rw, uint64_t k);
 /* True when no input symbol moves or goes and no section goes: the symbol table keeps its
  * bytes (the new symbols are appended), relocations and the address-significance table stay. */
-int objedit_sym_unmoved(const struct oe *X);
-int objedit_sym_rewrite(struct oe *X);
-int objedit_sym_addrsig(struct oe *X);
-int objedit_sym_relocs(struct oe *X, const struct osec *o);
+int objedit_sym_unmoved(const struct rewrite *rw);
+int objedit_sym_rewrite(struct rewrite *rw);
+int objedit_sym_addrsig(struct rewrite *rw);
+int objedit_sym_relocs(struct rewrite *rw, const struct osec *o);
 
 #endif

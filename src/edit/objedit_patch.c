@@ -6,40 +6,41 @@
 /* New bytes are gathered in a run while they follow each other, past a little padding: one
  * patch and one write for the new sections and the section headers.  The run grows
  * geometrically (an object may get 200,000 new sections). */
-int objedit_patch_flush(struct oe *X)
+int objedit_patch_flush(struct rewrite *rw)
 {
-	size_t len = X->run.len;
+	size_t len = rw->run.len;
 
 	if (!len)
 		return 0;
-	if (X->run.oom)
-		return err_oom(X->e);
+	if (rw->run.oom)
+		return err_oom(rw->e);
 	if (len <= 256) { /* copied: the buffer stays for the next run */
-		X->run.len = 0;
-		return plan_patch(X->o->pl, X->run_off, len, X->run.p, 0, X->e);
+		rw->run.len = 0;
+		return plan_patch(rw->o->pl, rw->run_off, len, rw->run.p, 0, rw->e);
 	}
-	return plan_patch_own(X->o->pl, X->run_off, len, (unsigned char *)buf_take(&X->run), X->e);
+	return plan_patch_own(rw->o->pl, rw->run_off, len, (unsigned char *)buf_take(&rw->run),
+			      rw->e);
 }
 
-int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, uint64_t src)
+int objedit_patch(struct rewrite *rw, uint64_t off, uint64_t len, const void *data, uint64_t src)
 {
 	static const char pad[64];
-	struct plan *pl = X->o->pl;
+	struct plan *pl = rw->o->pl;
 	struct patch *p;
 
 	if (data) {
-		if (X->run.len && off >= X->run_off + X->run.len &&
-		    off - (X->run_off + X->run.len) <= sizeof pad) {
-			buf_put(&X->run, pad, (size_t)(off - (X->run_off + X->run.len)));
-		} else if (objedit_patch_flush(X)) {
+		if (rw->run.len && off >= rw->run_off + rw->run.len &&
+		    off - (rw->run_off + rw->run.len) <= sizeof pad) {
+			buf_put(&rw->run, pad, (size_t)(off - (rw->run_off + rw->run.len)));
+		} else if (objedit_patch_flush(rw)) {
 			return -1;
 		} else {
-			X->run_off = off;
+			rw->run_off = off;
 		}
-		buf_put(&X->run, data, (size_t)len);
-		return X->run.oom ? err_oom(X->e) : 0;
+		buf_put(&rw->run, data, (size_t)len);
+		return rw->run.oom ? err_oom(rw->e) : 0;
 	}
-	if (objedit_patch_flush(X))
+	if (objedit_patch_flush(rw))
 		return -1;
 	/* A copy that continues the previous one at the same distance, past zeros only, is one
 	 * copy: an object whose sections mostly stay costs a few patches, not one per section. */
@@ -47,9 +48,9 @@ int objedit_patch(struct oe *X, uint64_t off, uint64_t len, const void *data, ui
 	if (p && !p->data && p->src != PATCH_ZERO && src != PATCH_ZERO &&
 	    off - src == p->off - p->src && off >= p->off + p->len &&
 	    off - (p->off + p->len) < 4096 &&
-	    elf_range_is_zero(X->ef, p->src + p->len, off - (p->off + p->len))) {
+	    elf_range_is_zero(rw->ef, p->src + p->len, off - (p->off + p->len))) {
 		p->len = off + len - p->off;
 		return 0;
 	}
-	return plan_patch(pl, off, len, data, src, X->e);
+	return plan_patch(pl, off, len, data, src, rw->e);
 }

@@ -14,61 +14,61 @@
 
 /* ---- symbols ---- */
 
-int objedit_sym_table(struct oe *X)
+int objedit_sym_table(struct rewrite *rw)
 {
-	const struct elf *ef = X->ef;
+	const struct elf *ef = rw->ef;
 	size_t i;
 
-	for (i = 1; i < X->n; i++) {
+	for (i = 1; i < rw->n; i++) {
 		if (ef->sh[i].type != SHT_SYMTAB_)
 			continue;
-		if (X->symtab)
-			return err_set(X->e, "more than one symbol table");
-		X->symtab = i;
+		if (rw->symtab)
+			return err_set(rw->e, "more than one symbol table");
+		rw->symtab = i;
 	}
-	for (i = 1; X->symtab && i < X->n; i++)
-		if (ef->sh[i].type == SHT_SYMTAB_SHNDX_ && ef->sh[i].link == X->symtab)
-			X->xtab = i;
-	if (!X->symtab) {
+	for (i = 1; rw->symtab && i < rw->n; i++)
+		if (ef->sh[i].type == SHT_SYMTAB_SHNDX_ && ef->sh[i].link == rw->symtab)
+			rw->xtab = i;
+	if (!rw->symtab) {
 		/* Only the null symbol; the signature symbols come after it. */
-		X->new_symtab = X->o->nadd != 0;
-		X->nsym = X->nlocal = X->new_symtab;
+		rw->new_symtab = rw->o->nadd != 0;
+		rw->nsym = rw->nlocal = rw->new_symtab;
 		return 0;
 	}
 	{
-		const struct elf_shdr *st = &ef->sh[X->symtab];
+		const struct elf_shdr *st = &ef->sh[rw->symtab];
 		if (st->entsize != elf_sym_size(ef) || st->size % st->entsize || st->link == 0 ||
-		    st->link >= X->n || ef->sh[st->link].type != SHT_STRTAB_)
-			return err_set(X->e, "malformed symbol table [%zu]", X->symtab);
-		X->nsym = st->size / st->entsize;
-		X->nlocal = st->info;
-		if (X->nlocal > X->nsym || X->nsym == 0)
-			return err_set(X->e,
+		    st->link >= rw->n || ef->sh[st->link].type != SHT_STRTAB_)
+			return err_set(rw->e, "malformed symbol table [%zu]", rw->symtab);
+		rw->nsym = st->size / st->entsize;
+		rw->nlocal = st->info;
+		if (rw->nlocal > rw->nsym || rw->nsym == 0)
+			return err_set(rw->e,
 				       "malformed symbol table [%zu]: %llu locals of %llu symbols",
-				       X->symtab, (unsigned long long)X->nlocal,
-				       (unsigned long long)X->nsym);
-		if (X->xtab && ef->sh[X->xtab].size < X->nsym * 4)
-			return err_set(X->e, "extended section index table [%zu] is too short",
-				       X->xtab);
+				       rw->symtab, (unsigned long long)rw->nlocal,
+				       (unsigned long long)rw->nsym);
+		if (rw->xtab && ef->sh[rw->xtab].size < rw->nsym * 4)
+			return err_set(rw->e, "extended section index table [%zu] is too short",
+				       rw->xtab);
 	}
 	return 0;
 }
 
 /* Symbols [first, first+n) of the input, with their real section index in x[]. */
-static int read_syms(struct oe *X, uint64_t first, size_t n, struct elf_sym *s, uint32_t *x)
+static int read_syms(struct rewrite *rw, uint64_t first, size_t n, struct elf_sym *s, uint32_t *x)
 {
-	const struct elf *ef = X->ef;
+	const struct elf *ef = rw->ef;
 	size_t es = elf_sym_size(ef), k;
 	unsigned char raw[256 * 24], xr[256 * 4];
 
-	if (elf_read(ef, ef->sh[X->symtab].offset + first * es, n * es, raw, X->e))
+	if (elf_read(ef, ef->sh[rw->symtab].offset + first * es, n * es, raw, rw->e))
 		return -1;
-	if (X->xtab && elf_read(ef, ef->sh[X->xtab].offset + first * 4, n * 4, xr, X->e))
+	if (rw->xtab && elf_read(ef, ef->sh[rw->xtab].offset + first * 4, n * 4, xr, rw->e))
 		return -1;
 	for (k = 0; k < n; k++) {
 		elf_decode_sym(ef, raw + k * es, &s[k]);
-		x[k] = s[k].shndx == SHN_XINDEX_ && X->xtab ? (uint32_t)elf_get(ef, xr + 4 * k, 4)
-							    : s[k].shndx;
+		x[k] = s[k].shndx == SHN_XINDEX_ && rw->xtab ? (uint32_t)elf_get(ef, xr + 4 * k, 4)
+							     : s[k].shndx;
 	}
 	return 0;
 }
@@ -103,36 +103,37 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int objedit_sym_removed(struct oe *X)
+int objedit_sym_removed(struct rewrite *rw)
 {
-	const struct elf *ef = X->ef;
+	const struct elf *ef = rw->ef;
 	uint64_t *sig_gone, *sig_kept, k;
 	size_t ngone = 0, nkept = 0, cap = 0, i;
 	struct elf_sym s[256];
 	uint32_t x[256];
 	int r = -1;
 
-	X->ndel = 0;
-	if (!X->ndrop)
+	rw->ndel = 0;
+	if (!rw->ndrop)
 		return 0; /* no section goes: neither do its symbols nor a group's signature */
-	sig_gone = xcalloc(X->n, sizeof *sig_gone), sig_kept = xcalloc(X->n, sizeof *sig_kept);
+	sig_gone = xcalloc(rw->n, sizeof *sig_gone), sig_kept = xcalloc(rw->n, sizeof *sig_kept);
 	if (!sig_gone || !sig_kept)
 		goto oom;
-	for (i = 1; i < X->n; i++)
-		if (ef->sh[i].type == SHT_GROUP_ && ef->sh[i].link == X->symtab)
-			*(X->o->drop[i] ? &sig_gone[ngone++] : &sig_kept[nkept++]) = ef->sh[i].info;
+	for (i = 1; i < rw->n; i++)
+		if (ef->sh[i].type == SHT_GROUP_ && ef->sh[i].link == rw->symtab)
+			*(rw->o->drop[i] ? &sig_gone[ngone++] : &sig_kept[nkept++]) =
+				ef->sh[i].info;
 	/* Sorted, so that each symbol is looked up in O(log n): an object may hold a group per
 	 * entry. */
 	qsort(sig_gone, ngone, sizeof *sig_gone, u64_cmp);
 	qsort(sig_kept, nkept, sizeof *sig_kept, u64_cmp);
-	for (k = 0; X->symtab && k < X->nsym; k += 256) {
-		size_t n = X->nsym - k < 256 ? (size_t)(X->nsym - k) : 256, j;
-		if (read_syms(X, k, n, s, x))
+	for (k = 0; rw->symtab && k < rw->nsym; k += 256) {
+		size_t n = rw->nsym - k < 256 ? (size_t)(rw->nsym - k) : 256, j;
+		if (read_syms(rw, k, n, s, x))
 			goto out;
 		for (j = 0; j < n; j++) {
-			int gone = is_section_index(&s[j], x[j], X->n) && X->o->drop[x[j]];
+			int gone = is_section_index(&s[j], x[j], rw->n) && rw->o->drop[x[j]];
 			/* the tool's own signatures are undefined weak symbols */
-			if (!gone && k + j && (k + j < X->nlocal || s[j].shndx == SHN_UNDEF_)) {
+			if (!gone && k + j && (k + j < rw->nlocal || s[j].shndx == SHN_UNDEF_)) {
 				uint64_t sym = k + j;
 				gone = bsearch(&sym, sig_gone, ngone, sizeof *sig_gone, u64_cmp) &&
 				       !bsearch(&sym, sig_kept, nkept, sizeof *sig_kept, u64_cmp);
@@ -140,58 +141,59 @@ int objedit_sym_removed(struct oe *X)
 			if (!gone)
 				continue;
 			if (k + j == 0) {
-				r = err_set(X->e, "symbol 0 is defined in a removed section");
+				r = err_set(rw->e, "symbol 0 is defined in a removed section");
 				goto out;
 			}
-			if (X->ndel == cap) {
-				uint64_t *v = xrealloc(X->del, cap = cap ? cap * 2 : 16, sizeof *v);
+			if (rw->ndel == cap) {
+				uint64_t *v =
+					xrealloc(rw->del, cap = cap ? cap * 2 : 16, sizeof *v);
 				if (!v)
 					goto oom;
-				X->del = v;
+				rw->del = v;
 			}
-			X->del[X->ndel++] = k + j;
+			rw->del[rw->ndel++] = k + j;
 		}
 	}
 	r = 0;
 	goto out;
 oom:
-	r = err_oom(X->e);
+	r = err_oom(rw->e);
 out:
 	free(sig_gone);
 	free(sig_kept);
 	return r;
 }
 
-static int add_move(struct oe *X, size_t *cap, uint64_t from, uint64_t to)
+static int add_move(struct rewrite *rw, size_t *cap, uint64_t from, uint64_t to)
 {
-	if (X->nmv == *cap) {
-		struct move *v = xrealloc(X->mv, *cap = *cap ? *cap * 2 : 16, sizeof *v);
+	if (rw->nmv == *cap) {
+		struct move *v = xrealloc(rw->mv, *cap = *cap ? *cap * 2 : 16, sizeof *v);
 		if (!v)
-			return err_oom(X->e);
-		X->mv = v;
+			return err_oom(rw->e);
+		rw->mv = v;
 	}
-	X->mv[X->nmv++] = (struct move){from, to};
+	rw->mv[rw->nmv++] = (struct move){from, to};
 	return 0;
 }
 
 /* Fill holes with the symbols that must leave their slots, both lists ascending.  Holes and
  * movers are counted the same way, so they pair up exactly. */
-int objedit_sym_permute(struct oe *X)
+int objedit_sym_permute(struct rewrite *rw)
 {
-	uint64_t n = X->nsym, L = X->nlocal, dl = 0, p, q, Ls, Lo, no;
+	uint64_t n = rw->nsym, L = rw->nlocal, dl = 0, p, q, Ls, Lo, no;
 	size_t cap = 0, i, h;
 	uint64_t *holes = NULL;
 	size_t nh = 0, ch = 0;
 	int r = -1;
 
-	X->nmv = 0;
-	for (i = 0; i < X->ndel && X->del[i] < L; i++)
+	rw->nmv = 0;
+	for (i = 0; i < rw->ndel && rw->del[i] < L; i++)
 		dl++;
 	Ls = L - dl;
 	Lo = Ls;
-	no = n - X->ndel;
-	X->nsym_out = no + X->o->nadd; /* the signature symbols come last */
-	X->nlocal_out = Lo;
+	no = n - rw->ndel;
+	rw->nsym_out = no + rw->o->nadd; /* the signature symbols come last */
+	rw->nlocal_out = Lo;
 #define HOLE(v)                                                                                    \
 	do {                                                                                       \
 		if (nh == ch) {                                                                    \
@@ -203,54 +205,54 @@ int objedit_sym_permute(struct oe *X)
 		holes[nh++] = (v);                                                                 \
 	} while (0)
 	/* locals: removed slots below Ls take the surviving locals from [Ls, L) */
-	for (i = 0; i < X->ndel && X->del[i] < Ls; i++)
-		HOLE(X->del[i]);
+	for (i = 0; i < rw->ndel && rw->del[i] < Ls; i++)
+		HOLE(rw->del[i]);
 	for (q = Ls, h = 0; q < L; q++)
-		if (!u64_find(X->del, X->ndel, q) && add_move(X, &cap, q, holes[h++]))
+		if (!u64_find(rw->del, rw->ndel, q) && add_move(rw, &cap, q, holes[h++]))
 			goto out;
 	/* globals: [Lo, no) */
 	nh = 0;
 	for (p = Lo; p < (L < no ? L : no); p++)
 		HOLE(p);
-	for (i = 0; i < X->ndel; i++)
-		if (X->del[i] >= L && X->del[i] >= Lo && X->del[i] < no)
-			HOLE(X->del[i]);
+	for (i = 0; i < rw->ndel; i++)
+		if (rw->del[i] >= L && rw->del[i] >= Lo && rw->del[i] < no)
+			HOLE(rw->del[i]);
 	for (p = n > Lo ? n : Lo; p < no; p++)
 		HOLE(p);
 	h = 0;
 	for (q = L; q < (Lo < n ? Lo : n); q++)
-		if (!u64_find(X->del, X->ndel, q) && add_move(X, &cap, q, holes[h++]))
+		if (!u64_find(rw->del, rw->ndel, q) && add_move(rw, &cap, q, holes[h++]))
 			goto out;
 	for (q = no > L ? no : L; q < n; q++)
-		if (!u64_find(X->del, X->ndel, q) && add_move(X, &cap, q, holes[h++]))
+		if (!u64_find(rw->del, rw->ndel, q) && add_move(rw, &cap, q, holes[h++]))
 			goto out;
 #undef HOLE
-	r = h == nh ? 0 : err_set(X->e, "internal error: symbol renumbering does not add up");
+	r = h == nh ? 0 : err_set(rw->e, "internal error: symbol renumbering does not add up");
 	goto out;
 oom:
-	r = err_oom(X->e);
+	r = err_oom(rw->e);
 out:
 	free(holes);
 	return r;
 }
 
-int objedit_sym_unmoved(const struct oe *X)
+int objedit_sym_unmoved(const struct rewrite *rw)
 {
-	return !X->ndel && !X->nmv && !X->ndrop;
+	return !rw->ndel && !rw->nmv && !rw->ndrop;
 }
 
 /* New index of an input symbol; -1 when it is removed. */
-int64_t objedit_sym_new(const struct oe *X, uint64_t k)
+int64_t objedit_sym_new(const struct rewrite *rw, uint64_t k)
 {
-	size_t lo = 0, hi = X->nmv;
+	size_t lo = 0, hi = rw->nmv;
 
-	if (u64_find(X->del, X->ndel, k))
+	if (u64_find(rw->del, rw->ndel, k))
 		return -1;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (X->mv[mid].from == k)
-			return (int64_t)X->mv[mid].to;
-		if (X->mv[mid].from < k)
+		if (rw->mv[mid].from == k)
+			return (int64_t)rw->mv[mid].to;
+		if (rw->mv[mid].from < k)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -259,87 +261,87 @@ int64_t objedit_sym_new(const struct oe *X, uint64_t k)
 }
 
 /* A symbol's section index in the output: st_shndx and, when it needs one, the extended index. */
-static int put_shndx(struct oe *X, struct elf_sym *s, uint32_t *x, uint64_t sec)
+static int put_shndx(struct rewrite *rw, struct elf_sym *s, uint32_t *x, uint64_t sec)
 {
 	if (sec < SHN_LORESERVE_) {
 		s->shndx = (uint16_t)sec;
 		*x = 0;
 		return 0;
 	}
-	if (!X->xtab)
-		return err_set(X->e, "a symbol would need an extended section index, and the "
-				     "object has no SHT_SYMTAB_SHNDX table");
+	if (!rw->xtab)
+		return err_set(rw->e, "a symbol would need an extended section index, and the "
+				      "object has no SHT_SYMTAB_SHNDX table");
 	s->shndx = SHN_XINDEX_;
 	*x = (uint32_t)sec;
 	return 0;
 }
 
 /* The tool's signature symbol for added group j: weak, hidden, undefined (docs/layout.md). */
-static void encode_signature(const struct oe *X, size_t j, unsigned char *raw)
+static void encode_signature(const struct rewrite *rw, size_t j, unsigned char *raw)
 {
-	elf_encode_sym(X->ef,
-		       &(struct elf_sym){.name = X->sig_name[j],
+	elf_encode_sym(rw->ef,
+		       &(struct elf_sym){.name = rw->sig_name[j],
 					 .info = STB_WEAK_ << 4,
 					 .other = STV_HIDDEN_},
 		       raw);
 }
 
-int objedit_sym_rewrite(struct oe *X)
+int objedit_sym_rewrite(struct rewrite *rw)
 {
-	const struct elf *ef = X->ef;
+	const struct elf *ef = rw->ef;
 	size_t es = elf_sym_size(ef), j;
 	struct osec *st, *xt = NULL;
 	struct elf_sym s[256];
 	uint32_t x[256];
 	uint64_t k;
 
-	if (!X->symtab && !X->new_symtab)
+	if (!rw->symtab && !rw->new_symtab)
 		return 0;
-	st = &X->os[objedit_symtab_out(X)];
-	if (X->symtab && objedit_sym_unmoved(X)) {
+	st = &rw->os[objedit_symtab_out(rw)];
+	if (rw->symtab && objedit_sym_unmoved(rw)) {
 		/* The input's symbols as they are, the signatures after them. */
-		for (j = 0; j < X->o->nadd; j++) {
+		for (j = 0; j < rw->o->nadd; j++) {
 			unsigned char raw[24];
-			encode_signature(X, j, raw);
-			buf_put(&X->symtab_add, raw, es);
-			buf_put(&X->xtab_add, "\0\0\0\0", X->xtab ? 4 : 0);
+			encode_signature(rw, j, raw);
+			buf_put(&rw->symtab_add, raw, es);
+			buf_put(&rw->xtab_add, "\0\0\0\0", rw->xtab ? 4 : 0);
 		}
-		if (X->symtab_add.oom || X->xtab_add.oom)
-			return err_oom(X->e);
-		st->tail = &X->symtab_add;
-		if (X->xtab)
-			X->os[X->map[X->xtab]].tail = &X->xtab_add;
+		if (rw->symtab_add.oom || rw->xtab_add.oom)
+			return err_oom(rw->e);
+		st->tail = &rw->symtab_add;
+		if (rw->xtab)
+			rw->os[rw->map[rw->xtab]].tail = &rw->xtab_add;
 		return 0;
 	}
-	st->sh.size = X->nsym_out * es;
-	st->data = xcalloc((size_t)X->nsym_out, es);
-	if (X->xtab) {
-		xt = &X->os[X->map[X->xtab]];
-		xt->sh.size = X->nsym_out * 4;
-		xt->data = xcalloc((size_t)X->nsym_out, 4);
+	st->sh.size = rw->nsym_out * es;
+	st->data = xcalloc((size_t)rw->nsym_out, es);
+	if (rw->xtab) {
+		xt = &rw->os[rw->map[rw->xtab]];
+		xt->sh.size = rw->nsym_out * 4;
+		xt->data = xcalloc((size_t)rw->nsym_out, 4);
 	}
 	if (!st->data || (xt && !xt->data))
-		return err_oom(X->e);
-	for (k = 0; X->symtab && k < X->nsym; k += 256) {
-		size_t n = X->nsym - k < 256 ? (size_t)(X->nsym - k) : 256;
-		if (read_syms(X, k, n, s, x))
+		return err_oom(rw->e);
+	for (k = 0; rw->symtab && k < rw->nsym; k += 256) {
+		size_t n = rw->nsym - k < 256 ? (size_t)(rw->nsym - k) : 256;
+		if (read_syms(rw, k, n, s, x))
 			return -1;
 		for (j = 0; j < n; j++) {
-			int64_t to = objedit_sym_new(X, k + j);
+			int64_t to = objedit_sym_new(rw, k + j);
 			uint32_t xo = 0;
 			if (to < 0)
 				continue;
-			if (is_section_index(&s[j], x[j], X->n) &&
-			    put_shndx(X, &s[j], &xo, X->map[x[j]]))
+			if (is_section_index(&s[j], x[j], rw->n) &&
+			    put_shndx(rw, &s[j], &xo, rw->map[x[j]]))
 				return -1;
 			elf_encode_sym(ef, &s[j], st->data + (uint64_t)to * es);
 			if (xt)
 				elf_put(ef, xt->data + (uint64_t)to * 4, 4, xo);
 		}
 	}
-	for (j = 0; j < X->o->nadd; j++) {
-		uint64_t to = X->nsym_out - X->o->nadd + j;
-		encode_signature(X, j, st->data + to * es);
+	for (j = 0; j < rw->o->nadd; j++) {
+		uint64_t to = rw->nsym_out - rw->o->nadd + j;
+		encode_signature(rw, j, st->data + to * es);
 		if (xt)
 			elf_put(ef, xt->data + to * 4, 4, 0);
 	}
@@ -348,28 +350,28 @@ int objedit_sym_rewrite(struct oe *X)
 
 /* LLVM's address-significance table: symbol indexes as ULEB128 numbers.  Removed symbols leave
  * it (they are gone from the output), moved ones are renumbered. */
-int objedit_sym_addrsig(struct oe *X)
+int objedit_sym_addrsig(struct rewrite *rw)
 {
-	const struct elf *ef = X->ef;
+	const struct elf *ef = rw->ef;
 	size_t i;
 
-	for (i = 1; i < X->nout; i++) {
-		struct osec *o = &X->os[i];
+	for (i = 1; i < rw->nout; i++) {
+		struct osec *o = &rw->os[i];
 		const struct elf_shdr *s = o->in ? &ef->sh[o->in] : NULL;
 		unsigned char *in, *out;
 		uint64_t k = 0, len = 0;
-		if (!s || s->type != SHT_LLVM_ADDRSIG_ || !X->symtab || s->link != X->symtab)
+		if (!s || s->type != SHT_LLVM_ADDRSIG_ || !rw->symtab || s->link != rw->symtab)
 			continue;
 		if (s->size > SCAN_MAX_AREA)
-			return err_set(X->e, "address-significance table [%zu] too large", o->in);
+			return err_set(rw->e, "address-significance table [%zu] too large", o->in);
 		in = malloc(s->size + 1);
 		out = malloc(s->size * 10 + 10); /* an index takes at most 10 bytes */
 		if (!in || !out) {
 			free(in);
 			free(out);
-			return err_oom(X->e);
+			return err_oom(rw->e);
 		}
-		if (elf_read(ef, s->offset, s->size, in, X->e)) {
+		if (elf_read(ef, s->offset, s->size, in, rw->e)) {
 			free(in);
 			free(out);
 			return -1;
@@ -382,14 +384,14 @@ int objedit_sym_addrsig(struct oe *X)
 				if (k >= s->size || shift > 63) {
 					free(in);
 					free(out);
-					return err_set(X->e,
+					return err_set(rw->e,
 						       "malformed address-significance table [%zu]",
 						       o->in);
 				}
 				v |= (uint64_t)(in[k] & 0x7f) << shift;
 				shift += 7;
 			} while (in[k++] & 0x80);
-			to = v < X->nsym ? objedit_sym_new(X, v) : (int64_t)v;
+			to = v < rw->nsym ? objedit_sym_new(rw, v) : (int64_t)v;
 			if (to < 0)
 				continue;
 			for (v = (uint64_t)to;; v >>= 7) {
@@ -407,20 +409,20 @@ int objedit_sym_addrsig(struct oe *X)
 
 /* r_info of every relocation whose symbol moved; a relocation naming a removed symbol stops
  * the edit.  Relocation sections are streamed. */
-int objedit_sym_relocs(struct oe *X, const struct osec *o)
+int objedit_sym_relocs(struct rewrite *rw, const struct osec *o)
 {
-	const struct elf *ef = X->ef;
+	const struct elf *ef = rw->ef;
 	const struct elf_shdr *s = &ef->sh[o->in];
 	int w = ef->is64 ? 8 : 4, mips64el = ef->is64 && !ef->big && ef->machine == EM_MIPS_;
 	uint64_t es = s->entsize, k, n;
 	unsigned char chunk[65536], out[8];
 
 	if (es < (uint64_t)(2 * w) || es > sizeof chunk || s->size % es)
-		return err_set(X->e, "relocation section [%zu] has a malformed entry size", o->in);
+		return err_set(rw->e, "relocation section [%zu] has a malformed entry size", o->in);
 	n = s->size / es;
 	for (k = 0; k < n;) {
 		uint64_t m = n - k < sizeof chunk / es ? n - k : sizeof chunk / es, j;
-		if (elf_read(ef, s->offset + k * es, m * es, chunk, X->e))
+		if (elf_read(ef, s->offset + k * es, m * es, chunk, rw->e))
 			return -1;
 		for (j = 0; j < m; j++) {
 			uint64_t info = elf_get(ef, chunk + j * es + (uint64_t)w, w), sym, type;
@@ -429,10 +431,10 @@ int objedit_sym_relocs(struct oe *X, const struct osec *o)
 			type = !ef->is64  ? info & 0xff
 			       : mips64el ? info & ~(uint64_t)0xffffffffu
 					  : info & 0xffffffffu;
-			to = sym >= X->nsym ? (int64_t)sym : objedit_sym_new(X, sym);
+			to = sym >= rw->nsym ? (int64_t)sym : objedit_sym_new(rw, sym);
 			if (to < 0)
 				return err_set(
-					X->e,
+					rw->e,
 					"relocation %llu of section [%zu] refers to symbol %llu, "
 					"which is defined in a section that would be removed",
 					(unsigned long long)(k + j), o->in,
@@ -443,8 +445,8 @@ int objedit_sym_relocs(struct oe *X, const struct osec *o)
 			       : mips64el ? type | (uint64_t)to
 					  : (uint64_t)to << 32 | type;
 			elf_put(ef, out, w, info);
-			if (objedit_patch(X, o->sh.offset + (k + j) * es + (uint64_t)w, (uint64_t)w,
-					  out, 0))
+			if (objedit_patch(rw, o->sh.offset + (k + j) * es + (uint64_t)w,
+					  (uint64_t)w, out, 0))
 				return -1;
 		}
 		k += m;
