@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* archive.h - the archive layer (src/archive/).  It takes an ar archive's descriptor and, to
- * edit, a plan for each member (edit.h); it gives the members as windows onto the file and
- * writes the edited copy.  It never decides what a member's edit is: the caller plans it.
+/* archive.h - the interface of the archive layer (src/archive/).  It takes an ar archive's
+ * descriptor and, to edit, a plan for each member (edit.h); it gives the members as windows onto
+ * the file and writes the edited copy.  It never decides what a member's edit is: the caller
+ * plans it.  Other folders include this header only.
  *
- * archive.h: static archives (ar): the members as windows onto one file, and an edited copy
- * written by streaming.
+ * archive.c and archive_write.c: static archives (ar): the members as windows onto one file, and an
+ * edited copy written by streaming.
  *
  * Formats: GNU/SysV ("/" and "/SYM64/" symbol index, "//" long-name table, "/N" names), BSD
  * ("#1/LEN" names stored before the data, "__.SYMDEF" index) and GNU thin archives ("!<thin>",

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* archive_int.h - what archive.c (reading) and archive_write.c (writing) share. */
+/* archive_int.h - private to src/archive/: what archive.c (reading) and archive_write.c
+ * (writing) share. */
 #ifndef DLNOTE_ARCHIVE_INT_H
 #define DLNOTE_ARCHIVE_INT_H
 
