@@ -282,9 +282,10 @@ int lay_build_phdrs(struct lay *lay)
 		const struct scan_area *a = ph->type == PT_NOTE_ ? segment_area(lay, i) : NULL;
 		size_t prop = elf_stale_property(ef, i);
 		/* The linker's PT_NULL entries stay (mips binutils ends its table with one), so
-		 * that
-		 * --remove gives the table back as it was. */
-		if (lay->isown[i] || (ph->type == PT_NULL_ && lay->pht_in_seg))
+		 * that --remove gives the table back as it was, wherever the table is: dropped
+		 * from a table moved into our segment, they would let the next run fit it back
+		 * where it was, and two runs would not give the same file. */
+		if (lay->isown[i])
 			continue;
 		if (prop) {
 			/* patchelf's stale PT_GNU_PROPERTY: it describes the property note again */
