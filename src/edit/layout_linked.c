@@ -526,12 +526,16 @@ int lay_emit_phdrs(struct lay *lay)
 		r = lay_patch(lay, lay->home_off, lay->phsz, pht,
 			      0); /* the old one goes with our segment */
 	else {
-		/* A shrinking table leaves zeros, but not over a carried block going back there. */
-		uint64_t zend = ef->phoff + lay_phdr_bytes(ef, ef->phnum);
+		/* A shrinking table leaves zeros, but not over a carried block going back there:
+		 * before the block, and after it when the block is smaller than the table was. */
+		uint64_t end = ef->phoff + lay_phdr_bytes(ef, ef->phnum), zend = end, bend = end;
 		if (lay->carry.present && lay->carry.new_off > ef->phoff &&
-		    lay->carry.new_off < zend)
+		    lay->carry.new_off < end) {
 			zend = lay->carry.new_off;
+			bend = lay->carry.new_off + (lay->carry.end - lay->carry.off);
+		}
 		r = (lay->phnum < ef->phnum && lay_zero(lay, ef->phoff, zend - ef->phoff)) ||
+		    (lay->phnum < ef->phnum && bend < end && lay_zero(lay, bend, end - bend)) ||
 		    lay_patch(lay, ef->phoff, lay->phsz, pht, 0);
 	}
 	free(pht);
