@@ -110,13 +110,22 @@ struct flag_entry {
 	int open;
 };
 
+/* The entry that --feature (or the first entry flag) opened.  The note layer names a value by
+ * its key ("soname: ..."): the option is that key with "--". */
 static int flush_flag_entry(struct flag_entry *f, struct entries *out)
 {
 	struct err e = {0};
 	int r = 0;
 
-	if (f->open && out && manifest_entry_from_spec(&f->spec, out, &e)) {
-		print_text(stderr, PROGRAM_NAME ": %s\n", e.msg);
+	if (f->open && out && f->spec.nsonames == 0) {
+		print_text(stderr,
+			   PROGRAM_NAME ": entry%s%s has no --soname (it is mandatory; --feature "
+					"starts a new entry, so give --soname after it)\n",
+			   f->spec.feature ? " for feature " : "",
+			   f->spec.feature ? f->spec.feature : "");
+		r = -1;
+	} else if (f->open && out && manifest_entry_from_spec(&f->spec, out, &e)) {
+		print_text(stderr, PROGRAM_NAME ": %s%s\n", e.usage ? "--" : "", e.msg);
 		r = -1;
 	}
 	free(f->spec.sonames);

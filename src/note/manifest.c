@@ -254,7 +254,7 @@ static int add_string_member(struct entry *en, const char *key, const char *valu
 	int r;
 
 	if (why)
-		return err_usage(e, "--%s: %s", key, why);
+		return err_usage(e, "%s: %s", key, why);
 	json_put_string(&v, value, strlen(value));
 	r = v.oom || entry_add_member(en, key, strlen(key), v.p, v.len);
 	buf_free(&v);
@@ -269,9 +269,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 	size_t i;
 
 	if (s->nsonames == 0)
-		return err_usage(e,
-				 "entry%s%s has no --soname (it is mandatory; --feature starts a "
-				 "new entry, so give --soname after it)",
+		return err_usage(e, "entry%s%s has no soname (it is mandatory)",
 				 s->feature ? " for feature " : "", s->feature ? s->feature : "");
 	buf_putc(&arr, '[');
 	for (i = 0; i < s->nsonames; i++) {
@@ -280,7 +278,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 			why = "empty soname";
 		if (why) {
 			buf_free(&arr);
-			return err_usage(e, "--soname: %s", why);
+			return err_usage(e, "soname: %s", why);
 		}
 		if (i)
 			buf_putc(&arr, ',');
@@ -297,7 +295,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 	if (i == 3) {
 		entry_free(&en);
 		return err_usage(
-			e, "--priority: must be required, recommended or suggested, not '%.64s'",
+			e, "priority: must be required, recommended or suggested, not '%.64s'",
 			s->priority);
 	}
 	/* Key order follows the spec's example: soname, feature, description, priority. */

@@ -42,8 +42,9 @@ struct entries {
  * of the spec is checked; errors carry "line L, column C". */
 int manifest_parse(const char *text, size_t len, struct entries *out, struct err *e);
 
-/* An entry from command-line values.  Values are validated like manifest strings.  `priority`,
- * `feature` and `description` may be NULL. */
+/* An entry from separate values (the command line's flags).  Values are validated like manifest
+ * strings; a value's error is a usage error that starts with its key ("soname: empty soname").
+ * `priority`, `feature` and `description` may be NULL. */
 struct entry_spec {
 	const char *feature, *description, *priority;
 	const char **sonames;

@@ -78,9 +78,9 @@ Test(manifest, entry_from_spec_requires_a_soname)
 {
 	struct entry_spec s = { 0 };
 
-	spec_err(&s, "entry has no --soname (it is mandatory; --feature starts a new entry, so give --soname after it)");
+	spec_err(&s, "entry has no soname (it is mandatory)");
 	s.feature = "foo";
-	spec_err(&s, "entry for feature foo has no --soname (it is mandatory; --feature starts a new entry, so give --soname after it)");
+	spec_err(&s, "entry for feature foo has no soname (it is mandatory)");
 }
 
 Test(manifest, entry_from_spec_validates_sonames_like_manifest_strings)
@@ -91,13 +91,13 @@ Test(manifest, entry_from_spec_validates_sonames_like_manifest_strings)
 	const char *c1[] = { "lib\xc2\x9f" };
 	struct entry_spec s = { .sonames = empty, .nsonames = 2 };
 
-	spec_err(&s, "--soname: empty soname");
+	spec_err(&s, "soname: empty soname");
 	s.sonames = tab, s.nsonames = 1;
-	spec_err(&s, "--soname: control character");
+	spec_err(&s, "soname: control character");
 	s.sonames = bad;
-	spec_err(&s, "--soname: invalid UTF-8");
+	spec_err(&s, "soname: invalid UTF-8");
 	s.sonames = c1;
-	spec_err(&s, "--soname: control character");
+	spec_err(&s, "soname: control character");
 }
 
 Test(manifest, entry_from_spec_validates_feature_and_description)
@@ -106,14 +106,14 @@ Test(manifest, entry_from_spec_validates_feature_and_description)
 	struct entry_spec s = { .sonames = so, .nsonames = 1 };
 
 	s.feature = "a\nb";
-	spec_err(&s, "--feature: control character");
+	spec_err(&s, "feature: control character");
 	s.feature = "\xed\xa0\x80";
-	spec_err(&s, "--feature: invalid UTF-8");
+	spec_err(&s, "feature: invalid UTF-8");
 	s.feature = "ok";
 	s.description = "del\x7f";
-	spec_err(&s, "--description: control character");
+	spec_err(&s, "description: control character");
 	s.description = "trunc\xe2\x82";
-	spec_err(&s, "--description: invalid UTF-8");
+	spec_err(&s, "description: invalid UTF-8");
 }
 
 Test(manifest, entry_from_spec_accepts_only_the_three_priorities)
@@ -127,11 +127,11 @@ Test(manifest, entry_from_spec_accepts_only_the_three_priorities)
 	size_t i;
 
 	s.priority = "urgent";
-	spec_err(&s, "--priority: must be required, recommended or suggested, not 'urgent'");
+	spec_err(&s, "priority: must be required, recommended or suggested, not 'urgent'");
 	s.priority = "Required";
-	spec_err(&s, "--priority: must be required, recommended or suggested, not 'Required'");
+	spec_err(&s, "priority: must be required, recommended or suggested, not 'Required'");
 	s.priority = "";
-	spec_err(&s, "--priority: must be required, recommended or suggested, not ''");
+	spec_err(&s, "priority: must be required, recommended or suggested, not ''");
 	for (i = 0; i < 3; i++) {
 		s.priority = good[i];
 		cr_assert_eq(manifest_entry_from_spec(&s, &es, &e), 0, "%s", e.msg);
