@@ -346,7 +346,7 @@ size_t lay_plan_drops(struct lay *lay)
 		lay->drop[i] = i != ef->shstrndx && ((lay->isd[i] && !lay->notesz) ||
 						     (i == lay->phsec && !lay->pht_in_seg &&
 						      strcmp(name, PHDR_SECTION_NAME) == 0));
-		groups += ef->sh[i].type == 17; /* SHT_GROUP */
+		groups += ef->sh[i].type == SHT_GROUP_;
 	}
 	keep_referenced(lay, lay->drop);
 	if (keep_dynamic_targets(lay, lay->drop))

@@ -202,8 +202,11 @@ int lay_order_sections(struct lay *lay)
 
 	if (!n || ef->shnum >= SHN_LORESERVE_)
 		return 0;
-	for (i = 1; i < ef->shnum; i++)
-		if (ef->sh[i].type == 17 || ef->sh[i].type == SHT_SYMTAB_SHNDX_) /* SHT_GROUP */
+	/* The output's headers: a dlopen section of another type becomes a note here, and the
+	 * next run must decide as this one did. */
+	for (i = 1; i < n; i++)
+		if (!(lay->drop && lay->drop[i]) &&
+		    (lay->sh[i].type == SHT_GROUP_ || lay->sh[i].type == SHT_SYMTAB_SHNDX_))
 			return 0;
 	mov = xcalloc(n, sizeof *mov);
 	if (!lay->newidx)
