@@ -66,9 +66,6 @@ int plan_patch_own(struct plan *pl, uint64_t off, uint64_t len, unsigned char *d
 int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src,
 		     patch_xform_fn xform, const void *ctx, size_t ctxlen, struct err *e);
 
-/* layout.c: the planner of linked files (ET_EXEC, ET_DYN): where the new note goes and which
- * header bytes change (docs/layout.md). */
-
 /* edit.c: the plan of an edit, from the planner the file's type calls for: objplan() for a
  * relocatable object (a GCC LTO object that must carry entries is refused), layout_plan() for
  * the others.  `want`: the entries the file must carry; `note`: their encoded note (the
@@ -76,6 +73,9 @@ int plan_patch_xform(struct plan *pl, uint64_t off, uint64_t len, uint64_t src,
 struct objplan_memo;
 int edit_plan(const struct elf *ef, const struct scan *sc, const struct entries *want, int keep_all,
 	      const struct buf *note, struct plan *pl, struct objplan_memo *memo, struct err *e);
+
+/* layout.c: the planner of linked files (ET_EXEC, ET_DYN): where the new note goes and which
+ * header bytes change (docs/layout.md). */
 
 /* `note` holds the encoded note (empty: remove every dlopen note); ET_EXEC and ET_DYN only. */
 int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *note,
