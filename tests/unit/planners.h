@@ -127,7 +127,7 @@ static inline int zeroes(const struct plan *pl, uint64_t off, uint64_t len)
 	return 0;
 }
 
-/* What the writer (plan.h) allows of a patch list: every patch inside the output and every
+/* What the writer (edit.h, plan.c) allows of a patch list: every patch inside the output and every
  * copy inside the input; a later patch overlays an earlier one only where that one fills
  * zeros, or it rewrites part of an earlier copy or write: entries over a table, or zeros over
  * old notes in copied bytes (the carried block), never zeros over new bytes.  With
