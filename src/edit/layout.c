@@ -373,13 +373,23 @@ static int layout_tail(struct lay *lay)
 	for (k = 0; k < lay->nseg; k++)
 		if (lay->seg[k].off + lay->seg[k].size > end)
 			end = lay->seg[k].off + lay->seg[k].size;
+	/* An allocated name table would count in the allocated part once moved after our segment,
+	 * and the next run would put our segment after it again: the file would grow each time. */
+	if (lay->move_shstr && (ef->sh[ef->shstrndx].flags & SHF_ALLOC_))
+		return err_set(lay->e, "the section-name table is marked allocated (SHF_ALLOC), "
+				       "which no linker writes: its names cannot be rewritten "
+				       "(damaged file)");
+	/* The name table moves with the tail when it is one of its sections; else (before the end
+	 * of the allocated part, in damaged files) it is placed below like a table that stays. */
+	lay->shstr_off = UINT64_MAX;
 	if (lay->tail_moves) {
 		end = lay_tail_layout(lay, end);
 		if (end == UINT64_MAX)
 			return err_set(lay->e, "the non-allocated sections cannot follow the new "
 					       "segment (out of memory, "
 					       "or sizes past the end of the address space)");
-	} else if (lay->move_shstr) {
+	}
+	if (lay->move_shstr && lay->shstr_off == UINT64_MAX) {
 		uint64_t size = ef->sh[ef->shstrndx].size - lay->shstr_cut + lay->newnames.len;
 		lay->shstr_off = lay->notesz ? UINT64_MAX : lay_names_hole(lay, size);
 		if (lay->shstr_off == UINT64_MAX) {
