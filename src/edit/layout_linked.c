@@ -409,15 +409,24 @@ static int table_home(struct lay *lay)
  * table then counts).  1: done, 0: not possible. */
 static int table_grows(struct lay *lay)
 {
-	int r;
+	int r, quiet = lay->pl->quiet;
 
+	/* Nothing in the way but bytes no section or segment describes (patchelf leaves the old
+	 * bytes of the sections it moved there): the table may take them.  Without a segment of
+	 * ours first, when the note needs none: a later run puts the table back there (as
+	 * table_home() does), so this run must too, or two runs would differ. */
 	if (!lay->nseg) {
+		lay->pl->quiet = 1; /* a block to carry needs our segment: asked again below */
+		r = lay_front_room(lay, lay->ef->phoff, lay->phsz);
+		lay->pl->quiet = quiet;
+		if (r == 2)
+			return 1;
+		if (r < 0)
+			return -1;
 		lay->nseg = 1;
 		if (lay_build_phdrs(lay))
 			return -1;
 	}
-	/* Nothing in the way but bytes no section or segment describes (patchelf leaves the old
-	 * bytes of the sections it moved there): the table may take them. */
 	r = lay_front_room(lay, lay->ef->phoff, lay->phsz);
 	return r == 2 ? 1 : r;
 }
