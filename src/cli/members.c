@@ -18,8 +18,7 @@
 /* ---- archives: every ELF member, read in place ---- */
 
 struct ar_ctx {
-	struct run *run;
-	const struct opts *o;
+	struct run *run;     /* its settings: run->o */
 	unsigned char *used; /* used[i]: --member o->members[i] was found in this archive */
 	const char *path;
 	char label[PATH_MAX + ARCHIVE_MAX_NAME + 3]; /* "PATH[MEMBER]" */
@@ -32,10 +31,10 @@ struct ar_ctx {
 /* --member narrows reading and writing to the named members. */
 static int member_selected(struct ar_ctx *c, const char *name)
 {
-	int hit = c->o->nmembers == 0;
+	int hit = c->run->o.nmembers == 0;
 
-	for (size_t i = 0; i < c->o->nmembers; i++)
-		if (strcmp(c->o->members[i], name) == 0)
+	for (size_t i = 0; i < c->run->o.nmembers; i++)
+		if (strcmp(c->run->o.members[i], name) == 0)
 			hit = c->used[i] = 1;
 	return hit;
 }
@@ -77,12 +76,12 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 	}
 	if (!magic_is_elf(magic, n)) {
 		kind = magic_foreign_kind(magic, n);
-		if (c->o->mode == MODE_CHECK)
+		if (c->run->o.mode == MODE_CHECK)
 			travel_foreign(&c->travel, m, kind);
 		/* A program that takes only such members would get no entry: refused, not skipped.
 		 */
-		if (kind && mode_takes_entries(c->o->mode) &&
-		    (c->o->mode == MODE_MERGE || c->o->add.n)) {
+		if (kind && mode_takes_entries(c->run->o.mode) &&
+		    (c->run->o.mode == MODE_MERGE || c->run->o.add.n)) {
 			if (*close_fd)
 				close(fd);
 			return err_set(
@@ -93,10 +92,10 @@ static int open_member(struct ar_ctx *c, const struct archive *ar, const struct 
 				"--header (see dlnote-inject(1))",
 				kind);
 		}
-		if (c->o->verbose)
+		if (c->run->o.verbose)
 			fprintf(stderr, PROGRAM_NAME ": %s: %s, %s\n", c->label,
 				kind ? kind : "not ELF",
-				mode_edits(c->o->mode) ? "kept untouched" : "skipped");
+				mode_edits(c->run->o.mode) ? "kept untouched" : "skipped");
 		if (*close_fd)
 			close(fd);
 		return 0;
@@ -163,7 +162,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 			struct err *e)
 {
 	struct ar_write w = {ar, c, ""};
-	const struct opts *o = c->o;
+	const struct opts *o = &c->run->o;
 	int r = 1;
 
 	if (ar->thin)
@@ -201,7 +200,7 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 		return -1;
 	if (skip)
 		return 0;
-	if (c->o->mode == MODE_LIST) {
+	if (c->run->o.mode == MODE_LIST) {
 		r = scan_entries(&ef, &sc, &es, e);
 		if (r == 0 && manifest_merge(&c->merged, &es))
 			r = err_oom(e);
@@ -211,9 +210,9 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 		}
 		manifest_free(&es);
 	} else {
-		r = c->o->mode == MODE_CHECK ? action_check(c->run, c->label, &ef, &sc, 1, e)
-					     : action_discover(c->run, c->label, &ef, &sc, e);
-		if (c->o->mode == MODE_CHECK) {
+		r = c->run->o.mode == MODE_CHECK ? action_check(c->run, c->label, &ef, &sc, 1, e)
+						 : action_discover(c->run, c->label, &ef, &sc, e);
+		if (c->run->o.mode == MODE_CHECK) {
 			struct err te = {0};
 			if (travel_member(&c->travel, m, &ef, &sc, &te) && r == 0)
 				r = -1, *e = te;
@@ -226,7 +225,7 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 int members_process(struct run *run, const char *path, int fd, const struct stat *st, int many)
 {
 	const struct opts *o = &run->o;
-	struct ar_ctx c = {.run = run, .o = o, .path = path};
+	struct ar_ctx c = {.run = run, .path = path};
 	char name[ARCHIVE_MAX_NAME + 64];
 	struct archive ar;
 	struct archive_member m;
