@@ -73,6 +73,7 @@ struct rewrite {
 	struct buf strtab_add, shstr_add, symtab_add, xtab_add;
 	struct buf run; /* new bytes gathered for one patch at run_off (objedit_patch) */
 	uint64_t run_off;
+	uint64_t laid_end; /* the end of the furthest patch planned before the run */
 	uint32_t *sig_name, name_group, name_note, name_symtab, name_strtab;
 	struct osec *os;
 	size_t nout;

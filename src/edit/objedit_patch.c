@@ -5,13 +5,22 @@
 
 /* New bytes are gathered in a run while they follow each other, past a little padding: one
  * patch and one write for the new sections and the section headers.  The run grows
- * geometrically (an object may get 200,000 new sections). */
+ * geometrically (an object may get 200,000 new sections).  Padding is zeros, so a run only
+ * pads past the end of everything planned before it: a gap inside bytes laid already (a patch
+ * over a copied section) holds the input's bytes, which a zero would overwrite. */
+static void laid(struct rewrite *rw, uint64_t off, uint64_t len)
+{
+	if (off + len > rw->laid_end)
+		rw->laid_end = off + len;
+}
+
 int objedit_patch_flush(struct rewrite *rw)
 {
 	size_t len = rw->run.len;
 
 	if (!len)
 		return 0;
+	laid(rw, rw->run_off, len);
 	if (rw->run.oom)
 		return err_oom(rw->e);
 	if (len <= 256) { /* copied: the buffer stays for the next run */
@@ -30,7 +39,8 @@ int objedit_patch(struct rewrite *rw, uint64_t off, uint64_t len, const void *da
 
 	if (data) {
 		if (rw->run.len && off >= rw->run_off + rw->run.len &&
-		    off - (rw->run_off + rw->run.len) <= sizeof pad) {
+		    off - (rw->run_off + rw->run.len) <= sizeof pad &&
+		    rw->run_off + rw->run.len >= rw->laid_end) {
 			buf_put(&rw->run, pad, (size_t)(off - (rw->run_off + rw->run.len)));
 		} else if (objedit_patch_flush(rw)) {
 			return -1;
@@ -42,6 +52,7 @@ int objedit_patch(struct rewrite *rw, uint64_t off, uint64_t len, const void *da
 	}
 	if (objedit_patch_flush(rw))
 		return -1;
+	laid(rw, off, len);
 	/* A copy that continues the previous one at the same distance, past zeros only, is one
 	 * copy: an object whose sections mostly stay costs a few patches, not one per section. */
 	p = pl->n ? &pl->p[pl->n - 1] : NULL;

@@ -407,31 +407,89 @@ int objedit_sym_addrsig(struct rewrite *rw)
 	return 0;
 }
 
-/* r_info of every relocation whose symbol moved; a relocation naming a removed symbol stops
- * the edit.  Relocation sections are streamed. */
+/* How r_info holds the symbol index: ELF32 (info >> 8), ELF64 (info >> 32), and MIPS64 little
+ * endian, whose r_info is a 32-bit symbol index followed by four type bytes (read as one
+ * little-endian word, the symbol is its low half). */
+enum rinfo_form { RINFO_32, RINFO_64, RINFO_MIPS64EL };
+
+static uint64_t rinfo_sym(enum rinfo_form f, uint64_t info)
+{
+	return f == RINFO_32 ? info >> 8 : f == RINFO_MIPS64EL ? info & 0xffffffffu : info >> 32;
+}
+
+static uint64_t rinfo_with_sym(enum rinfo_form f, uint64_t info, uint64_t sym)
+{
+	return f == RINFO_32	     ? sym << 8 | (info & 0xff)
+	       : f == RINFO_MIPS64EL ? (info & ~(uint64_t)0xffffffffu) | sym
+				     : sym << 32 | (info & 0xffffffffu);
+}
+
+/* The context of relocs_renumbered: the moves, sorted by old index, after the header. */
+struct reloc_map {
+	uint64_t es, nmv;
+	int w, big;
+	enum rinfo_form form;
+	struct move mv[];
+};
+
+static const struct move *move_find(const struct move *mv, uint64_t n, uint64_t from)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (mv[mid].from == from)
+			return &mv[mid];
+		if (mv[mid].from < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The plan's transform (edit.h) of a relocation section: only r_info's symbol index changes;
+ * r_offset, the type and r_addend keep their bytes. */
+static void relocs_renumbered(const void *ctx, unsigned char *buf, uint64_t len)
+{
+	const struct reloc_map *m = ctx;
+	uint64_t k;
+
+	for (k = 0; k + m->es <= len; k += m->es) {
+		unsigned char *p = buf + k + m->w;
+		uint64_t info = elf_get_order(m->big, p, m->w);
+		const struct move *mv = move_find(m->mv, m->nmv, rinfo_sym(m->form, info));
+		if (mv)
+			elf_put_order(m->big, p, m->w, rinfo_with_sym(m->form, info, mv->to));
+	}
+}
+
+/* A relocation section whose relocations name a moved symbol is copied through
+ * relocs_renumbered, one patch streamed when the file is written; one naming a removed symbol
+ * stops the edit.  Read once here, in pieces, to check both. */
 int objedit_sym_relocs(struct rewrite *rw, const struct osec *o)
 {
 	const struct elf *ef = rw->ef;
 	const struct elf_shdr *s = &ef->sh[o->in];
-	int w = ef->is64 ? 8 : 4, mips64el = ef->is64 && !ef->big && ef->machine == EM_MIPS_;
+	int w = ef->is64 ? 8 : 4, moved = 0, r;
+	enum rinfo_form form = !ef->is64 ? RINFO_32
+			       : !ef->big && ef->machine == EM_MIPS_ ? RINFO_MIPS64EL
+								      : RINFO_64;
 	uint64_t es = s->entsize, k, n;
-	unsigned char chunk[65536], out[8];
+	unsigned char chunk[PATCH_CHUNK];
+	struct reloc_map *m;
 
-	if (es < (uint64_t)(2 * w) || es > sizeof chunk || s->size % es)
-		return err_set(rw->e, "relocation section [%zu] has a malformed entry size", o->in);
+	if (es < (uint64_t)(2 * w) || es > sizeof chunk || s->size % es || PATCH_CHUNK % es)
+		return err_set(rw->e, "relocation section [%zu] has entries of %llu bytes: cannot "
+				      "renumber its symbols", o->in, (unsigned long long)es);
 	n = s->size / es;
 	for (k = 0; k < n;) {
-		uint64_t m = n - k < sizeof chunk / es ? n - k : sizeof chunk / es, j;
-		if (elf_read(ef, s->offset + k * es, m * es, chunk, rw->e))
+		uint64_t c = n - k < sizeof chunk / es ? n - k : sizeof chunk / es, j;
+		if (elf_read(ef, s->offset + k * es, c * es, chunk, rw->e))
 			return -1;
-		for (j = 0; j < m; j++) {
-			uint64_t info = elf_get(ef, chunk + j * es + (uint64_t)w, w), sym, type;
-			int64_t to;
-			sym = !ef->is64 ? info >> 8 : mips64el ? info & 0xffffffffu : info >> 32;
-			type = !ef->is64  ? info & 0xff
-			       : mips64el ? info & ~(uint64_t)0xffffffffu
-					  : info & 0xffffffffu;
-			to = sym >= rw->nsym ? (int64_t)sym : objedit_sym_new(rw, sym);
+		for (j = 0; j < c; j++) {
+			uint64_t sym = rinfo_sym(form, elf_get(ef, chunk + j * es + (uint64_t)w, w));
+			int64_t to = sym >= rw->nsym ? (int64_t)sym : objedit_sym_new(rw, sym);
 			if (to < 0)
 				return err_set(
 					rw->e,
@@ -439,17 +497,19 @@ int objedit_sym_relocs(struct rewrite *rw, const struct osec *o)
 					"which is defined in a section that would be removed",
 					(unsigned long long)(k + j), o->in,
 					(unsigned long long)sym);
-			if ((uint64_t)to == sym)
-				continue;
-			info = !ef->is64  ? (uint64_t)to << 8 | type
-			       : mips64el ? type | (uint64_t)to
-					  : (uint64_t)to << 32 | type;
-			elf_put(ef, out, w, info);
-			if (objedit_patch(rw, o->sh.offset + (k + j) * es + (uint64_t)w,
-					  (uint64_t)w, out, 0))
-				return -1;
+			moved |= (uint64_t)to != sym;
 		}
-		k += m;
+		k += c;
 	}
-	return 0;
+	if (!moved)
+		return 0;
+	if (objedit_patch_flush(rw) ||
+	    !(m = malloc(sizeof *m + rw->nmv * sizeof m->mv[0])))
+		return rw->run.oom ? -1 : err_oom(rw->e);
+	*m = (struct reloc_map){ .es = es, .nmv = rw->nmv, .w = w, .big = ef->big, .form = form };
+	memcpy(m->mv, rw->mv, rw->nmv * sizeof m->mv[0]);
+	r = plan_patch_xform(rw->o->pl, o->sh.offset, s->size, s->offset, relocs_renumbered, m,
+			     sizeof *m + rw->nmv * sizeof m->mv[0], rw->e);
+	free(m);
+	return r;
 }

@@ -119,9 +119,11 @@ size_t elf_sym_size(const struct elf *ef);
  * every header, symbol and relocation goes through them). */
 #define ELF_HOST_BIG (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 
-static inline uint64_t elf_get(const struct elf *ef, const unsigned char *p, int width)
+/* The same for a byte order alone (big: the file is big-endian), where no struct elf is at hand:
+ * a transform of the plan (edit.h) runs after the model is gone. */
+static inline uint64_t elf_get_order(int big, const unsigned char *p, int width)
 {
-	int swap = ef->big != ELF_HOST_BIG;
+	int swap = big != ELF_HOST_BIG;
 	uint64_t v = 0;
 	int i;
 
@@ -143,13 +145,18 @@ static inline uint64_t elf_get(const struct elf *ef, const unsigned char *p, int
 	}
 	}
 	for (i = 0; i < width; i++)
-		v |= (uint64_t)p[ef->big ? width - 1 - i : i] << (8 * i);
+		v |= (uint64_t)p[big ? width - 1 - i : i] << (8 * i);
 	return v;
 }
 
-static inline void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v)
+static inline uint64_t elf_get(const struct elf *ef, const unsigned char *p, int width)
 {
-	int swap = ef->big != ELF_HOST_BIG;
+	return elf_get_order(ef->big, p, width);
+}
+
+static inline void elf_put_order(int big, unsigned char *p, int width, uint64_t v)
+{
+	int swap = big != ELF_HOST_BIG;
 	int i;
 
 	switch (width) {
@@ -170,7 +177,12 @@ static inline void elf_put(const struct elf *ef, unsigned char *p, int width, ui
 	}
 	}
 	for (i = 0; i < width; i++)
-		p[ef->big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
+		p[big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void elf_put(const struct elf *ef, unsigned char *p, int width, uint64_t v)
+{
+	elf_put_order(ef->big, p, width, v);
 }
 
 /* Encoders: native struct -> file bytes (out must hold the on-disk size).  The ELF header is

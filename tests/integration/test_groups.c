@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "macro_shapes.h"
 
 /* Entries in the key order the header writes (feature, description, priority, soname). */
 #define X_ "{\"feature\":\"x\",\"description\":\"X support\",\"priority\":\"recommended\",\"soname\":[\"libx.so.1\"]}"
@@ -22,14 +23,8 @@
 #define Z_ "{\"feature\":\"z\",\"description\":\"Z support\",\"priority\":\"required\",\"soname\":[\"libz.so.1\"]}"
 #define N_ "{\"soname\":[\"libnew.so.1\"],\"feature\":\"new\"}"
 
-/* The layout of sd-dlopen.h, written here for the tests: the signature and the payload are the
- * same JSON, with quotes escaped for the assembler. */
-static const char decl_h[] =
-	"#define DECL(json) __asm__(\".ifndef \\\"sd_dlopen:\" json \"\\\"\\n\" \\\n"
-	"  \".set \\\"sd_dlopen:\" json \"\\\", 1\\n\" \\\n"
-	"  \".pushsection .note.dlopen,\\\"aGR\\\",%note,\\\"sd_dlopen:\" json \"\\\",comdat\\n\" \\\n"
-	"  \".balign 4\\n.long 2f-1f\\n.long 4f-3f\\n.long 0x407c0c0a\\n1: .asciz \\\"FDO\\\"\\n2: .balign 4\\n\" \\\n"
-	"  \"3: .asciz \\\"\" json \"\\\"\\n4: .balign 4\\n.popsection\\n.endif\\n\")\n"
+/* DECL() (macro_shapes.h) and two payloads for it, quotes escaped for the assembler. */
+static const char decl_payloads[] =
 	"#define X \"[{\\\\\\\"feature\\\\\\\":\\\\\\\"x\\\\\\\",\\\\\\\"description\\\\\\\":\\\\\\\"X support\\\\\\\",\\\\\\\"priority\\\\\\\":\\\\\\\"recommended\\\\\\\",\\\\\\\"soname\\\\\\\":[\\\\\\\"libx.so.1\\\\\\\"]}]\"\n"
 	"#define Y \"[{\\\\\\\"feature\\\\\\\":\\\\\\\"y\\\\\\\",\\\\\\\"description\\\\\\\":\\\\\\\"Y support\\\\\\\",\\\\\\\"priority\\\\\\\":\\\\\\\"suggested\\\\\\\",\\\\\\\"soname\\\\\\\":[\\\\\\\"liby.so.2\\\\\\\",\\\\\\\"liby.so.1\\\\\\\"]}]\"\n";
 
@@ -44,7 +39,10 @@ static const char main_c[] =
 static void prepare(const char *cc)
 {
 	need(cc);
-	put_file("decl.h", decl_h);
+	{
+		char decl_h[sizeof sd_dlopen_h + sizeof decl_payloads];
+		put_file("decl.h", strcat(strcpy(decl_h, sd_dlopen_h), decl_payloads));
+	}
 	put_file("one.c", one_c);
 	put_file("two.c", two_c);
 	put_file("three.c", three_c);

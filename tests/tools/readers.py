@@ -10,6 +10,7 @@ a real consumer does (shared/REFERENCE.md §2).
   readers.py readelf FILE      decode `readelf -W -n` output
   readers.py llvm FILE         decode `llvm-readobj --notes` output
   readers.py validate IN OUT   layout invariants of a rewritten linked file (REFERENCE §4)
+  readers.py object FILE       a relocatable object's meaning, one line per item, by name
   readers.py batch CMD ARGS -- CMD ARGS ...   several of these in one process
 
 Each reader prints the entries of all dlopen notes as one compact JSON array.
@@ -415,6 +416,58 @@ def validate(inp, outp):
     return 1 if errors else 0
 
 
+def object_lines(path):
+    """What a relocatable object means to a linker, by name rather than by index (pyelftools):
+    each section's bytes (hashed), each symbol, each relocation with its target, symbol and
+    addend, each group's signature and members.  Indexes, offsets and the bytes of symbol,
+    string, relocation and group tables are left out: an edit may renumber them, never change
+    what they say.  Sorted, so that two objects compare line by line."""
+    import hashlib
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.relocation import RelocationSection
+    from elftools.elf.sections import SymbolTableSection
+    lines = []
+    with open(path, "rb") as f:
+        elf = ELFFile(f)
+        secs = list(elf.iter_sections())
+
+        def symname(symtab, i):
+            s = symtab.get_symbol(i)
+            if s["st_info"]["type"] == "STT_SECTION":
+                return "section:" + secs[s["st_shndx"]].name
+            return s.name
+
+        def secname(ndx):
+            return secs[ndx].name if isinstance(ndx, int) else ndx
+        for s in secs:
+            t = s["sh_type"]
+            if isinstance(s, RelocationSection):
+                symtab = secs[s["sh_link"]]
+                target = secs[s["sh_info"]].name
+                for r in s.iter_relocations():
+                    addend = r["r_addend"] if s.is_RELA() else "implicit"
+                    lines.append(f"reloc {target} {r['r_offset']:#x} type={r['r_info_type']} "
+                                 f"{symname(symtab, r['r_info_sym'])} {addend}")
+            elif isinstance(s, SymbolTableSection):
+                for i, y in enumerate(s.iter_symbols()):
+                    if i == 0 or y["st_info"]["type"] == "STT_SECTION":
+                        continue
+                    lines.append(f"symbol {y.name} {y['st_info']['type']} {y['st_info']['bind']} "
+                                 f"{y['st_other']['visibility']} {secname(y['st_shndx'])} "
+                                 f"{y['st_value']:#x} {y['st_size']}")
+            elif t == "SHT_GROUP":
+                sig = secs[s["sh_link"]].get_symbol(s["sh_info"]).name
+                members = sorted(secs[m].name for m in s.iter_section_indexes()) if hasattr(
+                    s, "iter_section_indexes") else []
+                lines.append(f"group {sig} {' '.join(members)}")
+            elif t not in ("SHT_STRTAB", "SHT_SYMTAB_SHNDX", "SHT_NULL"):
+                data = b"" if t == "SHT_NOBITS" else s.data()
+                lines.append(f"section {s.name} {t} flags={s['sh_flags']:#x} "
+                             f"align={s['sh_addralign']} size={s['sh_size']} "
+                             f"sha1={hashlib.sha1(data).hexdigest()}")
+    return sorted(lines)
+
+
 def pht_placement(path):
     """Where the program header table lives: "original" (a linker's segment), "padding" (a
     segment of ours inside the file's page padding) or "end" (a segment after all others)."""
@@ -434,6 +487,9 @@ def run_one(argv):
         return
     if cmd == "validate":
         validate(path, argv[2])
+        return
+    if cmd == "object":
+        print("\n".join(object_lines(path)))
         return
     reader = {"sections": read_sections, "segments": read_segments, "readelf": read_readelf, "llvm": read_llvm}[cmd]
     print(compact(reader(path)))
@@ -476,6 +532,9 @@ def main():
         return
     if cmd == "validate":
         sys.exit(validate(path, sys.argv[3]))
+    if cmd == "object":
+        print("\n".join(object_lines(path)))
+        return
     reader = {"sections": read_sections, "segments": read_segments, "readelf": read_readelf, "llvm": read_llvm}[cmd]
     print(compact(reader(path)))
 
