@@ -72,13 +72,33 @@ static int is_padded(const char *f, size_t w, const char *word)
 	return 1;
 }
 
-/* "/N": a name in the "//" table, ended by "/\n" (or "\n"). */
-static int long_name(struct archive *ar, struct archive_member *m, const char *field, struct err *e)
+/* "/N": a name in the "//" table, ended by "/\n" (or "\n").  After N, what binutils writes:
+ * spaces, GNU ar 2.40's stray '/' at the end of the field (a thin archive's member whose
+ * basename has 15 characters), and in a thin archive ":ORIGIN" (a member of another archive,
+ * read by nested_name()). */
+static int nested_name(struct archive *ar, struct archive_member *m, uint64_t size,
+		       struct err *e);
+
+static int long_name(struct archive *ar, struct archive_member *m, const char *field, uint64_t size,
+		     struct err *e)
 {
 	uint64_t at, n;
+	size_t i = 1, end = 16;
 	char *nl;
 
-	if (parse_dec(field + 1, 15, &at))
+	while (end > 1 && (field[end - 1] == ' ' || (end == 16 && field[end - 1] == '/')))
+		end--;
+	while (i < end && field[i] >= '0' && field[i] <= '9')
+		i++;
+	if (ar->thin && i < end && field[i] == ':') {
+		if (parse_dec(field + i + 1, end - i - 1, &m->origin))
+			return err_set(e, "bad nested-member reference '%.16s' in the member header",
+				       field);
+		m->nested_len = 1; /* set to the path's length below */
+	} else if (i != end) {
+		return err_set(e, "bad long-name reference '%.16s' in the member header", field);
+	}
+	if (parse_dec(field + 1, i - 1, &at))
 		return err_set(e, "bad long-name reference '%.16s' in the member header", field);
 	if (!ar->names_size || at >= ar->names_size)
 		return err_set(e,
@@ -96,6 +116,58 @@ static int long_name(struct archive *ar, struct archive_member *m, const char *f
 	*nl = '\0';
 	if (nl > m->name && nl[-1] == '/')
 		nl[-1] = '\0';
+	return m->nested_len ? nested_name(ar, m, size, e) : 0;
+}
+
+/* Where a thin archive's member file is: names are relative to the archive's directory. */
+static void thin_path(const struct archive *ar, const char *name, size_t len, char *path,
+		      size_t pathsz)
+{
+	const char *slash = strrchr(ar->path, '/');
+
+	if (name[0] == '/' || !slash)
+		snprintf(path, pathsz, "%.*s", (int)len, name);
+	else
+		snprintf(path, pathsz, "%.*s/%.*s", (int)(slash - ar->path), ar->path, (int)len,
+			 name);
+}
+
+/* The member of another archive that m names: its own name, read from that archive (whose
+ * specials come first: the name table is known after them), appended as "PATH(MEMBER)". */
+static int nested_name(struct archive *ar, struct archive_member *m, uint64_t size,
+		       struct err *e)
+{
+	struct archive in;
+	struct archive_member first, it;
+	char path[4096];
+	struct stat st;
+	int fd, r;
+
+	m->nested_len = strlen(m->name);
+	thin_path(ar, m->name, m->nested_len, path, sizeof path);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return err_set(e, "thin archive member %s: %s", path, strerror(errno));
+	r = fstat(fd, &st) ? err_set(e, "%s: %s", path, strerror(errno))
+			   : archive_open(&in, fd, path, (uint64_t)st.st_size, e);
+	while (r == 0 && (r = archive_next(&in, &first, e)) == 1 && first.kind != AR_MEMBER)
+		r = 0;
+	if (r == 1) {
+		in.pos = m->origin;
+		r = archive_next(&in, &it, e);
+	}
+	close(fd);
+	if (r == 0 && !e->msg[0])
+		r = err_set(e, "no member at offset %llu", (unsigned long long)m->origin);
+	if (r < 0 || it.kind != AR_MEMBER || in.thin || it.size != size)
+		return r < 0 ? err_set(e, "nested archive %s: %s", path, e->msg)
+			     : err_set(e, "%s has no %llu-byte member at offset %llu, which the "
+					  "thin archive names", path, (unsigned long long)size,
+				       (unsigned long long)m->origin);
+	str_cat(m->name, sizeof m->name, m->nested_len, "(");
+	str_cat(m->name, sizeof m->name, strlen(m->name), it.name);
+	str_cat(m->name, sizeof m->name, strlen(m->name), ")");
+	m->origin = it.data;
 	return 0;
 }
 
@@ -126,7 +198,7 @@ static int member_name(struct archive *ar, struct archive_member *m, const char 
 	} else if (is_padded(f, 16, "//")) {
 		m->kind = AR_NAMES;
 	} else if (f[0] == '/') {
-		return long_name(ar, m, f, e);
+		return long_name(ar, m, f, field_size, e);
 	} else if (strncmp(f, "__.SYMDEF", 9) == 0) {
 		m->kind = AR_INDEX;
 	}
@@ -234,29 +306,26 @@ int archive_next(struct archive *ar, struct archive_member *m, struct err *e)
 int archive_member_fd(const struct archive *ar, const struct archive_member *m, int *fd,
 		      uint64_t *base, int *close_fd, struct err *e)
 {
-	const char *slash = strrchr(ar->path, '/');
 	char path[4096];
 	struct stat st;
 
 	*fd = ar->fd, *base = m->data, *close_fd = 0;
 	if (!ar->thin)
 		return 0;
-	/* Thin members are named relative to the archive's directory. */
-	if (m->name[0] == '/' || !slash)
-		snprintf(path, sizeof path, "%s", m->name);
-	else
-		snprintf(path, sizeof path, "%.*s/%s", (int)(slash - ar->path), ar->path, m->name);
+	thin_path(ar, m->name, m->nested_len ? m->nested_len : strlen(m->name), path, sizeof path);
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (*fd < 0)
 		return err_set(e, "thin archive member %s: %s", path, strerror(errno));
-	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != m->size) {
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) ||
+	    (m->nested_len ? !range_ok(m->origin, m->size, (uint64_t)st.st_size)
+			   : (uint64_t)st.st_size != m->size)) {
 		close(*fd);
 		return err_set(e,
 			       "thin archive member %s is not the %llu-byte regular file the "
 			       "archive lists",
 			       path, (unsigned long long)m->size);
 	}
-	*base = 0, *close_fd = 1;
+	*base = m->nested_len ? m->origin : 0, *close_fd = 1;
 	return 0;
 }
 

@@ -42,6 +42,11 @@ struct archive_member {
 	const unsigned char *head; /* or, when large, its first head_len bytes that are there */
 	uint64_t head_len;
 	char name[ARCHIVE_MAX_NAME + 1];
+	/* A thin archive's member that lies in another archive (GNU ar's "/N:ORIGIN", written
+	 * when an archive is added to a thin one): name is "PATH(MEMBER)", the first nested_len
+	 * bytes the archive's path, and the member's header is at `origin` in that file. */
+	size_t nested_len;
+	uint64_t origin;
 };
 
 struct archive {

@@ -168,6 +168,39 @@ Test(archive, damaged_headers_are_refused_at_the_member)
 	gnu(&a, &m1, &m2);
 	memcpy(a.p + m2, "/99             ", 16);
 	expect_error(&a, 4, "long-name reference /99 is outside the name table");
+	/* after the digits: spaces, and a '/' in the last byte only */
+	gnu(&a, &m1, &m2);
+	memcpy(a.p + m2, "/0 /            ", 16);
+	expect_error(&a, 4, "bad long-name reference '/0 /");
+	gnu(&a, &m1, &m2);
+	memcpy(a.p + m2, "/0x             ", 16);
+	expect_error(&a, 4, "bad long-name reference '/0x");
+	/* ":ORIGIN" only in a thin archive */
+	gnu(&a, &m1, &m2);
+	memcpy(a.p + m2, "/0:84           ", 16);
+	expect_error(&a, 4, "bad long-name reference '/0:84");
+}
+
+/* GNU ar 2.40 writes a thin archive member whose basename has 15 characters as "/N", spaces, and
+ * a '/' in the field's last byte; binutils and LLVM read it as "/N". */
+Test(archive, a_long_name_reference_may_end_with_a_slash)
+{
+	struct ar_img a;
+	struct archive ar;
+	struct archive_member m;
+	struct err e;
+	size_t m1, m2;
+	int fd;
+
+	gnu(&a, &m1, &m2);
+	memcpy(a.p + m2, "/0             /", 16);
+	fd = open_img(&ar, &a, &e);
+	cr_assert(fd >= 0, "%s", e.msg);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(archive_next(&ar, &m, &e), 1, "member %d: %s", i + 1, e.msg);
+	cr_expect_str_eq(m.name, "a_rather_long_member_name.o");
+	cr_expect_eq(m.nested_len, 0);
+	close(fd);
 }
 
 Test(archive, an_index_pointing_outside_is_refused)
