@@ -137,14 +137,69 @@ int action_discover(struct run *run, const char *path, const struct elf *ef, con
 	return r;
 }
 
+/* Replace: the file's entries that the manifest does not name go to said->dropped. */
+static int say_dropped(const struct run *run, const struct elf *ef, const struct scan *sc,
+		       struct said *said)
+{
+	struct entries have = {0}, gone = {0};
+	struct err ignore = {0}; /* notes that do not decode: replace drops them, as before */
+	unsigned char *unnamed = NULL;
+	int r = 0;
+
+	if (scan_entries(ef, sc, &have, &ignore) == 0 && have.n &&
+	    (!(unnamed = xcalloc(have.n, 1)) || manifest_unnamed(&have, &run->o.add, unnamed)))
+		r = -1;
+	for (size_t i = 0; r == 0 && unnamed && i < have.n; i++)
+		if (unnamed[i])
+			r = manifest_append_copy(&gone, &have.v[i]);
+	if (r == 0 && gone.n)
+		r = manifest_merge(&said->dropped, &gone);
+	said->members += gone.n != 0;
+	free(unnamed);
+	manifest_free(&have);
+	manifest_free(&gone);
+	return r;
+}
+
+/* Merge: the file's entries, then the manifest's; one of the same feature and sonames as the
+ * file's that differs replaces it (*replaced gets the file's).  Refused when the result would
+ * still list an entry twice (the file already did): --check would reject what is written. */
+static int merged_entries(const struct run *run, const struct elf *ef, const struct scan *sc,
+			  struct entries *final, struct entries *replaced, struct err *e)
+{
+	struct buf m = {0};
+	size_t a, b;
+	int r;
+
+	if (scan_entries(ef, sc, final, e)) {
+		err_prefix(e, "cannot merge with the existing notes: ");
+		return -1;
+	}
+	if (manifest_merge_identity(final, &run->o.add, 1, replaced, &a, &b) ||
+	    (r = manifest_first_repeat(final, &a, &b)) < 0)
+		return err_oom(e);
+	if (r == 0)
+		return 0;
+	manifest_entry_label(&final->v[a], &m);
+	r = err_set(e,
+		    "the file already declares %.*s twice (%s): --merge would keep both, and "
+		    "--check rejects that; replace the notes (-m without --merge) to write exactly "
+		    "the manifest",
+		    (int)m.len, m.p ? m.p : "",
+		    manifest_entry_equal(&final->v[a], &final->v[b]) ? "the same entry"
+								     : "differently");
+	buf_free(&m);
+	return r;
+}
+
 /* The edit of one object as a plan (printed with -v, -vv, unless the caller made pl quiet: a
  * plan made only to measure or compare); `label` names it in messages. */
 int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
-		     const struct scan *sc, struct plan *pl, struct err *e)
+		     const struct scan *sc, struct plan *pl, struct said *said, struct err *e)
 {
 	const struct opts *o = &run->o;
 	int show = o->verbose && !pl->quiet;
-	struct entries final = {0};
+	struct entries final = {0}, replaced = {0};
 	const struct entries *want = &final;
 	struct buf note = {0}, *whole = &note;
 	/* Replace gives every object the same entries: what is derived from them alone is kept
@@ -156,26 +211,26 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 	pl->quiet = !show;
 	/* Replace: exactly the given entries.  Merge: the file's, then the new ones not already
 	 * there.  Remove: none. */
-	if (o->mode == MODE_MERGE && scan_entries(ef, sc, &final, e)) {
-		err_prefix(e, "cannot merge with the existing notes: ");
-		goto out;
-	}
-	if (o->mode == MODE_REPLACE)
+	if (o->mode == MODE_REPLACE) {
 		want = &o->add;
-	else if (o->mode == MODE_MERGE && manifest_merge(&final, &o->add)) {
-		err_oom(e);
+		if (said && !o->quiet && say_dropped(run, ef, sc, said))
+			goto oom;
+	} else if (o->mode == MODE_MERGE && merged_entries(run, ef, sc, &final, &replaced, e)) {
 		goto out;
 	}
+	if (said && replaced.n && manifest_merge(&said->replaced, &replaced))
+		goto oom;
+	said && replaced.n ? said->members++ : 0;
 	if (memo && memo->whole_ready)
 		whole = &memo->whole;
 	else if (note_encode(want, ef->big, memo ? &memo->whole : &note, e))
 		goto out;
 	else if (memo)
 		whole = &memo->whole, memo->whole_ready = 1;
-	/* Objects: one COMDAT group per entry; merge keeps every group the object has.  The whole
-	 * note is encoded for both: a linked program carries all the entries as one array, so its
-	 * size limit holds for objects too. */
-	if (edit_plan(ef, sc, want, o->mode == MODE_MERGE, whole, pl, memo, e))
+	/* Objects: one COMDAT group per entry; merge keeps every group the object has, unless it
+	 * replaced an entry (whose group goes).  The whole note is encoded for both: a linked
+	 * program carries all the entries as one array, so its size limit holds for objects too. */
+	if (edit_plan(ef, sc, want, o->mode == MODE_MERGE && !replaced.n, whole, pl, memo, e))
 		goto out;
 	r = 0;
 	if (show) {
@@ -209,10 +264,55 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 					(unsigned long long)p->src);
 		}
 	}
+	goto out;
+oom:
+	err_oom(e);
 out:
 	buf_free(&note);
 	manifest_free(&final);
+	manifest_free(&replaced);
 	return r;
+}
+
+/* One line: `what` happened to these entries of `path` (each followed by the old entry itself
+ * when `old`), then why. */
+static void say(const char *path, const char *what, const struct entries *es, int old,
+		size_t members, const char *why)
+{
+	struct buf b = {0};
+
+	for (size_t i = 0; i < es->n; i++) {
+		buf_puts(&b, i ? ", " : "");
+		manifest_entry_label(&es->v[i], &b);
+		if (old) {
+			buf_puts(&b, " was ");
+			manifest_serialize_entry(&es->v[i], &b);
+		}
+	}
+	print_text(stderr, PROGRAM_NAME ": %s: %s %zu %s the file had", path, what, es->n,
+		   es->n == 1 ? "entry" : "entries");
+	if (members)
+		print_text(stderr, ", in %zu archive member%s", members, members == 1 ? "" : "s");
+	print_text(stderr, ": %.*s; %s\n", (int)b.len, b.p ? b.p : "", why);
+	buf_free(&b);
+}
+
+void action_said(const struct run *run, const char *path, struct said *s, int archive)
+{
+	if (!run->o.quiet && s->dropped.n)
+		say(path, "replacing drops", &s->dropped, 0, archive ? s->members : 0,
+		    "the manifest does not name them (--merge keeps them)");
+	if (!run->o.quiet && s->replaced.n)
+		say(path, "--merge replaced", &s->replaced, 1, archive ? s->members : 0,
+		    "the manifest's entries of the same feature and sonames took their place");
+	action_said_clear(s);
+}
+
+void action_said_clear(struct said *s)
+{
+	manifest_free(&s->dropped);
+	manifest_free(&s->replaced);
+	s->members = 0;
 }
 
 int action_edit(struct run *run, const char *path, int fd, const struct stat *st,
@@ -220,7 +320,8 @@ int action_edit(struct run *run, const char *path, int fd, const struct stat *st
 {
 	const struct opts *o = &run->o;
 	struct plan pl = {0};
-	int r = action_plan_edit(run, path, ef, sc, &pl, e);
+	struct said said = {0};
+	int r = action_plan_edit(run, path, ef, sc, &pl, &said, e);
 
 	if (r == 0 && !(pl.unchanged && !o->output)) {
 		if (strcmp(o->output ? o->output : "", "-") == 0)
@@ -229,6 +330,9 @@ int action_edit(struct run *run, const char *path, int fd, const struct stat *st
 			r = output_write(fd, st, &pl, o->output ? o->output : path, !o->output,
 					 &o->out, e);
 	}
+	if (r == 0)
+		action_said(run, path, &said, 0);
+	action_said_clear(&said);
 	plan_free(&pl);
 	return r;
 }

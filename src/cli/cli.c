@@ -24,13 +24,16 @@ static const char usage_text[] =
 	"\n"
 	"Entries:\n"
 	"  -m, --manifest PATH     JSON manifest: an array of entry objects as in the spec\n"
-	"                          ('-' reads standard input; repeatable, entries concatenate)\n"
+	"                          ('-' reads standard input; repeatable, entries concatenate:\n"
+	"                          an entry given twice is one; two entries of the same\n"
+	"                          feature and sonames that differ are refused)\n"
 	"      --feature NAME      start a new entry with this feature\n"
 	"      --soname NAME       add a soname (alternatives: most preferred first) to the entry\n"
 	"      --description TEXT  set the entry's description\n"
 	"      --priority P        required | recommended | suggested\n"
 	"Modes (default: replace the file's dlopen notes with the given entries):\n"
-	"      --merge             keep the file's entries and append new ones\n"
+	"      --merge             keep the file's entries and append new ones; a new entry of\n"
+	"                          the same feature and sonames as one of the file's replaces it\n"
 	"      --remove            remove every dlopen note and all the tool added\n"
 	"      --list              print the entries of each FILE as a table (--json: as JSON)\n"
 	"      --check             validate the notes of each FILE (an entry twice is an error);\n"
@@ -536,7 +539,7 @@ int main(int argc, char **argv)
 		if (files_load_manifest(argv[i], &o->add))
 			r = EXIT_BAD_INPUT;
 	if (r < 0) {
-		if (manifest_merge_all(&o->add, &flagged))
+		if (files_add_entries("--soname", &o->add, &flagged))
 			r = EXIT_BAD_INPUT;
 	}
 	if (r < 0)

@@ -110,9 +110,22 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 		 int in_archive, struct err *e);
 int action_discover(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
 		    struct err *e);
-/* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages. */
+/* What edits drop or replace of the entries files had, said on standard error once the edit is
+ * written (one line per file or archive, unless --quiet): replace drops the file's entries the
+ * manifest does not name (same feature and sonames); --merge replaces the file's entries that a
+ * manifest entry of the same feature and sonames contradicts. */
+struct said {
+	struct entries dropped, replaced; /* each distinct entry once */
+	size_t members;                   /* the archive members that dropped or replaced one */
+};
+/* Print what `s` holds about `path` (an archive: counting its members), and empty it. */
+void action_said(const struct run *run, const char *path, struct said *s, int archive);
+void action_said_clear(struct said *s);
+/* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages.
+ * `said` gathers what the edit drops or replaces; NULL when the plan is only a question (an
+ * archive asks each member whether it changes, then plans it again to write it). */
 int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
-		     const struct scan *sc, struct plan *pl, struct err *e);
+		     const struct scan *sc, struct plan *pl, struct said *said, struct err *e);
 int action_edit(struct run *run, const char *path, int fd, const struct stat *st,
 		const struct elf *ef, const struct scan *sc, struct err *e);
 
@@ -120,7 +133,12 @@ int action_edit(struct run *run, const char *path, int fd, const struct stat *st
 int members_process(struct run *run, const char *path, int fd, const struct stat *st, int many);
 
 /* files.c: the inputs (manifests, maps, the trace, FILEs and --files-from lists). */
+/* A manifest's entries, added to *out: an entry equal to one already there is folded (several
+ * manifests may declare it), one of the same feature and sonames that differs is refused, the
+ * error naming `path` (so is the same contradiction inside one manifest). */
 int files_load_manifest(const char *path, struct entries *out);
+/* The same for entries from elsewhere (the command line's flags), `from` naming them. */
+int files_add_entries(const char *from, struct entries *out, const struct entries *add);
 int files_load_deb_map(const char *path, struct debmap *out);
 int files_load_trace(struct opts *o);
 /* many: several FILEs (or a list), so the table names each one. */

@@ -88,9 +88,40 @@ static int load(const char *path, const char *what,
 	return r;
 }
 
+int files_add_entries(const char *from, struct entries *out, const struct entries *add)
+{
+	struct buf msg = {0};
+	struct err e = {0};
+	size_t a, b;
+	int r = manifest_merge_identity(out, add, 0, NULL, &a, &b);
+
+	if (r < 0)
+		err_oom(&e);
+	if (r > 0) {
+		buf_puts(&msg, "entry ");
+		manifest_entry_label(&add->v[b], &msg);
+		buf_puts(&msg, " is declared twice, differently: ");
+		manifest_serialize_entry(&out->v[a], &msg);
+		buf_puts(&msg, " and ");
+		manifest_serialize_entry(&add->v[b], &msg);
+		buf_puts(&msg, "; a program would list it twice (--check rejects that): keep one");
+		err_set(&e, "%.*s", (int)msg.len, msg.p ? msg.p : "");
+		buf_free(&msg);
+	}
+	if (r)
+		err_report(from, &e);
+	return r ? -1 : 0;
+}
+
 int files_load_manifest(const char *path, struct entries *out)
 {
-	return load(path, "manifest", parse_manifest, out);
+	struct entries es = {0};
+	int r = load(path, "manifest", parse_manifest, &es);
+
+	if (r == 0)
+		r = files_add_entries(strcmp(path, "-") == 0 ? "<stdin>" : path, out, &es);
+	manifest_free(&es);
+	return r;
 }
 
 int files_load_deb_map(const char *path, struct debmap *out)

@@ -26,6 +26,8 @@ struct ar_ctx {
 	struct file_kind kind;                       /* of the first ELF member */
 	int have_kind;
 	struct travel travel; /* --check: where the entries travel */
+	struct said said;     /* an edit: what members drop or replace, said once it is written */
+	uint64_t said_upto;   /* the header of the last member whose plan went into `said` */
 };
 
 /* --member narrows reading and writing to the named members. */
@@ -138,7 +140,15 @@ static int plan_member(void *ctx, const struct archive *ar, const struct archive
 	(void)ar;
 	r = open_member(c, ar, m, &ef, &sc, &close_fd, &skip, e);
 	if (r == 0 && !skip) {
-		r = action_plan_edit(c->run, c->label, &ef, &sc, pl, e);
+		/* Said once, by the plans that are written; a question (quiet) says nothing.  A
+		 * member at or before the last one said starts a new write pass (archive_write
+		 * writes again with a 64-bit index): what the first pass said goes. */
+		if (!pl->quiet && c->said_upto >= m->hdr)
+			action_said_clear(&c->said);
+		if (!pl->quiet)
+			c->said_upto = m->hdr;
+		r = action_plan_edit(c->run, c->label, &ef, &sc, pl, pl->quiet ? NULL : &c->said,
+				     e);
 		close_member(&ef, &sc, close_fd);
 	}
 	return r ? -1 : !skip;
@@ -177,6 +187,8 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 	else if (r > 0)
 		r = output_replace(fd, st, o->output ? o->output : c->path, !o->output, &o->out,
 				   fill_archive, &w, e);
+	if (r == 0)
+		action_said(c->run, c->path, &c->said, 1);
 	if (r == 0 && ar->widened && o->verbose)
 		fprintf(stderr,
 			PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols "
@@ -184,6 +196,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 			c->path);
 	if (r)
 		set_label(c, w.member[0] ? w.member : NULL);
+	action_said_clear(&c->said);
 	return r < 0 ? -1 : 0;
 }
 

@@ -77,6 +77,25 @@ int manifest_append_take(struct entries *dst, struct entry *en);
 int manifest_merge_all(struct entries *dst, const struct entries *src);
 void manifest_free(struct entries *es);
 
+/* identity.c: entries that declare the same dependency: the same feature and sonames (their
+ * values as canonical JSON).  A program that lists two such entries lists the dependency
+ * twice, which --check rejects. */
+void manifest_entry_identity(const struct entry *en, struct buf *out);
+/* "feature" ["soname", ...], for messages ("(no feature)" without one). */
+void manifest_entry_label(const struct entry *en, struct buf *out);
+/* Merge src into dst by identity: an entry equal to one already there is skipped; an entry of
+ * the same identity that differs replaces it in place when `replace` (the old entry is moved to
+ * `replaced`, when not NULL), else stops the merge: 1 with the two entries' indexes in
+ * *clash_dst and *clash_src.  0 when merged, -1 out of memory. */
+int manifest_merge_identity(struct entries *dst, const struct entries *src, int replace,
+			    struct entries *replaced, size_t *clash_dst, size_t *clash_src);
+/* 1 when two entries of es have the same identity (*a < *b: the first such pair), 0 when none,
+ * -1 out of memory.  O(n log n). */
+int manifest_first_repeat(const struct entries *es, size_t *a, size_t *b);
+/* unnamed[i] = 1 when no entry of `names` has the identity of have's entry i. */
+int manifest_unnamed(const struct entries *have, const struct entries *names,
+		     unsigned char *unnamed);
+
 /* note.c: the FDO dlopen note: encoding entries into note bytes, walking note lists, and
  * decoding a note's payload back into entries. */
 

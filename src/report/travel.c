@@ -10,32 +10,6 @@
 #include "../note/note.h"
 #include "../edit/edit.h"
 
-/* What makes two entries "the same dependency" for a reader: the feature and the sonames. */
-static void entry_identity(const struct entry *en, struct buf *out)
-{
-	const struct keyval *f = entry_find(en, "feature"), *s = entry_find(en, "soname");
-
-	if (f)
-		buf_put(out, f->val, f->vallen);
-	buf_putc(out, '\n');
-	if (s)
-		buf_put(out, s->val, s->vallen);
-}
-
-/* "feature" [sonames] for messages. */
-static void entry_label(const struct entry *en, struct buf *out)
-{
-	const struct keyval *f = entry_find(en, "feature"), *s = entry_find(en, "soname");
-
-	if (f)
-		buf_put(out, f->val, f->vallen);
-	else
-		buf_puts(out, "(no feature)");
-	buf_putc(out, ' ');
-	if (s)
-		buf_put(out, s->val, s->vallen);
-}
-
 size_t travel_repeats(const struct entries *es, struct buf *report)
 {
 	struct buf ids = {0};
@@ -49,7 +23,7 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 	}
 	for (i = 0; i < es->n; i++) {
 		start[i] = ids.len;
-		entry_identity(&es->v[i], &ids);
+		manifest_entry_identity(&es->v[i], &ids);
 	}
 	for (i = 0; i < es->n && !ids.oom; i++)
 		k[i] = (struct key){ids.p + start[i],
@@ -63,7 +37,7 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 			continue;
 		found++;
 		buf_puts(report, "error: entry ");
-		entry_label(&es->v[k[i].pos], report);
+		manifest_entry_label(&es->v[k[i].pos], report);
 		buf_printf(report,
 			   " is declared %zu times: a program would list it %zu times (notes that "
 			   "do not fold: "
@@ -195,7 +169,7 @@ static struct travel_entry *find_or_add(struct travel *t, const struct entry *en
 	struct travel_entry *te, *v;
 	size_t *slot;
 
-	entry_identity(en, &id);
+	manifest_entry_identity(en, &id);
 	if (id.oom || slots_grow(t)) {
 		buf_free(&id);
 		return err_oom(e), NULL;
@@ -342,7 +316,7 @@ size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
 		const char *sym;
 
 		b.len = 0;
-		entry_label(&te->one.v[0], &b);
+		manifest_entry_label(&te->one.v[0], &b);
 		buf_puts(&b, ": in ");
 		if (te->members == t->elf_members)
 			buf_printf(&b, "every ELF member (%zu)", te->members);

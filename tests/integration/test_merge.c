@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* test_merge.c - editing files whose entries the code wrote (issue 32, items 3 and 4).
+ *
+ * A library built with systemd's macro carries entries at the priorities its authors chose;
+ * a packager's manifest may name the same libraries at another one.  --merge must never write
+ * a file that --check rejects: a manifest entry of the same feature and sonames replaces the
+ * file's, said on stderr with the old entry; a file that already lists an entry twice is
+ * refused.  Replace drops what the manifest does not name, and says which entries. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "macro_shapes.h"
+
+/* Quotes escaped twice, for DECL() inside a C literal (macro_shapes.h). */
+#define ESC "\\\\\\\""
+#define DECL_ZSTD "DECL(\"[{" ESC "soname" ESC ":[" ESC "libzstd.so.1" ESC "]," ESC "feature" ESC ":" ESC "zstd" ESC "," ESC "priority" ESC ":" ESC "recommended" ESC "}]\");\n"
+#define DECL_LZMA "DECL(\"[{" ESC "soname" ESC ":[" ESC "liblzma.so.5" ESC "]," ESC "feature" ESC ":" ESC "xz" ESC "," ESC "priority" ESC ":" ESC "recommended" ESC "}]\");\n"
+#define DECL_CRYPTO "DECL(\"[{" ESC "soname" ESC ":[" ESC "libcrypto.so.3" ESC "]," ESC "feature" ESC ":" ESC "openssl" ESC "," ESC "priority" ESC ":" ESC "recommended" ESC "}]\");\n"
+
+#define ZSTD_REC "{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"recommended\"}"
+#define ZSTD_SUG "{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"suggested\"}"
+#define LZMA_REC "{\"soname\":[\"liblzma.so.5\"],\"feature\":\"xz\",\"priority\":\"recommended\"}"
+#define CRYPTO_REC "{\"soname\":[\"libcrypto.so.3\"],\"feature\":\"openssl\",\"priority\":\"recommended\"}"
+#define FOO "{\"soname\":[\"libfoo.so.1\"],\"feature\":\"foo\"}"
+
+/* A library shaped like kmod 34: three entries from the macro, in a shared library, its
+ * objects, and a static archive of them; a program that loads the library. */
+static void kmod_shaped(void)
+{
+	char decl[4096];
+
+	snprintf(decl, sizeof decl, "%s%s%s%s", sd_dlopen_h, DECL_ZSTD, DECL_LZMA, DECL_CRYPTO);
+	put_file("decl.h", decl);
+	put_file("kmod.c", "#include \"decl.h\"\nint kmod_version(void) { return 34; }\n");
+	put_file("other.c", "#include \"decl.h\"\nint kmod_other(void) { return 1; }\n");
+	put_file("main.c", "#include <stdio.h>\nint kmod_version(void);\nint main(void) { printf(\"%d\\n\", kmod_version()); return 0; }\n");
+	free(sh("gcc -O2 -fPIC -c kmod.c other.c && gcc -shared -Wl,-soname,libkmod.so.2 -o libkmod.so.2 kmod.o other.o && "
+		"ar rcs libkmod.a kmod.o other.o && gcc -o prog main.c ./libkmod.so.2"));
+}
+
+/* The tool's --check passes (exit 0) and lists `want` (a JSON array). */
+static void expect_valid(const char *file, const char *want)
+{
+	struct cmd c = run("'%s' --check '%s'", tool(), file);
+	char *got;
+
+	cr_expect_eq(c.status, 0, "%s: --check fails (%d): %s%s", file, c.status, c.out, c.err);
+	cmd_free(&c);
+	got = entries_by("tool", file);
+	cr_expect_str_eq(got, want, "%s lists\n%s\nnot\n%s", file, got, want);
+	free(got);
+}
+
+/* The edit's stderr: exactly one line, holding each of `parts` (NULL-terminated). */
+static void expect_one_line(const char *err, const char *what, const char *const *parts)
+{
+	cr_expect(err[0] && strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line on stderr:\n%s", what, err);
+	for (; *parts; parts++)
+		cr_expect(strstr(err, *parts), "%s: stderr lacks \"%s\":\n%s", what, *parts, err);
+}
+
+Test(merge, an_entry_of_the_same_feature_and_sonames_replaces_the_files, .timeout = 60)
+{
+	const char *files[] = { "libkmod.so.2", "kmod.o", "libkmod.a" };
+
+	kmod_shaped();
+	put_file("sug.json", "[" ZSTD_SUG "," FOO "]");
+	put_file("rec.json", "[" ZSTD_REC "]");
+	for (size_t i = 0; i < 3; i++) {
+		char out[64], again[64];
+		struct cmd c;
+		snprintf(out, sizeof out, "m-%s", files[i]);
+		snprintf(again, sizeof again, "a-%s", files[i]);
+		/* the code says recommended, the manifest suggested: the manifest's entry wins */
+		c = run("'%s' --merge -m sug.json -o '%s' '%s'", tool(), out, files[i]);
+		cr_expect_eq(c.status, 0, "%s: %s", files[i], c.err);
+		expect_one_line(c.err, files[i],
+				(const char *const[]){ "dlnote-inject: ", files[i], "--merge replaced 1 entry",
+						       "\"zstd\" [\"libzstd.so.1\"] was " ZSTD_REC, NULL });
+		cmd_free(&c);
+		expect_valid(out, "[" ZSTD_SUG "," LZMA_REC "," CRYPTO_REC "," FOO "]");
+		/* again: nothing changes, nothing is said */
+		c = run("cp '%s' '%s' && '%s' --merge -m sug.json '%s'", out, again, tool(), again);
+		cr_expect_eq(c.status, 0, "%s", c.err);
+		cr_expect_str_eq(c.err, "", "%s: a second merge says %s", files[i], c.err);
+		cr_expect(same_files(out, again), "%s: a second merge changed the file", files[i]);
+		cmd_free(&c);
+		/* the other order: the file says suggested (the first merge), the manifest
+		 * recommended */
+		c = run("'%s' --merge -m rec.json '%s'", tool(), again);
+		cr_expect_eq(c.status, 0, "%s", c.err);
+		expect_one_line(c.err, again,
+				(const char *const[]){ "\"zstd\" [\"libzstd.so.1\"] was " ZSTD_SUG, NULL });
+		cmd_free(&c);
+		expect_valid(again, "[" ZSTD_REC "," LZMA_REC "," CRYPTO_REC "," FOO "]");
+	}
+	/* The edited archive still links, and the program runs and carries each entry once. */
+	free(sh("gcc -o sprog main.c m-libkmod.a && ./sprog | grep -qx 34"));
+	expect_valid("sprog", "[" ZSTD_SUG "," LZMA_REC "," CRYPTO_REC "," FOO "]");
+	/* An archive says it once, counting its members. */
+	{
+		struct cmd c = run("'%s' --merge -m sug.json -o x.a libkmod.a", tool());
+		expect_one_line(c.err, "libkmod.a", (const char *const[]){ ", in 2 archive members:", NULL });
+		cmd_free(&c);
+	}
+}
+
+/* A file that already lists an entry twice (two macros disagree): --merge would keep both,
+ * which --check rejects: refused, file untouched. */
+Test(merge, a_file_listing_an_entry_twice_is_refused, .timeout = 60)
+{
+	char hdr[4096];
+	struct cmd c;
+
+	snprintf(hdr, sizeof hdr, "%s%s%s", sd_dlopen_h, sdl_note_h, DECL_ZSTD);
+	put_file("twice.h", hdr);
+	put_file("t.c", "#include \"twice.h\"\nSDLNOTE(\"[" "{\\\"soname\\\":[\\\"libzstd.so.1\\\"],\\\"feature\\\":\\\"zstd\\\","
+			"\\\"priority\\\":\\\"suggested\\\"}]\");\nint t(void) { return 0; }\n");
+	put_file("foo.json", "[" FOO "]");
+	free(sh("gcc -O2 -c t.c && cp t.o t.orig && '%s' --list --json t.o | grep -o libzstd | wc -l | grep -qx 2", tool()));
+	c = run("'%s' --merge -m foo.json t.o", tool());
+	cr_expect_eq(c.status, 1, "exit %d: %s", c.status, c.err);
+	expect_one_line(c.err, "t.o",
+			(const char *const[]){ "dlnote-inject: t.o: ", "already declares \"zstd\" [\"libzstd.so.1\"] twice",
+					       "-m without --merge", NULL });
+	cr_expect(same_files("t.o", "t.orig"), "the refused file changed");
+	cmd_free(&c);
+	/* replace writes exactly the manifest, and says what it dropped */
+	c = run("'%s' -m foo.json t.o", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	expect_one_line(c.err, "t.o", (const char *const[]){ "replacing drops 2 entries", "\"zstd\" [\"libzstd.so.1\"], \"zstd\" [\"libzstd.so.1\"]", NULL });
+	cmd_free(&c);
+	expect_valid("t.o", "[" FOO "]");
+}
+
+/* Manifests that contradict each other (or themselves) are refused before any file is read;
+ * the same entry from two manifests is one entry. */
+Test(merge, contradicting_manifests_are_refused_and_equal_entries_fold, .timeout = 60)
+{
+	struct cmd c;
+
+	kmod_shaped();
+	put_file("rec.json", "[" ZSTD_REC "]");
+	put_file("sug.json", "[" ZSTD_SUG "]");
+	put_file("both.json", "[" ZSTD_REC "," ZSTD_SUG "]");
+	free(sh("cp prog p.orig"));
+	for (const char *const *args = (const char *const[]){ "-m both.json", "-m rec.json -m sug.json",
+							     "--merge -m both.json", NULL };
+	     *args; args++) {
+		c = run("'%s' %s prog", tool(), *args);
+		cr_expect_eq(c.status, 1, "%s: exit %d", *args, c.status);
+		expect_one_line(c.err, *args,
+				(const char *const[]){ "is declared twice, differently: " ZSTD_REC " and " ZSTD_SUG,
+						       "keep one", NULL });
+		cr_expect(strstr(c.err, strstr(*args, "both") ? "dlnote-inject: both.json: " : "dlnote-inject: sug.json: ") == c.err,
+			  "%s: the error names the manifest: %s", *args, c.err);
+		cr_expect(same_files("prog", "p.orig"), "%s: the file changed", *args);
+		cmd_free(&c);
+	}
+	c = run("'%s' -m rec.json -m rec.json --soname libzstd.so.1 --feature zstd --priority recommended prog", tool());
+	cr_expect_eq(c.status, 2, "a flag entry without its keys in manifest order is another entry: %s", c.err);
+	cmd_free(&c);
+	c = run("'%s' -m rec.json -m rec.json prog", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.err, "", "nothing dropped, nothing said: %s", c.err);
+	cmd_free(&c);
+	expect_valid("prog", "[" ZSTD_REC "]");
+	free(sh("LD_LIBRARY_PATH=. ./prog | grep -qx 34"));
+}
+
+/* Replace drops the entries the manifest does not name, and says which (one line per file or
+ * archive); -q keeps quiet; a manifest naming them all drops nothing and says nothing. */
+Test(merge, replacing_says_which_entries_it_drops, .timeout = 60)
+{
+	struct cmd c;
+
+	kmod_shaped();
+	put_file("one.json", "[" ZSTD_SUG "," FOO "]");
+	put_file("all.json", "[" ZSTD_SUG "," LZMA_REC "," CRYPTO_REC "]");
+	c = run("'%s' -m one.json -o r.so libkmod.so.2", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	expect_one_line(c.err, "libkmod.so.2",
+			(const char *const[]){ "dlnote-inject: libkmod.so.2: replacing drops 2 entries the file had: "
+					       "\"xz\" [\"liblzma.so.5\"], \"openssl\" [\"libcrypto.so.3\"]; "
+					       "the manifest does not name them (--merge keeps them)",
+					       NULL });
+	cr_expect(!strstr(c.err, "zstd"), "zstd is named by the manifest (another priority): not dropped: %s", c.err);
+	cmd_free(&c);
+	expect_valid("r.so", "[" ZSTD_SUG "," FOO "]");
+	c = run("'%s' -q -m one.json -o q.so libkmod.so.2", tool());
+	cr_expect_str_eq(c.err, "", "-q: %s", c.err);
+	cr_expect(same_files("q.so", "r.so"), "-q wrote other bytes");
+	cmd_free(&c);
+	c = run("'%s' -m all.json -o all.so libkmod.so.2", tool());
+	cr_expect_str_eq(c.err, "", "nothing dropped: %s", c.err);
+	cmd_free(&c);
+	c = run("'%s' -m one.json -o r.a libkmod.a", tool());
+	expect_one_line(c.err, "libkmod.a",
+			(const char *const[]){ "dlnote-inject: libkmod.a: replacing drops 2 entries the file had, in 2 archive members: ",
+					       NULL });
+	cmd_free(&c);
+	/* a failed edit says nothing of drops: nothing was written */
+	c = run("'%s' -m one.json -o no/such/dir/x.so libkmod.so.2", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(!strstr(c.err, "drops") && strstr(c.err, "no/such/dir"), "a failed edit speaks of drops: %s", c.err);
+	cmd_free(&c);
+}
