@@ -416,21 +416,27 @@ int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char 
 {
 	struct deps d = {0};
 	struct buf t = {0}, p = {0}, dep = {0};
-	size_t i;
+	size_t i, k;
 	int r = 0;
 
+	/* Every entry's dependency at its rank, merged: a dependency the file gives at two ranks
+	 * is printed by the generator of the strongest alone, as --format=rpm prints it. */
 	for (i = 0; i < es->n && r == 0; i++) {
-		if (generate_rank(&es->v[i], g, &p) != g->kind)
+		int rank = generate_rank(&es->v[i], g, &p);
+		if (rank < 0)
 			continue;
 		rpm_dep(&es->v[i], suffix, &t, &dep);
-		r = dep.oom || deps_push(&d, NULL, dep.p, g->kind, i);
+		r = dep.oom || deps_push(&d, NULL, dep.p, rank, i);
 	}
 	deps_merge(&d);
 	deps_sort_first(&d);
-	if (r == 0 && d.n && g->multifile)
+	for (i = 0, k = 0; i < d.n; i++)
+		k += d.v[i].rank == g->kind;
+	if (r == 0 && k && g->multifile)
 		fprintf(out, ";%s\n", path);
 	for (i = 0; i < d.n && r == 0; i++)
-		fprintf(out, "%s\n", d.v[i].text);
+		if (d.v[i].rank == g->kind)
+			fprintf(out, "%s\n", d.v[i].text);
 	deps_free(&d);
 	buf_free(&t);
 	buf_free(&p);

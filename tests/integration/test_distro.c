@@ -187,6 +187,41 @@ static void expect_usage(const char *args, const char *message)
 	cmd_free(&c);
 }
 
+/* A soname a file gives at two priorities (two features that need it) is one dependency, at the
+ * strongest: each kind's generator and --format=rpm agree, in both protocols, and so do the
+ * deb substvars (issue 32, item 5). */
+Test(distro, a_soname_at_two_priorities_is_one_dependency_at_the_strongest)
+{
+	static const char *const kinds[] = { "requires", "recommends", "suggests" };
+	char *got, *listed;
+
+	noted_library("gcc", "lib2.so",
+		      "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"recommended\"},"
+		      "{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd-dict\",\"priority\":\"suggested\"},"
+		      "{\"soname\":[\"libfoo.so.1\"],\"feature\":\"foo\",\"priority\":\"suggested\"}]");
+	listed = sh("'%s' --list --format=rpm lib2.so", tool());
+	cr_expect_str_eq(listed, "Recommends: libzstd.so.1()(64bit)\nSuggests: libfoo.so.1()(64bit)", "%s", listed);
+	for (int multi = 0; multi < 2; multi++) {
+		char all[256] = "";
+		for (size_t k = 0; k < 3; k++) {
+			got = sh("echo lib2.so | '%s' --rpm-generate=%s --rpm-protocol=%s | grep -v '^;' | sed 's/^/%s: /'",
+				 tool(), kinds[k], multi ? "multifile" : "singlefile",
+				 k == 0 ? "Requires" : k == 1 ? "Recommends" : "Suggests");
+			if (got[0])
+				strcat(strcat(all, all[0] ? "\n" : ""), got);
+			free(got);
+		}
+		cr_expect_str_eq(all, listed, "%s: the generators print\n%s\nwhere --format=rpm prints\n%s",
+				 multi ? "multifile" : "singlefile", all, listed);
+	}
+	free(listed);
+	put_file("map", "libzstd1:amd64: /usr/lib/x86_64-linux-gnu/libzstd.so.1\n"
+			"libfoo1:amd64: /usr/lib/x86_64-linux-gnu/libfoo.so.1\n");
+	got = sh("'%s' --list --format=deb --deb-map=map lib2.so", tool());
+	cr_expect_str_eq(got, "dlopen:Depends=\ndlopen:Recommends=libzstd1\ndlopen:Suggests=libfoo1", "%s", got);
+	free(got);
+}
+
 Test(distro, rpm_generate_usage_errors)
 {
 	expect_usage("--rpm-generate=provides", "--rpm-generate: 'provides' is not requires, recommends or suggests");
