@@ -429,7 +429,7 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 	if (ef->type != ET_EXEC_ && ef->type != ET_DYN_)
 		return err_set(e, "cannot edit a %s", elf_type_name(ef));
 	/* Its program headers describe another file: a layout planned from them would be wrong. */
-	if (ef->detached || debugfile_code_missing(ef))
+	if (ef->detached)
 		return err_set(
 			e,
 			"detached debug file (eu-strip -f, objcopy --only-keep-debug): its program "

@@ -217,8 +217,5 @@ const char *magic_foreign_kind(const unsigned char *magic, size_t len);
 
 /* True when the section and program headers of `ef` show a detached debug file. */
 int debugfile_detached(const struct elf *ef);
-/* True when an executable section is NOBITS: the code is elsewhere (a debug file).  Writing is
- * refused for these too; reading them needs nothing special. */
-int debugfile_code_missing(const struct elf *ef);
 
 #endif
