@@ -43,7 +43,13 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 		check "$label: $t runs" prints "tool ok 7 2 70" "$d/b/$t" "$@"
 	done
 	check "$label: --check on libcodec.a says: $ARCHIVE_SAYS" archive_says "$d/b/libcodec.a" "$ARCHIVE_SAYS"
+	check "$label: libintern.a (not installed) is thin, its member named as ar writes a 15-character name" \
+		thin_15 "$d/b/libintern.a"
+	check "$label: --check on it says: ok (2 dlopen entries in 1 ELF member" archive_says "$d/b/libintern.a" \
+		"ok (2 dlopen entries in 1 ELF member"
 }
+# thin_15 ARCHIVE: a thin archive with a name field "/N", spaces, "/" (then the date field, 0).
+thin_15() { head -c 8 "$1" | grep -q '!<thin>' && LC_ALL=C grep -aqE '/[0-9]+ +/0 ' "$1"; }
 
 # meson_loses NAME: with -Dlose=true (sample/lost/) the build fails; its output in NAME/lose.log
 meson_loses() {
