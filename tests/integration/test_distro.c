@@ -244,7 +244,9 @@ static const char deb_control[] =
 	"Package: app-tools\nArchitecture: any\nDepends: ${dlopen:Depends}\nRecommends: ${dlopen:Recommends}\n"
 	"Suggests: ${dlopen:Suggests}\nDescription: a library with dlopen notes\n test\n\n"
 	"Package: app-extra\nArchitecture: any\nDescription: left out with -N\n test\n\n"
-	"Package: app-data\nArchitecture: all\nDepends: ${dlopen:Depends}\nDescription: resolved for the build architecture\n test\n";
+	"Package: app-data\nArchitecture: all\nDepends: ${dlopen:Depends}\nDescription: resolved for the build architecture\n test\n\n"
+	"Package: app-udeb\nPackage-Type: udeb\nSection: debian-installer\nArchitecture: any\n"
+	"Description: the installer's copy, whose control names no dlopen variable\n test\n";
 
 /* dh_strip, dh_dwz and dh_shlibdeps are skipped: they only cost time here, and shlibs:Depends
  * would put a libc6 version into the fields compared. */
@@ -287,6 +289,7 @@ static void deb_source(void)
 		 "files/detached.debug usr/lib/debug/.build-id/ab\n");
 	put_file("src/debian/app-extra.install", "files/libextra.so.1 usr/lib\n");
 	put_file("src/debian/app-data.install", "files/libdata.so.1 usr/share/app\n");
+	put_file("src/debian/app-udeb.install", "files/libtools.so.1 usr/lib\n");
 	free(sh("chmod +x src/debian/rules"));
 }
 
@@ -320,6 +323,9 @@ Test(distro, dh_with_dlnote_writes_the_substvars_of_each_package)
 	cr_expect(strstr(c.err, "dlnote-inject: debian/.debhelper/generated/app/dlnote.map: no package for libnobody.so.9 "
 			 "(required, in debian/app/usr/bin/app): left out of dlopen:Depends\n"),
 		  "no warning for the soname nobody ships:\n%s", c.err);
+	/* A package whose control names no dlopen variable (the udeb) gets no warning: the
+	 * variables are optional ("?="). */
+	cr_expect(!strstr(c.err, "unused, but is defined"), "dpkg-gencontrol warns of unused variables:\n%s", c.err);
 	/* dh_dlnote prints its own lines only: not dpkg-query's "no path found" for that soname. */
 	cr_expect(!strstr(c.err, "dpkg-query"), "dpkg-query's own lines are printed:\n%s", c.err);
 	cmd_free(&c);
@@ -327,6 +333,7 @@ Test(distro, dh_with_dlnote_writes_the_substvars_of_each_package)
 	expect_control("app-tools_1_*.deb", "Depends: zlib1g\nSuggests: libsystemd0");
 	expect_control("app-extra_1_*.deb", "");
 	expect_control("app-data_1_all.deb", "Depends: libgcc-s1");
+	expect_control("app-udeb_1_*.udeb", "");
 	got = sh("grep -c dlopen src/debian/app-extra.substvars || true");
 	cr_expect_str_eq(got, "0", "-N app-extra: its substvars were written");
 	free(got);
