@@ -227,10 +227,10 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 		goto out;
 	else if (memo)
 		whole = &memo->whole, memo->whole_ready = 1;
-	/* Objects: one COMDAT group per entry; merge keeps every group the object has, unless it
-	 * replaced an entry (whose group goes).  The whole note is encoded for both: a linked
-	 * program carries all the entries as one array, so its size limit holds for objects too. */
-	if (edit_plan(ef, sc, want, o->mode == MODE_MERGE && !replaced.n, whole, pl, memo, e))
+	/* Objects: one COMDAT group per entry; merge keeps every group the object has but those of
+	 * entries it replaced.  The whole note is encoded for both: a linked program carries all
+	 * the entries as one array, so its size limit holds for objects too. */
+	if (edit_plan(ef, sc, want, o->mode == MODE_MERGE, whole, pl, memo, e))
 		goto out;
 	r = 0;
 	if (show) {

@@ -83,8 +83,10 @@ int layout_plan(const struct elf *ef, const struct scan *sc, const struct buf *n
 
 /* objplan.c: the planner of relocatable objects: dlopen sections removed, one COMDAT group per
  * entry added (the rewrite itself is objedit.c's).  `want` are the entries the object must carry;
- * with keep_all (merge) every dlopen section stays and only missing entries are added, else dlopen
- * sections that are not exactly one wanted entry in a COMDAT group of its own are removed. */
+ * with keep_all (merge: `want` holds the file's entries, but those the merge replaced, then the
+ * new ones) every dlopen section whose entries `want` all holds stays and only missing entries
+ * are added, else dlopen sections that are not exactly one wanted entry in a COMDAT group of
+ * its own are removed. */
 struct entries;
 struct objedit_group;
 /* What planning an object derives from the wanted entries alone, kept from one object to the

@@ -54,7 +54,45 @@ static int alone_in_comdat(const struct elf *ef, const size_t *grp, size_t idx)
 	return ok;
 }
 
-/* Which dlopen sections stay: with keep_all (merge), every one; else those alone in a COMDAT
+/* Merge: a dlopen section stays when `want` still holds each of its entries: every one, but a
+ * section holding an entry the merge replaced (another of the same feature and sonames took
+ * its place), whose other entries are then added again.  One pass decodes every section, one
+ * sort compares them all with `want`. */
+static int choose_kept_merge(const struct elf *ef, const struct scan *sc, const size_t *area,
+			     const struct entries *want, const unsigned char *isd,
+			     unsigned char *drop, struct entries *present, struct err *e)
+{
+	struct entries all = {0};
+	size_t *owner = NULL, cap = 0, i, k;
+	unsigned char *in = NULL;
+	int r = 0;
+
+	for (i = 1; i < ef->shnum && r == 0; i++) {
+		size_t before = all.n;
+		if (!isd[i])
+			continue;
+		if (section_entries(ef, sc, area, i, &all, e))
+			r = err_prefix(e, "section [%zu]: ", i);
+		else if (all.n > before && !(owner = xgrow(owner, &cap, all.n, sizeof *owner)))
+			r = err_oom(e);
+		for (k = before; r == 0 && k < all.n; k++)
+			owner[k] = i;
+	}
+	if (r == 0 && all.n &&
+	    (!(in = xcalloc(all.n, 1)) || manifest_mark_in(want, &all, in)))
+		r = err_oom(e);
+	for (k = 0; r == 0 && k < all.n; k++)
+		drop[owner[k]] |= !in[k];
+	for (k = 0; r == 0 && k < all.n; k++)
+		if (!drop[owner[k]] && manifest_append_copy(present, &all.v[k]))
+			r = err_oom(e);
+	free(in);
+	free(owner);
+	manifest_free(&all);
+	return r;
+}
+
+/* Which dlopen sections stay: with keep_all (merge), see choose_kept_merge; else those alone in a COMDAT
  * group holding exactly one entry, the next wanted one: the entries keep the requested order
  * (kept groups come first in the output, added ones after).  `present` receives the kept
  * entries. */
@@ -69,7 +107,11 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 
 	if (!area)
 		return err_oom(e);
-
+	if (keep_all) {
+		r = choose_kept_merge(ef, sc, area, want, isd, drop, present, e);
+		free(area);
+		return r;
+	}
 	for (i = 1; i < ef->shnum; i++) {
 		struct entries es = {0};
 		int keep;
@@ -80,9 +122,9 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 			r = err_prefix(e, "section [%zu]: ", i);
 			break;
 		}
-		keep = keep_all || (es.n == 1 && alone_in_comdat(ef, grp, i) && next < want->n &&
-				    manifest_entry_equal(&want->v[next], &es.v[0]));
-		while (keep && !keep_all && ++next < want->n &&
+		keep = es.n == 1 && alone_in_comdat(ef, grp, i) && next < want->n &&
+		       manifest_entry_equal(&want->v[next], &es.v[0]);
+		while (keep && ++next < want->n &&
 		       (dup[next] || manifest_entry_equal(&want->v[next], &es.v[0])))
 			; /* a repeated entry is written once (kept: want[0..next) and repeats) */
 		if (keep && manifest_merge_all(present, &es)) {

@@ -401,10 +401,10 @@ static int entry_canonical(const struct entry *en, struct buf *out, struct key *
 	return out->oom ? -1 : 0;
 }
 
-/* For each entry of b: 1 when it equals an entry of a or an earlier entry of b.  The entries'
- * canonical texts are sorted once (keys_sort puts equal texts in input order), so n entries cost
- * O(n log n), not n^2 comparisons. */
-int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen)
+/* For each entry of b: 1 when it equals an entry of a, or (unless only_a) an earlier entry of
+ * b.  The entries' canonical texts are sorted once (keys_sort puts equal texts in input order:
+ * a's first), so n entries cost O(n log n), not n^2 comparisons. */
+static int mark(const struct entries *a, const struct entries *b, int only_a, unsigned char *seen)
 {
 	size_t na = a->n, n = na + b->n, i;
 	size_t *off = xcalloc(n + 1, sizeof *off);
@@ -424,14 +424,30 @@ int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigne
 		for (i = 0; i < n; i++)
 			k[i] = (struct key){text.p + off[i], off[i + 1] - off[i], i};
 		keys_sort(k, n);
-		for (i = 0; i < n; i++)
-			if (k[i].pos >= na)
-				seen[k[i].pos - na] = i > 0 && key_same(&k[i - 1], &k[i]);
+		for (size_t run = 0; run < n;) {
+			size_t end = run + 1;
+			while (end < n && key_same(&k[run], &k[end]))
+				end++;
+			for (i = run; i < end; i++)
+				if (k[i].pos >= na)
+					seen[k[i].pos - na] = only_a ? k[run].pos < na : i > run;
+			run = end;
+		}
 	}
 	buf_free(&text);
 	free(off);
 	free(k);
 	return r;
+}
+
+int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen)
+{
+	return mark(a, b, 0, seen);
+}
+
+int manifest_mark_in(const struct entries *a, const struct entries *b, unsigned char *in)
+{
+	return mark(a, b, 1, in);
 }
 
 /* Each entry of src is kept when it is the first of its kind among dst then src. */

@@ -68,6 +68,8 @@ void manifest_serialize_entry(const struct entry *en, struct buf *out);
 int manifest_entry_equal(const struct entry *a, const struct entry *b);
 /* seen[i] = 1 when b's entry i equals an entry of a or an earlier one of b: O(n log n). */
 int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen);
+/* in[i] = 1 when b's entry i equals an entry of a: O(n log n). */
+int manifest_mark_in(const struct entries *a, const struct entries *b, unsigned char *in);
 /* Append the entries of src that are not already in dst (merge mode). */
 int manifest_merge(struct entries *dst, const struct entries *src);
 int manifest_append_copy(struct entries *dst, const struct entry *en);

@@ -41,17 +41,33 @@ static void kmod_shaped(void)
 		"ar rcs libkmod.a kmod.o other.o && gcc -o prog main.c ./libkmod.so.2"));
 }
 
-/* The tool's --check passes (exit 0) and lists `want` (a JSON array). */
-static void expect_valid(const char *file, const char *want)
+/* The tool's --check passes (exit 0) and lists `want` (a JSON array), in that order in a
+ * linked file the tool edited (a replaced entry keeps its place); in an object or archive, and
+ * a program linked from them, in any order (the replacement's group comes after the others). */
+static void expect_valid_order(const char *file, const char *want, int object)
 {
 	struct cmd c = run("'%s' --check '%s'", tool(), file);
-	char *got;
+	char *got, *sorted_got, *sorted_want;
 
 	cr_expect_eq(c.status, 0, "%s: --check fails (%d): %s%s", file, c.status, c.out, c.err);
 	cmd_free(&c);
 	got = entries_by("tool", file);
-	cr_expect_str_eq(got, want, "%s lists\n%s\nnot\n%s", file, got, want);
+	if (!object) {
+		cr_expect_str_eq(got, want, "%s lists\n%s\nnot\n%s", file, got, want);
+	} else {
+		put_file("got.json", got);
+		put_file("want.json", want);
+		sorted_got = sh("python3 -c 'import json,sys; print(sorted(json.dumps(e) for e in json.load(open(sys.argv[1]))))' got.json");
+		sorted_want = sh("python3 -c 'import json,sys; print(sorted(json.dumps(e) for e in json.load(open(sys.argv[1]))))' want.json");
+		cr_expect_str_eq(sorted_got, sorted_want, "%s lists\n%s\nnot, in any order,\n%s", file, got, want);
+		free(sorted_got), free(sorted_want);
+	}
 	free(got);
+}
+
+static void expect_valid(const char *file, const char *want)
+{
+	expect_valid_order(file, want, strstr(file, ".o") || strstr(file, ".a"));
 }
 
 /* The edit's stderr: exactly one line, holding each of `parts` (NULL-terminated). */
@@ -99,7 +115,7 @@ Test(merge, an_entry_of_the_same_feature_and_sonames_replaces_the_files, .timeou
 	}
 	/* The edited archive still links, and the program runs and carries each entry once. */
 	free(sh("gcc -o sprog main.c m-libkmod.a && ./sprog | grep -qx 34"));
-	expect_valid("sprog", "[" ZSTD_SUG "," LZMA_REC "," CRYPTO_REC "," FOO "]");
+	expect_valid_order("sprog", "[" ZSTD_SUG "," LZMA_REC "," CRYPTO_REC "," FOO "]", 1);
 	/* An archive says it once, counting its members. */
 	{
 		struct cmd c = run("'%s' --merge -m sug.json -o x.a libkmod.a", tool());

@@ -72,7 +72,16 @@ static inline void plan_bytes(struct planned *p, const void *bytes, size_t len, 
 	memset(p, 0, sizeof *p);
 	cr_assert_eq(t_elf_open(&p->ef, bytes, len, &p->fd, &e), 0, "%s", e.msg);
 	cr_assert_eq(scan_file(&p->ef, &p->sc, &e), 0, "%s", e.msg);
-	entries_of(json, &es);
+	/* Merge: as the command line does, the file's entries then the new ones (edit.h). */
+	if (merge) {
+		struct entries add = {0};
+		cr_assert_eq(scan_entries(&p->ef, &p->sc, &es, &e), 0, "%s", e.msg);
+		entries_of(json, &add);
+		cr_assert_eq(manifest_merge(&es, &add), 0);
+		manifest_free(&add);
+	} else {
+		entries_of(json, &es);
+	}
 	cr_assert_eq(note_encode(&es, p->ef.big, &p->note, &e), 0, "%s", e.msg);
 	r = edit_plan(&p->ef, &p->sc, &es, merge, &p->note, &p->pl, NULL, &e);
 	cr_assert_eq(r, 0, "%s", e.msg);
