@@ -146,6 +146,23 @@ static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
 	return 0;
 }
 
+/* A libtool stand-in named instead of the file it stands for: the error names that file.  A
+ * wrapper's program is relinked by `make install`, which drops what an edit wrote. */
+static int stand_in(const char *path, int fd, const struct stat *st, struct err *e)
+{
+	const char *slash = strrchr(path, '/');
+	char real[1024];
+	const char *kind = magic_libtool(fd, (uint64_t)st->st_size, real, sizeof real);
+
+	if (!kind)
+		return 0;
+	return err_set(e,
+		       "a %s, not an ELF file: the %s is %.*s%s; name that file (and after "
+		       "`make install`, which relinks it, the installed one)",
+		       kind, strstr(kind, "wrapper") ? "program" : "library",
+		       slash ? (int)(slash - path + 1) : 0, path, real);
+}
+
 /* many: several FILEs (or a list), so the table names each one. */
 int files_process(struct run *run, const char *path, int many)
 {
@@ -173,6 +190,10 @@ int files_process(struct run *run, const char *path, int many)
 	if (o->nmembers) {
 		close(fd);
 		err_set(&e, "--member is given but this is not an archive");
+		goto fail;
+	}
+	if (!magic_is_elf(magic, n) && stand_in(path, fd, &st, &e)) {
+		close(fd);
 		goto fail;
 	}
 	if (elf_open(&ef, fd, path, (uint64_t)st.st_size, &e)) {

@@ -210,6 +210,12 @@ size_t magic_read(int fd, uint64_t base, uint64_t size, unsigned char m[8]);
 int magic_is_elf(const unsigned char *m, size_t n);
 /* A name for a known non-ELF object format (LLVM bitcode), or NULL. */
 const char *magic_foreign_kind(const unsigned char *magic, size_t len);
+/* libtool's stand-ins for what it builds: the wrapper script of an uninstalled program
+ * ("temporary wrapper script for .libs/NAME") and the .la file of a library (its dlname, or
+ * its old_library when it has no shared one).  For one of them, the real file's path, relative
+ * to the stand-in's directory, goes to `real` and its kind is returned ("libtool wrapper
+ * script", "libtool library file"); else NULL.  Reads at most the first 8 KiB of fd. */
+const char *magic_libtool(int fd, uint64_t size, char *real, size_t realsz);
 
 /* debugfile.c: detached debug files (eu-strip -f, objcopy --only-keep-debug): they keep the
  * program headers of the stripped file, whose contents are not in them.  elf_open recognises

@@ -189,6 +189,49 @@ Test(odd_files, debug_files_of_every_pipeline_list_like_their_library, .timeout 
 	free(lib);
 }
 
+/* A libtool package (autotools, as jq builds): the uninstalled program is libtool's wrapper
+ * script and the library's handle a .la file.  Named instead of the files they stand for, they
+ * are refused with one line that names the real file, untouched (issue 33, item 1); that file
+ * takes the notes, and `make install` copies the program and library with them (this package
+ * relinks nothing: the build-ids match, as the recorded lint needs). */
+Test(odd_files, libtool_stand_ins_name_the_real_file, .timeout = 180)
+{
+	struct cmd c;
+	char *out;
+
+	need("autoreconf");
+	need("libtoolize");
+	put_file("configure.ac", "AC_INIT([app], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nLT_INIT\nAC_PROG_CC\n"
+				 "AC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n");
+	put_file("Makefile.am", "lib_LTLIBRARIES = libapp.la\nlibapp_la_SOURCES = libapp.c\n"
+				"libapp_la_LDFLAGS = -version-info 1:4:0\nlibapp_la_LIBADD = -ldl\n"
+				"bin_PROGRAMS = app\napp_SOURCES = main.c\napp_LDADD = libapp.la\n");
+	put_file("libapp.c", "#include <dlfcn.h>\nint app_load(const char *n) { return dlopen(n, RTLD_NOW) ? 0 : 1; }\n");
+	put_file("main.c", "int app_load(const char *);\nint main(int c, char **v) { return c > 1 ? app_load(v[1]) : 0; }\n");
+	put_file("m.json", "[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\"}]");
+	free(sh("autoreconf -fi >/dev/null 2>&1 && ./configure -q --prefix=/usr >/dev/null && make -s >/dev/null 2>&1 && "
+		"head -c 2 app | grep -q '#!' && cp app app.orig && cp libapp.la libapp.la.orig"));
+	c = run("'%s' -m m.json app", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect_str_eq(c.err, "dlnote-inject: app: a libtool wrapper script, not an ELF file: the program is .libs/app; "
+				"name that file (and after `make install`, which relinks it, the installed one)\n");
+	cmd_free(&c);
+	c = run("'%s' --list ./libapp.la", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: ./libapp.la: a libtool library file, not an ELF file: the library is "
+				"./.libs/libapp.so.1; ") == c.err, "%s", c.err);
+	cmd_free(&c);
+	cr_expect(same_files("app", "app.orig") && same_files("libapp.la", "libapp.la.orig"), "a stand-in changed");
+	free(sh("'%s' -m m.json .libs/app .libs/libapp.so.1 && make -s install DESTDIR=$PWD/root >/dev/null 2>&1", tool()));
+	out = sh("'%s' --list --format=sonames root/usr/bin/app root/usr/lib/libapp.so.1", tool());
+	cr_expect_str_eq(out, "libz.so.1 recommended", "the installed files: %s", out);
+	free(out);
+	/* a tree of the build, as a generator walks it: the stand-ins are skipped, quietly */
+	out = sh("'%s' --list --format=sonames --skip-non-elf app libapp.la .libs/app", tool());
+	cr_expect_str_eq(out, "libz.so.1 recommended");
+	free(out);
+}
+
 /* A section whose sh_name points past the end of the section-name table (found by the elf
  * fuzzer, 2026-12-04: an object whose table was empty).  Adding ".group" and ".note.dlopen"
  * to the table would make that offset a real name: the edited object named its section-name
