@@ -60,8 +60,8 @@ static void rpmbuild_loads(const char *middle, int loads)
 	put_file("t.spec", spec);
 	c = run("rm -rf top && rpmbuild -bb --quiet %s --define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" "
 		"$(yes -- '--load stage/usr/lib/rpm/fileattrs/dlnote.attr' | head -n %d) "
-		"--define 'debug_package %%{nil}' t.spec", rpm_isolated(0, "stage/usr/lib/rpm/fileattrs/dlnote.attr"), loads - 1);
-	cr_assert_eq(c.status, 0, "rpmbuild failed:\n%s\n%s", c.out, c.err);
+		"--define 'debug_package %%{nil}' t.spec 2> build.log", rpm_isolated(0, "stage/usr/lib/rpm/fileattrs/dlnote.attr"), loads - 1);
+	cr_assert_eq(c.status, 0, "rpmbuild failed:\n%s\n%s", c.out, get_file("build.log", NULL));
 	cmd_free(&c);
 }
 
@@ -141,6 +141,42 @@ Test(distro, rpm_opt_out_by_undefining_the_generator)
 	expect_deps("tool", "recommends", "");
 	expect_deps("tool", "suggests", "");
 	expect_deps("tool-libs", "recommends", "");
+}
+
+/* The tool outside the prefix the attribute names (issue 33, item 3): the attribute installed
+ * as for /usr, the tool moved elsewhere.  rpm 4.18 goes on when a generator cannot run; the
+ * attribute says so, and the package Requires dlnote-inject(missing), which nothing provides.
+ * With %dlnote_inject set to the tool, the dependencies are there.  And an attribute whose
+ * macros are not loaded (only _fileattrsdir) gives nothing, which the docs say. */
+Test(distro, rpm_attribute_with_the_tool_elsewhere)
+{
+	struct cmd c;
+
+	rpm_sources();
+	free(sh("mkdir -p elsewhere/bin moved && mv stage/usr/bin/dlnote-inject elsewhere/bin/ && "
+		"cp stage/usr/lib/rpm/fileattrs/dlnote.attr moved/"));
+	/* not found: the build goes on, says why once, and the package cannot be installed */
+	rpmbuild("");
+	{
+		char *log = sh("cat build.log");
+		cr_expect(strstr(log, "error: dlnote.attr: ") && strstr(log, "/stage/usr/bin/dlnote-inject is not an executable file: "
+									   "set the macro dlnote_inject"),
+			  "no error naming the generator:\n%s", log);
+		free(log);
+	}
+	expect_deps("tool", "requires", "dlnote-inject(missing)");
+	expect_deps("tool", "recommends", "");
+	/* set: the dependencies from the notes */
+	rpmbuild("%global dlnote_inject %{getenv:PWD}/elsewhere/bin/dlnote-inject\n");
+	expect_deps("tool", "requires", "libzstd.so.1()(64bit)");
+	expect_deps("tool", "suggests", "libbz2.so.1()(64bit)");
+	/* the attribute named by _fileattrsdir alone, its macros not loaded: nothing at all */
+	c = run("mv elsewhere/bin/dlnote-inject stage/usr/bin/ && rm -rf top && rpmbuild -bb --quiet %s "
+		"--define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" --define \"_fileattrsdir $PWD/moved\" "
+		"--define 'debug_package %%{nil}' t.spec", rpm_isolated(0, NULL));
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cmd_free(&c);
+	expect_deps("tool", "requires", "");
 }
 
 /* The attribute loaded twice (installed and vendored): the dependencies once, and

@@ -18,20 +18,38 @@
 
 #include "harness.h"
 
-/* The sample project: the program dlopen()s each name it is given; `make check` runs it. */
-static const char app_c[] =
+/* The sample project, a libtool package: libapp.so.1 dlopen()s each name the program app is
+ * given.  Built with libtool (wrapper script, .la, .libs); `make check` builds the program
+ * again with test flags, as zstd's tests do, then runs it; `make install` installs with
+ * libtool. */
+static const char libapp_c[] =
 	"#include <dlfcn.h>\n#include <stdio.h>\n\n"
-	"int main(int argc, char **argv)\n{\n"
-	"\tfor (int i = 1; i < argc; i++) {\n"
-	"\t\tvoid *h = dlopen(argv[i], RTLD_NOW);\n"
-	"\t\tprintf(\"%s: %s\\n\", argv[i], h ? \"loaded\" : \"missing\");\n"
-	"\t\tif (!h)\n\t\t\treturn 1;\n\t}\n\treturn 0;\n}\n";
+	"int app_load(const char *name)\n{\n"
+	"\tvoid *h = dlopen(name, RTLD_NOW);\n"
+	"\tprintf(\"%s: %s\\n\", name, h ? \"loaded\" : \"missing\");\n"
+	"\treturn h ? 0 : 1;\n}\n";
+static const char app_c[] =
+	"int app_load(const char *name);\n\n"
+	"int main(int argc, char **argv)\n{\n\tint r = 0;\n"
+	"\tfor (int i = 1; i < argc; i++)\n\t\tr |= app_load(argv[i]);\n\treturn r;\n}\n";
 static const char app_makefile[] =
-	"PREFIX ?= /usr\n"
-	"app: app.c\n\t$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o app app.c\n"
-	"check: app\n\t./app libz.so.1 $(ALSO)\n"
-	"install: app\n\tinstall -D -m 755 app $(DESTDIR)$(PREFIX)/bin/app\n"
-	".PHONY: check install\n";
+	"PREFIX ?= /usr\nLIBDIR ?= $(PREFIX)/lib\nLIBTOOL = libtool --quiet --tag=CC\n"
+	"all: app\n"
+	"libapp.la: libapp.c\n"
+	"\t$(LIBTOOL) --mode=compile $(CC) $(CFLAGS) $(CPPFLAGS) -c libapp.c\n"
+	"\t$(LIBTOOL) --mode=link $(CC) $(CFLAGS) $(LDFLAGS) -shared -o libapp.la libapp.lo -rpath $(LIBDIR) "
+	"-version-info 1:4:0 -ldl\n"
+	"app: app.c libapp.la\n"
+	"\t$(LIBTOOL) --mode=link $(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o app app.c libapp.la\n"
+	"check: libapp.la\n"
+	"\t$(LIBTOOL) --mode=link $(CC) $(CFLAGS) $(CPPFLAGS) -DTESTING $(LDFLAGS) -o app app.c libapp.la\n"
+	"\t./app libz.so.1 $(ALSO)\n"
+	"install: app\n"
+	"\tinstall -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/bin\n"
+	"\t$(LIBTOOL) --mode=install install -m 644 libapp.la $(DESTDIR)$(LIBDIR)/libapp.la\n"
+	"\t$(LIBTOOL) --mode=install install -m 755 app $(DESTDIR)$(PREFIX)/bin/app\n"
+	"\trm -f $(DESTDIR)$(LIBDIR)/libapp.la $(DESTDIR)$(LIBDIR)/libapp.so\n"
+	".PHONY: all check install\n";
 
 /* The block after "<!-- recipe: NAME -->" in docs/packaging.md, into FILE. */
 static void recipe(const char *name, const char *file)
@@ -58,21 +76,24 @@ static void sample(const char *dir, const char *also)
 	free(sh("mkdir -p %s", dir));
 	snprintf(path, sizeof path, "%s/app.c", dir);
 	put_file(path, app_c);
+	snprintf(path, sizeof path, "%s/libapp.c", dir);
+	put_file(path, libapp_c);
 	snprintf(path, sizeof path, "%s/Makefile", dir);
 	snprintf(mk, sizeof mk, "ALSO = %s\n%s", also, app_makefile);
 	put_file(path, mk);
 }
 
-/* The shipped program, extracted into ROOT: its notes by the tool, and it runs. */
+/* The shipped program and library, extracted into ROOT: their notes by the tool, and the
+ * program runs. */
 static void expect_shipped(const char *root)
 {
 	char *got;
 
-	got = sh("'%s' --list --json %s/usr/bin/app", tool(), root);
+	got = sh("'%s' --list --json %s/usr/bin/app $(find %s/usr/lib* -name 'libapp.so.1.0.4')", tool(), root, root);
 	cr_expect_str_eq(got, "[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"description\":\"Compressed input\","
-			      "\"priority\":\"required\"}]", "the shipped program's notes: %s", got);
+			      "\"priority\":\"required\"}]", "the shipped files' notes: %s", got);
 	free(got);
-	got = sh("%s/usr/bin/app libz.so.1", root);
+	got = sh("LD_LIBRARY_PATH=$(dirname $(find %s/usr/lib* -name 'libapp.so.1.0.4')) %s/usr/bin/app libz.so.1", root, root);
 	cr_expect_str_eq(got, "libz.so.1: loaded");
 	free(got);
 }
@@ -81,7 +102,8 @@ static void expect_shipped(const char *root)
 static void expect_built(struct cmd *c, const char *what)
 {
 	cr_assert_eq(c->status, 0, "%s of the recipe failed:\n%s", what, c->out);
-	cr_expect(strstr(c->out, "app: ok (1 dlopen entry)\n"), "no lint in the build log:\n%s", c->out);
+	cr_expect(strstr(c->out, "/usr/bin/app: ok (1 dlopen entry)\n") && strstr(c->out, "/libapp.so.1.0.4: ok (1 dlopen entry)\n"),
+		  "no lint of the shipped files in the build log:\n%s", c->out);
 }
 
 /* The recipe built by BUILD, whose tests also dlopen() liblzma.so.5, which the manifest does not
@@ -93,8 +115,8 @@ static void expect_lint_fails(struct cmd (*build)(const char *also))
 	stage_install();
 	c = build("liblzma.so.5");
 	cr_expect_neq(c.status, 0, "the build passed although the tests dlopen() liblzma.so.5:\n%s", c.out);
-	cr_expect(strstr(c.out, "app: undeclared: liblzma.so.5: dlopen()ed during the recording\n"),
-		  "the lint does not name liblzma.so.5:\n%s", c.out);
+	cr_expect(strstr(c.out, "/libapp.so.1.0.4: undeclared: liblzma.so.5: dlopen()ed during the recording\n"),
+		  "the lint does not name liblzma.so.5 in the shipped library:\n%s", c.out);
 	cmd_free(&c);
 }
 
@@ -111,16 +133,16 @@ static int sanitized_pass_runs_the_tool_steps(void)
 		return 0;
 	sample("app", "");
 	recipe("debian/app.dlopen.json", "app.dlopen.json");
-	free(sh("make -s -C app app"));
-	free(tool_edit("app/app", "--manifest app.dlopen.json"));
-	free(sh("'%s' --record=dlopen.trace -- make -s -C app check ALSO=liblzma.so.5", tool()));
-	c = run("'%s' --check --recorded=dlopen.trace app/app", tool());
+	free(sh("make -s -C app app && make -s -C app install DESTDIR=$PWD/root >/dev/null 2>&1"));
+	free(tool_edit("root/usr/lib/libapp.so.1.0.4", "--manifest app.dlopen.json"));
+	free(sh("'%s' --record=dlopen.trace -- make -s -C app check ALSO=liblzma.so.5 || true", tool()));
+	c = run("'%s' --check --recorded=dlopen.trace --expect app.dlopen.json root/usr/lib/libapp.so.1.0.4", tool());
 	cr_expect_eq(c.status, 1);
-	cr_expect(strstr(c.out, "app/app: undeclared: liblzma.so.5: dlopen()ed during the recording\n"), "%s", c.out);
+	cr_expect(strstr(c.out, "libapp.so.1.0.4: undeclared: liblzma.so.5: dlopen()ed during the recording\n"), "%s", c.out);
 	cmd_free(&c);
-	got = sh("'%s' --record=declared.trace -- make -s -C app check && '%s' --check --recorded=declared.trace app/app", tool(),
-		 tool());
-	cr_expect(strstr(got, "app/app: ok (1 dlopen entry)"), "%s", got);
+	got = sh("'%s' --record=declared.trace -- make -s -C app check && "
+		 "'%s' --check --recorded=declared.trace --expect app.dlopen.json root/usr/lib/libapp.so.1.0.4", tool(), tool());
+	cr_expect(strstr(got, "libapp.so.1.0.4: ok (1 dlopen entry)"), "%s", got);
 	free(got);
 	return 1;
 }
@@ -169,6 +191,60 @@ Test(recipes, debian_recipe_fails_on_an_undeclared_dlopen, .timeout = 300)
 		return;
 	need("dpkg-buildpackage");
 	expect_lint_fails(deb_build);
+}
+
+/* The Debian recipe as real source packages use it (issue 33, item 8): compatibility level 9
+ * (no hook targets), two binary packages with a manifest each (the library's package declares
+ * liblzma.so.5 too), files installed into debian/tmp and split by dh_install.  Each package's
+ * files get its own manifest's entries, and its fields their dependencies. */
+Test(recipes, debian_recipe_compat_9_one_manifest_per_package, .timeout = 300)
+{
+	struct cmd c;
+	char *got;
+
+	if (sanitized_pass_runs_the_tool_steps())
+		return;
+	need("dpkg-buildpackage");
+	stage_install();
+	sample("deb", "");
+	free(sh("mkdir -p deb/debian/source && echo 9 > deb/debian/compat"));
+	recipe("debian/rules", "deb/debian/rules");
+	recipe("debian/app.dlopen.json", "deb/debian/app.dlopen.json");
+	put_file("deb/debian/control",
+		 "Source: app\nSection: utils\nPriority: optional\nMaintainer: App Maintainers <app@example.org>\n"
+		 "Build-Depends: debhelper (>= 9), dh-sequence-dlnote\nStandards-Version: 4.6.2\n\n"
+		 "Package: app\nArchitecture: any\nDepends: ${shlibs:Depends}, ${misc:Depends}, ${dlopen:Depends}\n"
+		 "Description: the program\n It loads libz.so.1 through libapp1.\n\n"
+		 "Package: libapp1\nArchitecture: any\nDepends: ${shlibs:Depends}, ${misc:Depends}, ${dlopen:Depends}\n"
+		 "Suggests: ${dlopen:Suggests}\nDescription: the library\n It dlopen()s.\n");
+	put_file("deb/debian/libapp1.dlopen.json",
+		 "[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"priority\":\"required\"},"
+		 "{\"soname\":[\"liblzma.so.5\"],\"feature\":\"xz\",\"priority\":\"suggested\"}]\n");
+	put_file("deb/debian/app.install", "usr/bin\n");
+	put_file("deb/debian/libapp1.install", "usr/lib\n");
+	free(sh("chmod +x deb/debian/rules"));
+	put_file("deb/debian/changelog", "app (1.0) unstable; urgency=medium\n\n  * Test.\n\n"
+		 " -- App Maintainers <app@example.org>  Fri, 04 Dec 2026 12:00:00 +0000\n");
+	put_file("deb/debian/source/format", "3.0 (native)\n");
+	c = run("cd deb && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
+		"PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -uc -us -d 2>&1");
+	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
+	cr_expect(strstr(c.out, "debian/libapp1/usr/lib/libapp.so.1.0.4: ok (2 dlopen entries)\n") &&
+			  strstr(c.out, "debian/app/usr/bin/app: ok (1 dlopen entry)\n"),
+		  "no lint of each package's files:\n%s", c.out);
+	cr_expect(!strstr(c.out, "is only supported in compat"), "%s", c.out);
+	cmd_free(&c);
+	free(sh("dpkg-deb -x app_1.0_*.deb root && dpkg-deb -x libapp1_1.0_*.deb root"));
+	got = sh("'%s' --list --format=sonames root/usr/bin/app && echo -- && '%s' --list --format=sonames root/usr/lib/libapp.so.1.0.4",
+		 tool(), tool());
+	cr_expect_str_eq(got, "libz.so.1 required\n--\nliblzma.so.5 suggested\nlibz.so.1 required", "%s", got);
+	free(got);
+	got = sh("dpkg-deb -f libapp1_1.0_*.deb Suggests");
+	cr_expect_str_eq(got, "liblzma5", "libapp1's Suggests: %s", got);
+	free(got);
+	got = sh("LD_LIBRARY_PATH=root/usr/lib root/usr/bin/app libz.so.1");
+	cr_expect_str_eq(got, "libz.so.1: loaded");
+	free(got);
 }
 
 /* ---- rpm ---- */

@@ -1,10 +1,13 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: MIT
-# dh $@ --with dlnote: run dh_dlnote (dependencies from the dlopen notes) after dh_shlibdeps.
+# dh $@ --with dlnote: run dh_dlnote where the files are final but not yet rewritten by the
+# debug pipeline: after dh_install (and everything that installs), before dh_dwz (compat 12 and
+# later) or dh_strip (before compat 12, where dh_dwz is not in the sequence).  It injects each
+# package's manifest, lints the result, and writes the dependencies (dh_dlnote(1)).
 use strict;
 use warnings;
 use Debian::Debhelper::Dh_Lib;
 
-insert_after('dh_shlibdeps', 'dh_dlnote');
+insert_before('dh_dwz', 'dh_dlnote') or insert_before('dh_strip', 'dh_dlnote');
 
 1;
