@@ -228,10 +228,56 @@ function(_dlnote_compile_in target work lang tdir args deps)
   target_sources("${target}" PRIVATE "${header}")
   set_source_files_properties("${header}" TARGET_DIRECTORY "${target}"
     PROPERTIES GENERATED TRUE HEADER_FILE_ONLY TRUE)
-  # One argument (-include<path>: gcc and clang take it joined), so no SHELL: is needed.
-  target_compile_options("${target}" PRIVATE
-    "$<$<COMPILE_LANGUAGE:C,CXX,OBJC,OBJCXX>:-include${header}>")
+  # A target with precompiled headers: the header goes into them (GCC and Clang keep its
+  # top-level asm in the PCH), because an -include comes before CMake's own, which makes GCC
+  # skip the PCH silently (SDL3: twice the CPU per object).  Its sources that skip the PCH get
+  # the -include.  Not when another target reuses the PCH (it would carry these entries too),
+  # nor for a target that reuses another's (whose PCH lacks them): -include, PCH unused.
+  get_target_property(pch "${target}" PRECOMPILE_HEADERS)
+  get_target_property(reuse "${target}" PRECOMPILE_HEADERS_REUSE_FROM)
+  set(reusers "")
+  if(pch AND NOT reuse)
+    _dlnote_pch_reusers("${target}" "${CMAKE_SOURCE_DIR}" reusers)
+    if(reusers)
+      message(WARNING "target_dlopen_notes(${target}): ${reusers} reuse its precompiled header, "
+                      "which must then not hold the entries: they are compiled in with -include, "
+                      "and GCC does not use the precompiled header")
+    endif()
+  endif()
+  if(pch AND NOT reuse AND NOT reusers)
+    target_precompile_headers("${target}" PRIVATE "${header}")
+    get_target_property(sources "${target}" SOURCES)
+    foreach(source IN LISTS sources)
+      get_source_file_property(skip "${source}" TARGET_DIRECTORY "${target}" SKIP_PRECOMPILE_HEADERS)
+      if(skip)
+        set_property(SOURCE "${source}" TARGET_DIRECTORY "${target}" APPEND PROPERTY COMPILE_OPTIONS
+          "$<$<COMPILE_LANGUAGE:C,CXX,OBJC,OBJCXX>:-include${header}>")
+      endif()
+    endforeach()
+  else()
+    # One argument (-include<path>: gcc and clang take it joined), so no SHELL: is needed.
+    target_compile_options("${target}" PRIVATE
+      "$<$<COMPILE_LANGUAGE:C,CXX,OBJC,OBJCXX>:-include${header}>")
+  endif()
   _dlnote_depends("${target}" "${tdir}" "${header}")
+endfunction()
+
+# The targets of `dir` and the directories under it whose PRECOMPILE_HEADERS_REUSE_FROM is
+# `target`, appended to `out`.
+function(_dlnote_pch_reusers target dir out)
+  set(found "${${out}}")
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t IN LISTS targets)
+    get_target_property(from "${t}" PRECOMPILE_HEADERS_REUSE_FROM)
+    if(from STREQUAL target)
+      list(APPEND found "${t}")
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _dlnote_pch_reusers("${target}" "${sub}" found)
+  endforeach()
+  set(${out} "${found}" PARENT_SCOPE)
 endfunction()
 
 # The target waits for the tool and for `output`, whose rule lives in this directory (the top

@@ -239,3 +239,48 @@ for cfg in "app-bfd gcc -Wl,--gc-sections" "app-lld clang -fuse-ld=lld -Wl,--gc-
 	check "$L: ... ${cfg%% *} runs (no display needed for the version)" \
 		sh -c '"$1" | tee /dev/stderr | grep -q "^3\.3\.[0-9]* X11"' sh "$T/$C/${cfg%% *}"
 done
+
+# ---------------------------------------------------------------------------------------------
+# Precompiled headers (SDL3's target_precompile_headers): the notes header goes into the PCH,
+# which GCC then still uses (gcc -H marks it "!"), for C and C++; a source that skips the PCH
+# and a target reusing another's PCH get -include; the reused target's PCH keeps no entries.
+C=pch
+L="CMake, precompiled headers"
+pch_build() {
+	local d=$T/$C
+	mkdir -p "$d/src"
+	cat >"$d/src/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.19)
+project(pch C CXX)
+find_package(dlnote REQUIRED)
+add_library(s STATIC a.c b.cpp skip.c)
+target_precompile_headers(s PRIVATE <stdio.h> <string.h>)
+set_source_files_properties(skip.c PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+target_dlopen_notes(s FEATURE zstd SONAME libzstd.so.1)
+add_library(t STATIC t.c)
+target_precompile_headers(t PRIVATE <stdio.h>)
+add_library(r STATIC r.c)
+target_precompile_headers(r REUSE_FROM t)
+target_dlopen_notes(t FEATURE lz4 SONAME liblz4.so.1)
+target_dlopen_notes(r FEATURE x SONAME libx.so.1)
+EOF
+	for f in a skip t r; do echo "int $f(void) { return 1; }" >"$d/src/$f.c"; done
+	echo 'int bpp() { return 2; }' >"$d/src/b.cpp"
+	cmake -S "$d/src" -B "$d/b" -DCMAKE_PREFIX_PATH="$PREFIX" 2>&1 | tee "$d/configure.log"
+	cmake --build "$d/b" -- VERBOSE=1 | tee "$d/build.log"
+}
+pch_used() {     # pch_used OBJECT: the compile line of OBJECT, run again with -H, reads a .gch first
+	local d=$T/$C line
+	line=$(grep -- "-o CMakeFiles/[^ ]*/$1 -c" "$d/build.log" | head -n 1)
+	[ -n "$line" ] || { echo "no compile line for $1"; return 1; }
+	(cd "$d/b" && eval "${line/ -c / -H -c }") 2>&1 | head -n 1 | tee /dev/stderr | grep -q '^! .*\.gch$'
+}
+check "$L: configure and build (a warning names r, which reuses t's PCH)" pch_build
+check "$L: ... the warning" grep -q 'target_dlopen_notes(t): r reuse its precompiled header' "$T/$C/configure.log"
+check "$L: a.c.o (C) is compiled with the PCH" pch_used a.c.o
+check "$L: b.cpp.o (C++) is compiled with the PCH" pch_used b.cpp.o
+for o in s.dir/a.c.o s.dir/b.cpp.o s.dir/skip.c.o; do
+	check "$L: $o has s's entry" entries "$T/$C/b/CMakeFiles/$o" '[{"feature":"zstd","soname":["libzstd.so.1"]}]'
+done
+check "$L: t.c.o has t's entry" entries "$T/$C/b/CMakeFiles/t.dir/t.c.o" '[{"feature":"lz4","soname":["liblz4.so.1"]}]'
+check "$L: r.c.o (reusing t's PCH) has r's entry only" entries "$T/$C/b/CMakeFiles/r.dir/r.c.o" '[{"feature":"x","soname":["libx.so.1"]}]'

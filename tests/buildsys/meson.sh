@@ -277,3 +277,27 @@ meson_install $C "$L"
 meson_loss_checks $C "$L"
 unset -f meson
 unset PYTHONPATH
+
+# ---------------------------------------------------------------------------------------------
+# Meson's precompiled headers (c_pch, b_pch on): Meson puts the PCH's -include before c_args,
+# so the notes header that docs/build-systems.md adds to c_args comes after it, and GCC uses
+# the PCH (gcc -H marks it "!"); the objects carry the entries.
+C=meson-pch
+L="Meson, c_pch"
+meson_pch_build() {
+	local d=$T/$C
+	mkdir -p "$d/src/pch"
+	"$DLNOTE" --header --feature zstd --soname libzstd.so.1 -o "$d/src/notes.h"
+	printf '#include <stdio.h>\n' >"$d/src/pch/p_pch.h"
+	echo 'int a(void) { return 1; }' >"$d/src/a.c"
+	printf "project('p', 'c')\nstatic_library('s', 'a.c', c_pch: 'pch/p_pch.h',\n  c_args: ['-include', meson.current_source_dir() / 'notes.h'])\n" >"$d/src/meson.build"
+	(cd "$d/src" && meson setup "$d/b") && ninja -C "$d/b"
+}
+meson_pch_used() {
+	local d=$T/$C line
+	line=$(ninja -C "$d/b" -t commands libs.a.p/a.c.o | tail -n 1)
+	(cd "$d/b" && eval "${line/ -c / -H -c }") 2>&1 | head -n 1 | tee /dev/stderr | grep -q '^! .*\.gch$'
+}
+check "$L: build a static library with c_pch and the notes header in c_args" meson_pch_build
+check "$L: a.c.o is compiled with the PCH" meson_pch_used
+check "$L: a.c.o has the entry" entries "$T/$C/b/libs.a.p/a.c.o" '[{"feature":"zstd","soname":["libzstd.so.1"]}]'
