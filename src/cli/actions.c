@@ -54,9 +54,10 @@ int action_list(struct run *run, const char *path, struct entries *es, const str
 }
 
 /* The lines of a check report, each after "PATH: " (with -q, the errors only); the first
- * error's text is kept for the one-line summary on stderr. */
+ * error's text is kept for the one-line summary on stderr.  With `errors` (an archive member,
+ * without -v), the error lines go there instead, one a line, without the path. */
 static void print_report(const struct opts *o, const char *path, const struct buf *report,
-			 char *first, size_t firstsz)
+			 char *first, size_t firstsz, struct buf *errors)
 {
 	for (size_t i = 0, start = 0; i < report->len; i++) {
 		const char *line = report->p + start;
@@ -65,7 +66,9 @@ static void print_report(const struct opts *o, const char *path, const struct bu
 		if (report->p[i] != '\n')
 			continue;
 		error = strncmp(line, "error: ", 7) == 0;
-		if (!o->quiet || error)
+		if (error && errors)
+			buf_printf(errors, "%.*s\n", (int)(i - start), line);
+		else if (!o->quiet || error)
 			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), line);
 		if (error && !first[0])
 			snprintf(first, firstsz, "%.*s", (int)(i - start - 7), line + 7);
@@ -74,7 +77,7 @@ static void print_report(const struct opts *o, const char *path, const struct bu
 }
 
 int action_check(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
-		 int in_archive, struct err *e)
+		 int in_archive, struct buf *gather, struct err *e)
 {
 	const struct opts *o = &run->o;
 	struct buf report = {0};
@@ -83,14 +86,14 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 	long undeclared = 0;
 	char first[400] = "";
 
-	print_report(o, path, &report, first, sizeof first);
+	print_report(o, path, &report, first, sizeof first, gather);
 	if (!errors) {
 		struct err ignore;
 		struct buf repeats = {0};
 		scan_entries(ef, sc, &es, &ignore);
 		errors = travel_repeats(&es, &repeats);
 		travel_dev_names(&es, &repeats);
-		print_report(o, path, &repeats, first, sizeof first);
+		print_report(o, path, &repeats, first, sizeof first, gather);
 		buf_free(&repeats);
 	}
 	if (!errors) {

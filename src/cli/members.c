@@ -27,6 +27,10 @@ struct ar_ctx {
 	int have_kind;
 	struct travel travel; /* --check: where the entries travel */
 	struct said said;     /* an edit: what members drop or replace, said once it is written */
+	/* --check without -v: each member's error lines, "TEXT\tMEMBER\n", printed once per
+	 * distinct TEXT at the end (gathered_errors), and how many ELF members were checked */
+	struct buf errs;
+	size_t checked, failed;
 	uint64_t said_upto;   /* the header of the last member whose plan went into `said` */
 };
 
@@ -223,8 +227,24 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 		}
 		manifest_free(&es);
 	} else {
-		r = c->run->o.mode == MODE_CHECK ? action_check(c->run, c->label, &ef, &sc, 1, e)
-						 : action_discover(c->run, c->label, &ef, &sc, e);
+		struct buf mine = {0};
+		int gather = c->run->o.mode == MODE_CHECK && !c->run->o.verbose;
+		r = c->run->o.mode == MODE_CHECK
+			    ? action_check(c->run, c->label, &ef, &sc, 1, gather ? &mine : NULL, e)
+			    : action_discover(c->run, c->label, &ef, &sc, e);
+		c->checked += c->run->o.mode == MODE_CHECK;
+		/* A member whose only fault is in its notes: said once for the archive. */
+		if (r && mine.len) {
+			for (size_t i = 0, start = 0; i < mine.len; i++)
+				if (mine.p[i] == '\n') {
+					buf_printf(&c->errs, "%.*s\t%s\n", (int)(i - start),
+						   mine.p + start, m->name);
+					start = i + 1;
+				}
+			c->failed++;
+			r = c->errs.oom ? err_oom(e) : 1;
+		}
+		buf_free(&mine);
 		if (c->run->o.mode == MODE_CHECK) {
 			struct err te = {0};
 			if (travel_member(&c->travel, m, &ef, &sc, &te) && r == 0)
@@ -235,6 +255,56 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 	return r;
 }
 
+/* The members' errors, each distinct text once with how many members gave it and the first
+ * three of them (-v: every member's lines; -q with a single cause: none), then one line on
+ * stderr for the archive. */
+static void gathered_errors(struct ar_ctx *c)
+{
+	struct key *k = NULL;
+	struct keyed *heads = NULL;
+	size_t n = 0, nheads = 0, i, j;
+	char *p = c->errs.p, *end = p + c->errs.len;
+
+	for (char *q = p; q < end; q = strchr(q, '\n') + 1)
+		n++;
+	k = xcalloc(n + 1, sizeof *k), heads = xcalloc(n + 1, sizeof *heads);
+	if (!k || !heads) {
+		print_oom();
+		goto out;
+	}
+	for (i = 0; p < end; i++, p = strchr(p, '\n') + 1)
+		k[i] = (struct key){p, (size_t)(strchr(p, '\t') - p), i};
+	keys_sort(k, n);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && key_same(&k[i], &k[j]); j++)
+			;
+		heads[nheads++] = (struct keyed){k[i].pos, i}; /* first seen, in archive order */
+	}
+	keyed_sort(heads, nheads);
+	/* -q and one cause: the line on stderr says it all (a build log shows one line). */
+	for (size_t h = 0; h < nheads && !(c->run->o.quiet && nheads == 1); h++) {
+		size_t first = heads[h].val, count = 0;
+		for (j = first; j < n && key_same(&k[first], &k[j]); j++)
+			count++;
+		print_text(stdout, "%s: %.*s (in %zu of %zu ELF members: ", c->path, (int)k[first].len,
+			   k[first].p, count, c->checked);
+		for (j = first; j < first + count && j < first + 3; j++) {
+			const char *name = k[j].p + k[j].len + 1;
+			print_text(stdout, "%s%.*s", j > first ? ", " : "",
+				   (int)(strchr(name, '\n') - name), name);
+		}
+		print_text(stdout, "%s)\n", count > 3 ? ", ..." : "");
+	}
+	print_text(stderr,
+		   PROGRAM_NAME ": %s: %zu error%s in the dlopen notes of %zu of its %zu ELF members, "
+				"the first: %.*s (-v names each member)\n",
+		   c->path, n, n == 1 ? "" : "s", c->failed, c->checked,
+		   nheads ? (int)k[heads[0].val].len - 7 : 0, nheads ? k[heads[0].val].p + 7 : "");
+out:
+	free(k);
+	free(heads);
+}
+
 int members_process(struct run *run, const char *path, int fd, const struct stat *st, int many)
 {
 	const struct opts *o = &run->o;
@@ -243,7 +313,7 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 	struct archive ar;
 	struct archive_member m;
 	struct err e = {0};
-	int status = EXIT_OK, r;
+	int status = EXIT_OK, r, r2;
 
 	set_label(&c, NULL);
 	if (o->nmembers && !(c.used = xcalloc(o->nmembers, 1))) {
@@ -266,12 +336,15 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 			set_label(&c, name);
 			if (r < 0)
 				break;
-			if (m.kind == AR_MEMBER && read_member(&c, &ar, &m, &e)) {
-				err_report(c.label, &e);
-				status = exit_status(&e);
+			if (m.kind == AR_MEMBER && (r2 = read_member(&c, &ar, &m, &e)) != 0) {
+				if (r2 < 0)
+					err_report(c.label, &e);
+				status = r2 > 0 ? EXIT_BAD_INPUT : exit_status(&e);
 				memset(&e, 0, sizeof e);
 			}
 		}
+		if (c.failed)
+			gathered_errors(&c);
 		if (r == 0 && o->mode == MODE_LIST &&
 		    action_list(run, path, &c.merged, &c.kind, many, &e))
 			c.label[0] = '\0';
@@ -289,6 +362,7 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 	}
 	travel_free(&c.travel);
 	manifest_free(&c.merged);
+	buf_free(&c.errs);
 	if (e.msg[0]) {
 		err_report(c.label[0] ? c.label : path, &e);
 		status = exit_status(&e);

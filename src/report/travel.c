@@ -42,7 +42,7 @@ size_t travel_repeats(const struct entries *es, struct buf *report)
 			   " is declared %zu times: a program would list it %zu times (notes that "
 			   "do not fold: "
 			   "the same entry from a manifest and from the code, or written "
-			   "differently)\n",
+			   "differently): declare it once\n",
 			   j - i, j - i);
 	}
 	if (ids.oom)

@@ -321,6 +321,40 @@ Test(archive, a_meson_thin_archive_is_read, .timeout = 120)
 	free(got);
 }
 
+/* Members whose notes fail --check for the same cause (the macro left on beside the helper's
+ * header: each entry twice) are said once for the archive (issue 33, item 5): with -q, one line
+ * on stderr naming the cause and the fix; without, one line per distinct cause on stdout with
+ * how many members; -v, every member. */
+Test(archive, one_line_per_cause_for_many_members, .timeout = 60)
+{
+	struct cmd c;
+	char *n;
+
+	put_file("m.json", M1);
+	put_file("sdl.h", "__attribute__((aligned(4), used, section(\".note.dlopen\"))) static const struct { unsigned h[3]; "
+			  "char n[4]; char j[44]; } note = { { 4, 41, 0x407c0c0a }, \"FDO\", "
+			  "\"[{\\\"feature\\\":\\\"z\\\",\\\"soname\\\":[\\\"libz.so.1\\\"]}]\" };\n");
+	free(sh("'%s' --header -m m.json -o h.h && for i in $(seq 1 16); do echo \"int f$i(void) { return $i; }\" > m$i.c && "
+		"gcc -O1 -c -include h.h -include sdl.h m$i.c -o m$i.o || exit 1; done && ar rcs lib.a m*.o", tool()));
+	c = run("'%s' --check -q lib.a", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.out, "", "-q: nothing on stdout: %s", c.out);
+	cr_expect(strstr(c.err, "dlnote-inject: lib.a: 16 errors in the dlopen notes of 16 of its 16 ELF members, the first: "
+				"entry \"z\" [\"libz.so.1\"] is declared 2 times") == c.err &&
+			  strstr(c.err, "declare it once") && strchr(c.err, '\n') == c.err + strlen(c.err) - 1,
+		  "one line on stderr:\n%s", c.err);
+	cmd_free(&c);
+	c = run("'%s' --check lib.a", tool());
+	cr_expect(strstr(c.out, "lib.a: error: entry \"z\" [\"libz.so.1\"] is declared 2 times") == c.out &&
+			  strstr(c.out, "(in 16 of 16 ELF members: m1.o, m10.o, m11.o, ...)\n") &&
+			  strchr(c.out, '\n') == c.out + strlen(c.out) - 1,
+		  "one line on stdout:\n%s", c.out);
+	cmd_free(&c);
+	n = sh("'%s' --check -v lib.a 2>&1 | grep -c '^lib.a\\[m[0-9]*.o\\]: error: '", tool());
+	cr_expect_str_eq(n, "16", "-v: a line per member");
+	free(n);
+}
+
 /* A bitcode member cannot carry a note, and a program that takes it would get no entry: an edit
  * that adds entries is refused (the archive untouched), unless --member leaves the member out.
  * Members that are not code (text) are kept as they are. */
