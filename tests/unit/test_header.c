@@ -82,7 +82,7 @@ Test(travel, repeats_are_the_same_feature_and_sonames)
 	buf_putc(&b, '\0');
 	cr_expect_str_eq(b.p, "error: entry \"x\" [\"libx.so.1\"] is declared 2 times: a program would list it 2 times "
 			      "(notes that do not fold: the same entry from a manifest and from the code, or written "
-			      "differently)\n");
+			      "differently): declare it once\n");
 	buf_free(&b);
 	manifest_free(&es);
 }
