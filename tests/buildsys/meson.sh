@@ -47,6 +47,10 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 		thin_15 "$d/b/libintern.a"
 	check "$label: --check on it says: ok (2 dlopen entries in 1 ELF member" archive_says "$d/b/libintern.a" \
 		"ok (2 dlopen entries in 1 ELF member"
+	check "$label: libbundle.a (link_with: an uninstalled library built without the header): --check shows its member without the entries" \
+		archive_says "$d/b/libbundle.a" 'in 1 of 2 ELF members (front.c.o); only a program that takes front.c.o carries it'
+	check "$label: libbundle_ok.a (the inner library compiled with the header too): every member carries them" \
+		archive_says "$d/b/libbundle_ok.a" 'in every ELF member (2)'
 }
 # thin_15 ARCHIVE: a thin archive with a name field "/N", spaces, "/" (then the date field, 0).
 thin_15() { head -c 8 "$1" | grep -q '!<thin>' && LC_ALL=C grep -aqE '/[0-9]+ +/0 ' "$1"; }
