@@ -43,13 +43,15 @@ meson_results() {  # meson_results NAME LABEL [RUNNER...]
 		check "$label: $t runs" prints "tool ok 7 2 70" "$d/b/$t" "$@"
 	done
 	check "$label: --check on libcodec.a says: $ARCHIVE_SAYS" archive_says "$d/b/libcodec.a" "$ARCHIVE_SAYS"
+	# (Archives of objects, not of LTO bytecode, made by GNU ar.)
+	[ "$ARCHIVE_SAYS" = "$MESON_ARCHIVE_OK" ] || return 0
 	check "$label: libintern.a (not installed) is thin, its member named as ar writes a 15-character name" \
 		thin_15 "$d/b/libintern.a"
-	check "$label: --check on it says: ok (2 dlopen entries in 1 ELF member" archive_says "$d/b/libintern.a" \
-		"ok (2 dlopen entries in 1 ELF member"
-	check "$label: libbundle.a (link_with: an uninstalled library built without the header): --check shows its member without the entries" \
+	check "$label: --check on it says: ok (1 dlopen entry in 1 ELF member" archive_says "$d/b/libintern.a" \
+		"ok (1 dlopen entry in 1 ELF member"
+	check "$label: libbundle.a (link_with: an uninstalled library built without the header): --check shows its member without the entry" \
 		archive_says "$d/b/libbundle.a" 'in 1 of 2 ELF members (front.c.o); only a program that takes front.c.o carries it'
-	check "$label: libbundle_ok.a (the inner library compiled with the header too): every member carries them" \
+	check "$label: libbundle_ok.a (the inner library compiled with the header too): every member carries it" \
 		archive_says "$d/b/libbundle_ok.a" 'in every ELF member (2)'
 }
 # thin_15 ARCHIVE: a thin archive with a name field "/N", spaces, "/" (then the date field, 0).
