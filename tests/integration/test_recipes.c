@@ -149,6 +149,18 @@ static int sanitized_pass_runs_the_tool_steps(void)
 
 /* ---- Debian ---- */
 
+/* The rest of the source package in deb/ (changelog, format), built with the staged tool and
+ * addon. */
+static struct cmd deb_package(void)
+{
+	free(sh("chmod +x deb/debian/rules"));
+	put_file("deb/debian/changelog", "app (1.0) unstable; urgency=medium\n\n  * Test.\n\n"
+		 " -- App Maintainers <app@example.org>  Fri, 04 Dec 2026 12:00:00 +0000\n");
+	put_file("deb/debian/source/format", "3.0 (native)\n");
+	return run("cd deb && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
+		   "PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -uc -us -d 2>&1");
+}
+
 static struct cmd deb_build(const char *also)
 {
 	sample("deb", also);
@@ -156,12 +168,7 @@ static struct cmd deb_build(const char *also)
 	recipe("debian/control", "deb/debian/control");
 	recipe("debian/rules", "deb/debian/rules");
 	recipe("debian/app.dlopen.json", "deb/debian/app.dlopen.json");
-	free(sh("chmod +x deb/debian/rules"));
-	put_file("deb/debian/changelog", "app (1.0) unstable; urgency=medium\n\n  * Test.\n\n"
-		 " -- App Maintainers <app@example.org>  Fri, 04 Dec 2026 12:00:00 +0000\n");
-	put_file("deb/debian/source/format", "3.0 (native)\n");
-	return run("cd deb && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
-		   "PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -uc -us -d 2>&1");
+	return deb_package();
 }
 
 Test(recipes, debian_recipe_builds_the_package_with_its_dependency, .timeout = 300)
@@ -222,12 +229,7 @@ Test(recipes, debian_recipe_compat_9_one_manifest_per_package, .timeout = 300)
 		 "{\"soname\":[\"liblzma.so.5\"],\"feature\":\"xz\",\"priority\":\"suggested\"}]\n");
 	put_file("deb/debian/app.install", "usr/bin\n");
 	put_file("deb/debian/libapp1.install", "usr/lib\n");
-	free(sh("chmod +x deb/debian/rules"));
-	put_file("deb/debian/changelog", "app (1.0) unstable; urgency=medium\n\n  * Test.\n\n"
-		 " -- App Maintainers <app@example.org>  Fri, 04 Dec 2026 12:00:00 +0000\n");
-	put_file("deb/debian/source/format", "3.0 (native)\n");
-	c = run("cd deb && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
-		"PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -uc -us -d 2>&1");
+	c = deb_package();
 	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
 	cr_expect(strstr(c.out, "debian/libapp1/usr/lib/libapp.so.1.0.4: ok (2 dlopen entries)\n") &&
 			  strstr(c.out, "debian/app/usr/bin/app: ok (1 dlopen entry)\n"),
