@@ -256,8 +256,8 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 }
 
 /* The members' errors, each distinct text once with how many members gave it and the first
- * three of them (-v: every member's lines; -q with a single cause: none), then one line on
- * stderr for the archive. */
+ * three of them, or as that member's own line if only one gave it (-v: every member's lines;
+ * -q with a single cause: none), then one line on stderr for the archive. */
 static void gathered_errors(struct ar_ctx *c)
 {
 	struct key *k = NULL;
@@ -286,6 +286,12 @@ static void gathered_errors(struct ar_ctx *c)
 		size_t first = heads[h].val, count = 0;
 		for (j = first; j < n && key_same(&k[first], &k[j]); j++)
 			count++;
+		if (count == 1) { /* one member: named as any member is */
+			const char *name = k[first].p + k[first].len + 1;
+			print_text(stdout, "%s[%.*s]: %.*s\n", c->path, (int)(strchr(name, '\n') - name),
+				   name, (int)k[first].len, k[first].p);
+			continue;
+		}
 		print_text(stdout, "%s: %.*s (in %zu of %zu ELF members: ", c->path, (int)k[first].len,
 			   k[first].p, count, c->checked);
 		for (j = first; j < first + count && j < first + 3; j++) {

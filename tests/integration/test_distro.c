@@ -387,11 +387,11 @@ Test(distro, make_install_puts_the_helpers_where_rpm_and_debhelper_look)
 	cr_expect_str_eq(got, "./usr/bin/dh_dlnote\n./usr/lib/rpm/fileattrs/dlnote.attr\n./usr/share/man/man1/dh_dlnote.1\n"
 			 "./usr/share/perl5/Debian/Debhelper/Sequence/dlnote.pm");
 	free(got);
-	got = sh("grep '^%%_dlnote_generator' root/usr/lib/rpm/fileattrs/dlnote.attr");
-	cr_expect_str_eq(got, "%_dlnote_generator\t/usr/bin/dlnote-inject");
+	got = sh("grep '^%%dlnote_inject' root/usr/lib/rpm/fileattrs/dlnote.attr");
+	cr_expect_str_eq(got, "%dlnote_inject\t/usr/bin/dlnote-inject");
 	free(got);
 	got = sh("MANWIDTH=80 man -l root/usr/share/man/man1/dh_dlnote.1 2>&1 | head -4 | tail -1");
-	cr_expect_str_eq(got, "       dh_dlnote - dependencies from the dlopen notes of the ELF files of each");
+	cr_expect_str_eq(got, "       dh_dlnote - dlopen notes into the ELF files of each package, and");
 	free(got);
 }
 
