@@ -48,6 +48,28 @@ void sanitized_skip_leak_scan(void)
 	setenv("ASAN_OPTIONS", v, 1);
 }
 
+size_t param_index(const void *param, const void *array, size_t n, size_t size)
+{
+	for (size_t i = 0; i < n; i++)
+		if (memcmp((const char *)array + i * size, param, size) == 0)
+			return i;
+	cr_assert_fail("the parameter is none of its array's");
+	return 0;
+}
+
+int sanitized_sample_skips(size_t index, const char *name)
+{
+	const char *v = getenv("DLNOTE_SANITIZED_SHARE");
+	long n = v && *v ? atol(v) : 1;
+
+	if (!getenv("DLNOTE_SANITIZED") || n <= 1 || index % (size_t)n == 0)
+		return 0;
+	/* Said on stderr, not as a Criterion warning (which fails the run). */
+	fprintf(stderr, "%s: case %zu left to the first pass (sanitized pass: one case in %ld)\n", name,
+		index, n);
+	return 1;
+}
+
 char *tool_edit(const char *file, const char *fmt, ...)
 {
 	char args[8192];

@@ -32,6 +32,16 @@ char *tool_edit(const char *file, const char *fmt, ...) __attribute__((format(pr
  * tests.  The other suites, which run the same code paths, keep it. */
 void sanitized_skip_leak_scan(void);
 
+/* check-all's sanitized pass runs each big matrix on a sample, chosen by one rule: the case
+ * of index INDEX runs when INDEX % N == 0, N being $DLNOTE_SANITIZED_SHARE (check-all: 4;
+ * `make check-sanitized` runs every case).  The first pass runs them all, with every reader.
+ * Returns 1, and says on stderr which case is left to the other pass, when this one does not
+ * run; always 0 outside the sanitized pass. */
+int sanitized_sample_skips(size_t index, const char *name);
+/* The index in ARRAY of a parameterized test's PARAM (Criterion hands the test a copy). */
+#define PARAM_INDEX(param, array) param_index((param), (array), sizeof(array) / sizeof((array)[0]), sizeof((array)[0]))
+size_t param_index(const void *param, const void *array, size_t n, size_t size);
+
 /* A fresh directory for one test; it is the working directory of run().  Removed when the test
  * passes, kept (and named on stderr) when it fails, kept always with DLNOTE_KEEP_TEST_DIRS=1. */
 const char *workdir(void);

@@ -86,6 +86,8 @@ static void expect_program(const char *flags, const char *main_o, const char *li
 
 ParameterizedTest(struct fmt *f, archive, every_format_is_listed_edited_and_linked, .timeout = 120)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(f, formats), "archive::every_format_is_listed_edited_and_linked"))
+		return;
 	char *t0, *m0, *t1, *m1, *got, *before;
 	static const char *const gnu_lds[] = { "-fuse-ld=bfd", "-fuse-ld=gold -Wl,--gc-sections", "-fuse-ld=lld",
 					       "-fuse-ld=mold -Wl,--gc-sections" };
@@ -194,6 +196,8 @@ ParameterizedTestParameters(archive, cross_archives_are_edited_linked_and_run)
 
 ParameterizedTest(struct cross *c, archive, cross_archives_are_edited_linked_and_run, .timeout = 120)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(c, crosses), "archive::cross_archives_are_edited_linked_and_run"))
+		return;
 	char prefix[40], *ran, *got, *m0, *m1;
 
 	snprintf(prefix, sizeof prefix, "%.*s", (int)(strlen(c->cc) - 3), c->cc);   /* "...-gnu-" */

@@ -64,6 +64,8 @@ static void check(const struct gocase *c, const char *step, const char *expect_r
 
 ParameterizedTest(struct gocase *c, go, nobits_sections_survive_every_edit, .timeout = 300)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(c, gocases), "go::nobits_sections_survive_every_edit"))
+		return;
 	char *expect_run, *lint_in, *got, *v;
 	struct cmd r;
 

@@ -140,6 +140,8 @@ static void expect_linked(const struct lk *l, const char *what, const char *edit
 
 ParameterizedTest(struct lk *l, groups, edits_fold_with_other_objects, .timeout = 120)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(l, linkers), "groups::edits_fold_with_other_objects"))
+		return;
 	char *lint_in, *lint;
 
 	need(l->need);
@@ -354,6 +356,8 @@ ParameterizedTestParameters(groups, cross_objects)
 
 ParameterizedTest(struct xcase *x, groups, cross_objects, .timeout = 120)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(x, xcases), "groups::cross_objects"))
+		return;
 	static const struct lk bfd = { "bfd", "", "ld.bfd" };
 	char prog[32], *lint_in, *lint;
 

@@ -152,6 +152,8 @@ static void link_and_run(const struct rcase *c, const char *what, const char *fl
 
 ParameterizedTest(struct rcase *c, relocs, edits_keep_every_relocation, .timeout = 300)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(c, rcases), "relocs::edits_keep_every_relocation"))
+		return;
 	static const char *const producers[] = { "header", "sd", "sdl", "tool" };
 	static const char *const lds[] = { "-fuse-ld=bfd", "-fuse-ld=gold", "-fuse-ld=lld", "-fuse-ld=mold" };
 	size_t nlds = c->linkers ? 4 : 1;

@@ -50,6 +50,8 @@ ParameterizedTestParameters(remove, add_then_remove_gives_back_the_input)
 
 ParameterizedTest(struct rcase *c, remove, add_then_remove_gives_back_the_input, .timeout = 120)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(c, rcases), "remove::add_then_remove_gives_back_the_input"))
+		return;
 	char *v, *run_in, *run_out;
 
 	need(c->need);

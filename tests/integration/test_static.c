@@ -67,6 +67,8 @@ ParameterizedTestParameters(header, every_program_gets_the_entries_once)
  * and runs; no link option is needed. */
 ParameterizedTest(struct link_case *c, header, every_program_gets_the_entries_once, .timeout = 120)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(c, link_cases), "header::every_program_gets_the_entries_once"))
+		return;
 	char *out;
 
 	need(c->cc);
@@ -115,6 +117,8 @@ ParameterizedTestParameters(header, every_architecture)
  * object carries both entries, the program carries them once and runs under qemu-user. */
 ParameterizedTest(struct cross *x, header, every_architecture, .timeout = 120)
 {
+	if (sanitized_sample_skips(PARAM_INDEX(x, crosses), "header::every_architecture"))
+		return;
 	char *out, qemu[32];
 
 	need(x->cc);
