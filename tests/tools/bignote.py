@@ -7,7 +7,7 @@
                              alternative, priorities in turn); DIR/expect.json: the same with
                              three differences (one priority changed, one entry dropped, one
                              added); DIR/map.txt: a package for every soname; DIR/features.txt:
-                             10,000 feature names, comma-separated; DIR/expected.txt: what the
+                             N/10 feature names, comma-separated; DIR/expected.txt: what the
                              tool must find, computed here independently (key=value lines).
   bignote.py limit DIR       DIR/limit.json: a manifest whose compact form is exactly one byte
                              shorter than the largest payload accepted (16 MiB with its NUL);
@@ -55,7 +55,7 @@ def make_entries(n, d):
         for i in range(n):
             f.write(f"pkg{i:x}: /usr/lib/libn{i:x}.so.1\n")
     with open(os.path.join(d, "features.txt"), "w") as f:
-        f.write(",".join(f"f{k:x}" for k in range(10000)))
+        f.write(",".join(f"f{k:x}" for k in range(n // 10)))
     # --merge of expect.json into the note: the entries not already there, each once; one of
     # the same feature and sonames as the note's takes its place (docs/manifest.md).
     seen = {canonical(e) for e in es}
@@ -82,7 +82,7 @@ def make_entries(n, d):
     prio = sum(1 for k in declared if k in found and declared[k] != found[k])
     with open(os.path.join(d, "expected.txt"), "w") as f:
         f.write(f"entries={n}\nmerged={n + added}\ngroups={len(found)}\nfeatures={len(features)}\n"
-                f"selected={sum(1 for e in es if int(e['feature'][1:], 16) < 10000)}\n"
+                f"selected={sum(1 for e in es if int(e['feature'][1:], 16) < n // 10)}\n"
                 f"missing={missing}\nnew={new}\npriority={prio}\ndiffs={missing + new + prio}\n")
 
 
