@@ -192,7 +192,7 @@ check-distro: $(BIN)
 # 100,000-entry scale test with 20,000; check-sanitized runs every case.  The build-system
 # suite runs once: it tests the CMake and Meson helpers.
 check-all:
-	tests/release/check-installed.sh -j2 --output-sync=target check sanitized-sample
+	tests/release/check-installed.sh -j2 -k --output-sync=target check sanitized-sample
 
 sanitized-sample: $(BIN)
 	$(MAKE) unit regress integration SANITIZE=1 DLNOTE_PLAIN=$(abspath $(BIN)) DLNOTE_SANITIZED_SHARE=4
