@@ -38,7 +38,7 @@ BUILD      := build-san
 endif
 
 # One line: CMakeLists.txt and meson.build read the sources from it.
-CORE_SRC  := src/base/util.c src/base/json.c src/base/io.c src/note/manifest.c src/note/identity.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/archive/archive.c src/archive/archive_write.c src/note/scan.c src/edit/layout.c src/edit/plan.c src/edit/edit.c src/edit/layout_facts.c src/edit/layout_sections.c src/edit/layout_linked.c src/edit/layout_place.c src/edit/layout_remove.c src/edit/layout_front.c src/edit/layout_tail.c src/edit/objplan.c src/edit/objedit.c src/edit/objedit_sym.c src/edit/objedit_patch.c src/edit/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/report/deps.c src/report/report.c src/report/pkgdeps.c src/report/discover.c src/report/trace.c src/cli/record.c
+CORE_SRC  := src/base/util.c src/base/json.c src/base/io.c src/note/manifest.c src/note/identity.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/archive/archive.c src/archive/archive_index.c src/archive/archive_write.c src/note/scan.c src/edit/layout.c src/edit/plan.c src/edit/edit.c src/edit/layout_facts.c src/edit/layout_sections.c src/edit/layout_linked.c src/edit/layout_place.c src/edit/layout_remove.c src/edit/layout_front.c src/edit/layout_tail.c src/edit/objplan.c src/edit/objedit.c src/edit/objedit_sym.c src/edit/objedit_patch.c src/edit/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/report/deps.c src/report/report.c src/report/pkgdeps.c src/report/discover.c src/report/trace.c src/cli/record.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
@@ -194,11 +194,12 @@ check-distro: $(BIN)
 check-all:
 	tests/release/check-installed.sh -j2 -k --output-sync=target check sanitized-sample
 
+SANITIZED_SHARE ?= 4
 sanitized-sample: $(BIN)
-	$(MAKE) unit regress integration SANITIZE=1 DLNOTE_PLAIN=$(abspath $(BIN)) DLNOTE_SANITIZED_SHARE=4
+	$(MAKE) unit regress integration SANITIZE=1 DLNOTE_PLAIN=$(abspath $(BIN)) DLNOTE_SANITIZED_SHARE=$(SANITIZED_SHARE)
 
-check-sanitized: $(BIN)
-	$(MAKE) unit regress integration SANITIZE=1 DLNOTE_PLAIN=$(abspath $(BIN))
+check-sanitized:
+	$(MAKE) sanitized-sample SANITIZED_SHARE=1
 
 demo: $(BIN)
 	DLNOTE=$(abspath $(BIN)) ./demo.sh

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* archive_int.h - private to src/archive/: what archive.c (reading) and archive_write.c
- * (writing) share. */
+/* archive_int.h - private to src/archive/: what archive.c (reading), archive_index.c (the
+ * symbol index) and archive_write.c (writing) share. */
 #ifndef DLNOTE_ARCHIVE_INT_H
 #define DLNOTE_ARCHIVE_INT_H
 
@@ -14,6 +14,9 @@
 
 /* Header fields: name[16] date[12] uid[6] gid[6] mode[8] size[10] fmag[2]. */
 enum { F_NAME = 0, F_SIZE = 48, W_SIZE = 10, F_FMAG = 58 };
+
+/* The kind of index a member of that name is (archive.c), for archive_index.c. */
+enum archive_index archive_index_kind(const char *name);
 
 /* The two buffers of a write (see archive_write.c); members up to IO_CAP are edited there. */
 #define IO_CAP (256u << 10)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_archive.c - ar archives member by member, and the rewritten index (src/archive/archive.c).
+/* test_archive.c - ar archives member by member, and the rewritten index (src/archive/archive.c, archive_index.c).
  *
  * The archives are written here byte by byte from the formats' descriptions (GNU/SysV ar(5),
  * BSD "#1/" names and __.SYMDEF), independently of the code under test. */
