@@ -210,7 +210,7 @@ BROKEN=
 C=glfw
 L="cmake upstream GLFW static"
 GLFW_JSON=$SRC/tests/buildsys/glfw/glfw-dlopen.json
-GLFW=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$GLFW_JSON")
+GLFW=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$GLFW_JSON")
 glfw_build() {
 	local d=$T/$C
 	mkdir -p "$d"

@@ -118,7 +118,7 @@ meson_how() {
 
 meson_libdir() {
 	meson introspect --buildoptions "$1/b" |
-		python3 -c 'import json,sys; print(*[o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"])'
+		/usr/bin/python3 -c 'import json,sys; print(*[o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"])'
 }
 
 meson_consumer() {  # meson_consumer DIR MESON_SETUP_ARGS...: sample/consumer against DIR/inst
@@ -271,7 +271,7 @@ check "$L: download, verify (gpgv, SHA256) and unpack meson from trixie" sh "$SR
 [ "$ok" = 1 ] || BROKEN="$L: no Meson 1.7"
 # Ninja's regeneration and Meson's wrapped commands run this meson again: they need PYTHONPATH.
 export PYTHONPATH=$M17/usr/lib/python3/dist-packages
-meson() { python3 "$M17/usr/bin/meson" "$@"; }
+meson() { /usr/bin/python3 "$M17/usr/bin/meson" "$@"; }
 meson_is() { local v; v=$(meson --version); echo "$v"; [ "${v%.*}" = "$1" ]; }
 check "$L: meson --version is 1.7.x" meson_is 1.7
 check "$L: setup + build" meson_sample $C --wrap-mode=forcefallback ${NATIVE_HARDENING:+-Dc_args=$NATIVE_HARDENING}

@@ -67,7 +67,7 @@ check() {
 # Helpers: every one fails (non-zero) with a message saying what differed.
 
 json_equal() {   # json_equal ACTUAL EXPECTED (order of entries matters, order of keys not)
-	python3 -c 'import json,sys; a,b=(json.loads(x) for x in sys.argv[1:3]); sys.exit(a!=b)' "$1" "$2" ||
+	/usr/bin/python3 -c 'import json,sys; a,b=(json.loads(x) for x in sys.argv[1:3]); sys.exit(a!=b)' "$1" "$2" ||
 		{ printf 'got:      %s\nexpected: %s\n' "$1" "$2"; return 1; }
 }
 
@@ -78,7 +78,7 @@ entries() {      # entries FILE EXPECTED_JSON: the dlopen entries dlnote-inject 
 }
 
 elf_id() {       # class, byte order, e_machine and e_flags of an ELF file
-	python3 - "$1" <<-'EOF'
+	/usr/bin/python3 - "$1" <<-'EOF'
 	import struct, sys
 	d = open(sys.argv[1], 'rb').read(64)
 	assert d[:4] == b'\x7fELF', sys.argv[1] + ': not ELF'
@@ -144,11 +144,11 @@ entries_once() {
 	local got
 	got=$("$DLNOTE" --list --json "$1")
 	same_set "$got" "$2" || { echo "dlnote-inject, in $1"; return 1; }
-	got=$(python3 "$SRC/tests/tools/readers.py" segments "$1")
+	got=$(/usr/bin/python3 "$SRC/tests/tools/readers.py" segments "$1")
 	same_set "$got" "$2" || { echo "PT_NOTE walker, in $1"; return 1; }
 }
 same_set() {     # same_set ACTUAL EXPECTED: the same entries, as many times each, in any order
-	python3 -c 'import json,sys; k=lambda x: sorted(json.dumps(e, sort_keys=True) for e in json.loads(x)); sys.exit(k(sys.argv[1])!=k(sys.argv[2]))' "$1" "$2" ||
+	/usr/bin/python3 -c 'import json,sys; k=lambda x: sorted(json.dumps(e, sort_keys=True) for e in json.loads(x)); sys.exit(k(sys.argv[1])!=k(sys.argv[2]))' "$1" "$2" ||
 		{ printf 'got:      %s\nexpected: %s\n' "$1" "$2"; return 1; }
 }
 

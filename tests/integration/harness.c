@@ -6,6 +6,7 @@
 #include <criterion/hooks.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,7 +386,87 @@ char *entries_by(const char *reader, const char *file)
 {
 	if (strcmp(reader, "tool") == 0)
 		return sh("'%s' --list --json '%s'", tool(), file);
-	return sh("/usr/bin/python3 '%s/tests/tools/readers.py' %s '%s'", srcdir(), reader, file);
+	return readers("%s '%s'", reader, file);
+}
+
+/* One tests/tools/readers.py per test process, started at its first use and fed one batch per
+ * line (readers.py serve): Python with pyelftools costs about 130 ms to start, which was a
+ * third of linked::every_mode's time when each check started its own.  Its pipes are
+ * close-on-exec, so that no command run() starts holds them; it ends when the test does. */
+static struct {
+	pid_t pid;
+	FILE *to, *from;
+} rd;
+
+static void readers_stop(void)
+{
+	if (!rd.pid || getpid() != wdir_owner)
+		return;
+	fclose(rd.to);
+	fclose(rd.from);
+	waitpid(rd.pid, NULL, 0);
+	rd.pid = 0;
+}
+
+static void readers_start(void)
+{
+	char script[4200];
+	const char *dir = workdir();
+	int in[2], out[2];
+
+	snprintf(script, sizeof script, "%s/tests/tools/readers.py", srcdir());
+	cr_assert(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
+	fflush(NULL);
+	rd.pid = fork();
+	cr_assert(rd.pid >= 0, "fork: %s", strerror(errno));
+	if (rd.pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		unsetenv("BXFI_MAP");
+		if (chdir(dir) == 0)
+			execl("/usr/bin/python3", "python3", script, "serve", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	rd.to = fdopen(in[1], "w");
+	rd.from = fdopen(out[0], "r");
+	cr_assert(rd.to && rd.from);
+	atexit(readers_stop); /* before workdir_done, registered earlier */
+}
+
+/* The outputs of one batch, up to the line "=== done". */
+static char *readers_ask(const char *args)
+{
+	struct timespec t0, t1;
+	size_t cap = 4096, len = 0;
+	char *all = malloc(cap), line[65536];
+
+	cr_assert(!strchr(args, '\n'), "readers.py serve takes one line: %s", args);
+	if (!rd.pid)
+		readers_start();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fprintf(rd.to, "%s\n", args);
+	fflush(rd.to);
+	all[0] = '\0';
+	for (;;) {
+		size_t n;
+		cr_assert(fgets(line, sizeof line, rd.from), "readers.py serve ended before answering %s (its error is above)", args);
+		if (strcmp(line, "=== done\n") == 0)
+			break;
+		n = strlen(line);
+		if (len + n + 1 > cap) {
+			while (len + n + 1 > cap)
+				cap *= 2;
+			all = realloc(all, cap);
+		}
+		memcpy(all + len, line, n + 1);
+		len += n;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	snprintf(line, sizeof line, "readers.py serve: %.200s", args);
+	log_time(line, t0, t1);
+	return all;
 }
 
 void readers_batch(char **out, int n, const char *fmt, ...)
@@ -397,11 +478,11 @@ void readers_batch(char **out, int n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof args, fmt, ap);
 	va_end(ap);
-	all = sh("/usr/bin/python3 '%s/tests/tools/readers.py' batch %s", srcdir(), args);
+	all = readers_ask(args);
 	for (i = 0, p = all; i < n; i++) {
 		char *end = strstr(p, "=== end");
 		size_t len;
-		cr_assert(end, "readers.py batch %s: %d outputs, not %d: %s", args, i, n, all);
+		cr_assert(end, "readers.py %s: %d outputs, not %d: %s", args, i, n, all);
 		len = (size_t)(end - p);
 		while (len && p[len - 1] == '\n')
 			len--;
@@ -411,6 +492,18 @@ void readers_batch(char **out, int n, const char *fmt, ...)
 			p++;
 	}
 	free(all);
+}
+
+char *readers(const char *fmt, ...)
+{
+	char args[8192], *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	readers_batch(&out, 1, "%s", args);
+	return out;
 }
 
 int has_sections(const char *file)

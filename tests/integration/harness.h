@@ -77,10 +77,14 @@ int same_files(const char *a, const char *b);
  * "tool" (dlnote-inject --list --json), "sections" (pyelftools), "segments" (PT_NOTE
  * walker), "readelf", "llvm". */
 char *entries_by(const char *reader, const char *file);
-/* Several tests/tools/readers.py commands in one Python process (each costs about 50 ms to
- * start): `args` (printf-style) are command lines separated by " -- "; out[0..n) get each
- * command's output, trailing newlines removed (free them). */
+/* tests/tools/readers.py commands, run by one Python process per test (started at the first
+ * call: Python with pyelftools costs about 130 ms to start).  The working directory is the
+ * test's.  `args` (printf-style, shell words, one line) are command lines separated by " -- ";
+ * out[0..n) get each command's output, trailing newlines removed (free them).  A command that
+ * fails gives its error as its output (validate: its findings, or OK). */
 void readers_batch(char **out, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* One command's output, the same way. */
+char *readers(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int has_sections(const char *file);
 /* Assert that every reader sees exactly `json`.  `segments_too` is 0 for objects. */
 void expect_entries(const char *file, const char *json, int linked);

@@ -41,7 +41,7 @@ static void check(const struct gocase *c, const char *step, const char *expect_r
 {
 	char *v, *ran, *lint;
 
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in out; true", srcdir());
+	v = readers("validate in out");
 	cr_expect_str_eq(v, "OK", "%s %s: %s", c->name, step, v);
 	free(v);
 	ran = sh("./out 2>&1; echo \"exit $?\"");
@@ -56,7 +56,7 @@ static void check(const struct gocase *c, const char *step, const char *expect_r
 		ran = sh("cp out st && cp in in.st && %s st && %s in.st && ./st 2>&1; echo \"exit $?\"", stripper, stripper);
 		cr_expect_str_eq(ran, expect_run, "%s %s: after %s the program prints %s", c->name, step, stripper, ran);
 		free(ran);
-		v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in.st st; true", srcdir());
+		v = readers("validate in.st st");
 		cr_expect_str_eq(v, "OK", "%s %s: after %s: %s", c->name, step, stripper, v);
 		free(v);
 	}
@@ -87,7 +87,7 @@ ParameterizedTest(struct gocase *c, go, nobits_sections_survive_every_edit, .tim
 	cmd_free(&r);
 	check(c, "add", expect_run, lint_in);
 	free(sh("'%s' --merge --soname libmerged.so.1 out", tool()));
-	got = sh("'%s' --list --json out | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1][\"soname\"][0])'", tool());
+	got = sh("'%s' --list --json out | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[-1][\"soname\"][0])'", tool());
 	cr_expect_str_eq(got, "libmerged.so.1", "%s: merge", c->name);
 	free(got);
 	check(c, "merge", expect_run, lint_in);

@@ -171,8 +171,10 @@ static void check_stripped(const struct ctx *x, const char *stripper, const char
 	got = entries_by("tool", "st");
 	cr_expect_str_eq(got, json, "%s: after %s the entries are %s", x->c->name, stripper, got);
 	if (gnu_strip_breaks_qemu(x, stripper)) {
-		char *val = sh("cp in in.st && %s in.st && /usr/bin/python3 '%s/tests/tools/readers.py' validate in.st st; true",
-			       stripper, srcdir());
+		char *val;
+
+		free(sh("cp in in.st && %s in.st", stripper));
+		val = readers("validate in.st st");
 		cr_expect_str_eq(val, "OK", "%s: after %s the layout is broken: %s", x->c->name, stripper, val);
 		cr_log_info("%s: after %s the PHT segment is at bfd's offset: not run under qemu-user (docs/layout.md)",
 			    x->c->name, stripper);
@@ -210,7 +212,7 @@ static void check_rerun_after_strip(const struct ctx *x, const char *json)
 	got = entries_by("tool", "st");
 	cr_expect_str_eq(got, want, "%s: after strip and a merge the entries are %s", x->c->name, got);
 	/* Against the stripped copy: bfd may have shrunk a segment, which frees the bytes after it. */
-	val = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate st0 st; true", srcdir());
+	val = readers("validate st0 st");
 	cr_expect_str_eq(val, "OK", "%s: after strip and a merge the layout is broken: %s", x->c->name, val);
 	ran = run_program(x, "st");
 	cr_expect_str_eq(ran, x->expect_run, "%s: after strip and a merge the program prints %s", x->c->name, ran);
@@ -369,7 +371,7 @@ static void check_remove_after_strip(const struct ctx *x)
 		free(v);
 		return;
 	}
-	where = sh("/usr/bin/python3 '%s/tests/tools/readers.py' pht-placement pre_rm", srcdir());
+	where = readers("pht-placement pre_rm");
 	free(sh("cp pre_rm st && %s st && cp st st0 && '%s' --remove st", x->c->strip, tool()));
 	v = entries_by("tool", "st");
 	cr_expect_str_eq(v, "[]", "%s: --remove after GNU strip leaves %s", x->c->name, v);
@@ -390,7 +392,7 @@ static void check_remove_after_strip(const struct ctx *x)
 	cr_expect_eq(count_of("readelf -lW %s | grep -c '^  NULL '", "st"), nulls,
 		     "%s: --remove after GNU strip leaves %d PT_NULL entries, the input had %d", x->c->name,
 		     count_of("readelf -lW %s | grep -c '^  NULL '", "st"), nulls);
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate st0 st; true", srcdir());
+	v = readers("validate st0 st");
 	cr_expect_str_eq(v, "OK", "%s: --remove after GNU strip: layout: %s", x->c->name, v);
 	free(v);
 	if (!(x->c->runner[0] && strcmp(where, "end") == 0)) {

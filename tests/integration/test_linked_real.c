@@ -23,7 +23,7 @@ Test(linked, macro_note_replace_merge_grow_remove, .timeout = 120)
 	free(sh("gcc -O1 -o in macro.c"));
 	lint_in = elflint("in");
 	/* The input: the note shares a PT_NOTE with build-id and ABI tag. */
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in in; true", srcdir());
+	v = readers("validate in in");
 	cr_expect(strstr(v, "shares its PT_NOTE"), "the macro input should share its PT_NOTE: %s", v);
 	free(v);
 
@@ -37,7 +37,7 @@ Test(linked, macro_note_replace_merge_grow_remove, .timeout = 120)
 		  "the note goes with the carried notes: %s", v);
 	free(v);
 	expect_entries("out", "[{\"soname\":[\"libz.so.1\"]}]", 1);
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in out", srcdir());
+	v = readers("validate in out");
 	cr_expect_str_eq(v, "OK");
 	free(v);
 	v = sh("./out; echo $?");
@@ -63,7 +63,7 @@ Test(linked, macro_note_replace_merge_grow_remove, .timeout = 120)
 	/* Remove: no dlopen note left anywhere, the other notes keep their PT_NOTE. */
 	free(sh("cp in removed && '%s' --remove removed", tool()));
 	expect_entries("removed", "[]", 1);
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in removed", srcdir());
+	v = readers("validate in removed");
 	cr_expect_str_eq(v, "OK");
 	free(v);
 	v = sh("readelf -nW removed | grep -c 'NT_GNU_BUILD_ID\\|NT_GNU_ABI_TAG'");
@@ -110,7 +110,7 @@ Test(linked, macro_note_replace_merge_grow_remove, .timeout = 120)
 	v = sh("cp removed st && strip st && ./st; echo $?; cp removed est && eu-strip est && ./est; echo $?");
 	cr_expect_str_eq(v, "macro\n3\nmacro\n3", "stripped copies of the removed file: %s", v);
 	free(v);
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in removed", srcdir());
+	v = readers("validate in removed");
 	cr_expect_str_eq(v, "OK");
 	free(v);
 }
@@ -162,7 +162,7 @@ ParameterizedTest(struct realfile *r, linked, real_distribution_files, .timeout 
 	lint_in = elflint("in");
 	free(tool_edit("out", "-v -m big.json"));
 	expect_entries("out", M_BIG, 1);
-	val = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in out; true", srcdir());
+	val = readers("validate in out");
 	cr_expect_str_eq(val, "OK", "%s: %s", r->name, val);
 	after = sh("F=./out; %s", r->run);
 	cr_expect_str_eq(after, before, "%s: prints %s instead of %s", r->name, after, before);

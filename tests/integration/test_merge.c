@@ -57,8 +57,8 @@ static void expect_valid_order(const char *file, const char *want, int object)
 	} else {
 		put_file("got.json", got);
 		put_file("want.json", want);
-		sorted_got = sh("python3 -c 'import json,sys; print(sorted(json.dumps(e) for e in json.load(open(sys.argv[1]))))' got.json");
-		sorted_want = sh("python3 -c 'import json,sys; print(sorted(json.dumps(e) for e in json.load(open(sys.argv[1]))))' want.json");
+		sorted_got = sh("/usr/bin/python3 -c 'import json,sys; print(sorted(json.dumps(e) for e in json.load(open(sys.argv[1]))))' got.json");
+		sorted_want = sh("/usr/bin/python3 -c 'import json,sys; print(sorted(json.dumps(e) for e in json.load(open(sys.argv[1]))))' want.json");
 		cr_expect_str_eq(sorted_got, sorted_want, "%s lists\n%s\nnot, in any order,\n%s", file, got, want);
 		free(sorted_got), free(sorted_want);
 	}

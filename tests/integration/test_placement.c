@@ -31,7 +31,7 @@ Test(placement, grown_note_after_the_writable_segment_is_elflint_clean, .timeout
 	cr_expect(strstr(where, "after the end of the file"), "the big note should go after the end of the file: %s", where);
 	lint = elflint("out");
 	cr_expect_str_eq(lint, lint_in, "eu-elflint now says\n%s\ninstead of\n%s", lint, lint_in);
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate in out; true", srcdir());
+	v = readers("validate in out");
 	cr_expect_str_eq(v, "OK", "%s", v);
 	free(v);
 	v = sh("./dl ./out");

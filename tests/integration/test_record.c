@@ -575,7 +575,7 @@ Test(record, set_user_id_children_counted_at_the_end)
 	free(t);
 	free(dash);
 	/* Through posix_spawnp() (Python's subprocess on Debian 12), and checked as the lint sees it. */
-	c = run("'%s' --record=trace2 -- python3 -c 'import subprocess; subprocess.run([\"./suid\"])' >/dev/null", tool());
+	c = run("'%s' --record=trace2 -- /usr/bin/python3 -c 'import subprocess; subprocess.run([\"./suid\"])' >/dev/null", tool());
 	cr_assert(strstr(c.err, ": 1 process could not be recorded (first: "), "%s", c.err);
 	cmd_free(&c);
 }

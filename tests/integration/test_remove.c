@@ -102,7 +102,7 @@ static void expect_gone_and_valid(const char *in, const char *out)
 	v = entries_by("segments", out);
 	cr_expect_str_eq(v, "[]", "%s: the PT_NOTE walker reads %s", out, v);
 	free(v);
-	v = sh("/usr/bin/python3 '%s/tests/tools/readers.py' validate '%s' '%s'; true", srcdir(), in, out);
+	v = readers("validate '%s' '%s'", in, out);
 	cr_expect_str_eq(v, "OK", "%s: %s", out, v);
 	free(v);
 }

@@ -6,7 +6,14 @@
  * shared, so wall time says little) is compared with a linear mode in the same test,
  * --list --format=sonames: a quadratic path costs tens of times more at this size, a linear one
  * about as much.  Each mode's result is checked against what tests/tools/bignote.py computed
- * independently. */
+ * independently.
+ *
+ * The cost ratios are asserted in the plain pass only.  Under ASan and UBSan every allocation
+ * and access is instrumented, so the modes that build tables pay far more than the streaming
+ * linear mode they are compared with, and the bound held or not by chance (the note at the
+ * size limit: --merge 3.83 s against 0.64 s here, 3.85 s against 0.53 s in a CI run that
+ * failed; 1.03 s against 0.13 s in the plain pass).  There the ratios are logged and the
+ * tests check what the sanitizers check, memory, and the results. */
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,10 +78,16 @@ static long expected(const char *key)
 	return count("sed -n 's/^%s=//p' expected.txt", key);
 }
 
+/* Whether this pass asserts costs: not the sanitized one (above). */
+static int costs_asserted(void)
+{
+	return getenv("DLNOTE_SANITIZED") == NULL;
+}
+
 static void within(const char *mode, double t, double base)
 {
 	cr_log_info("%-28s %6.2f s CPU (%.1fx the linear mode)", mode, t, base > 0 ? t / base : 0);
-	cr_expect(t <= RATIO * base + SLACK, "%s: %.2f s CPU, more than %.0f x %.2f s (the linear run) + %.0f s: not O(n log n)",
+	cr_expect(!costs_asserted() || t <= RATIO * base + SLACK, "%s: %.2f s CPU, more than %.0f x %.2f s (the linear run) + %.0f s: not O(n log n)",
 		  mode, t, RATIO, base, SLACK);
 }
 
@@ -109,7 +122,7 @@ static void every_mode(const char *merge_with)
 	cr_expect_eq(count("grep -c ': priority: ' lint.txt || true"), expected("priority"));
 	cr_expect_eq(count("grep -c ': new: ' lint.txt || true"), expected("new"));
 	within("--merge", cpu(0, NULL, "'%s' --merge -m %s big.o -o merged.o", t, merge_with), base);
-	cr_expect_eq(count("'%s' --list --json merged.o | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'", t),
+	cr_expect_eq(count("'%s' --list --json merged.o | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'", t),
 		     expected("merged"));
 	within("replace (-m)", cpu(0, NULL, "'%s' -m m.json big.o -o replaced.o", t), base);
 	free(sh("'%s' --list --json replaced.o | cmp - want.json", t));
@@ -168,7 +181,7 @@ Test(scale, a_100000_soname_flags_cost_linear_time, .timeout = 300)
 	small = cpu(0, NULL, "ulimit -s 65536; /usr/bin/python3 '%s/tests/tools/bignote.py' argv 10000 '%s' obj -o small.o", srcdir(), tool());
 	big = cpu(0, NULL, "ulimit -s 65536; /usr/bin/python3 '%s/tests/tools/bignote.py' argv 100000 '%s' obj -o big.o", srcdir(), tool());
 	cr_log_info("10,000 flags: %.2f s CPU; 100,000: %.2f s", small, big);
-	cr_expect(big <= 20 * small + SLACK, "100,000 --soname flags cost %.2f s CPU, 10,000 cost %.2f s: not linear", big, small);
+	cr_expect(!costs_asserted() || big <= 20 * small + SLACK, "100,000 --soname flags cost %.2f s CPU, 10,000 cost %.2f s: not linear", big, small);
 	cr_expect_eq(count("'%s' --list --format=sonames big.o | wc -w", tool()), 100000 + 1, "one entry, every soname, a priority");
 	cr_expect_eq(count("'%s' --list --format=sonames small.o | wc -w", tool()), 10000 + 1);
 }

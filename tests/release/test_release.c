@@ -195,7 +195,7 @@ Test(release, one_version_everywhere)
 		{"CMakeLists.txt's project()",
 		 "cmake -S tree -B cm >/dev/null && sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' cm/CMakeCache.txt"},
 		{"meson.build's project()", "meson setup tree ms >/dev/null && meson introspect --projectinfo ms | "
-		 "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"version\"])'"},
+		 "/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[\"version\"])'"},
 		{"debian/changelog", "cd tree && dpkg-parsechangelog -S Version | sed 's/-[^-]*$//'"},
 		{"the rpm spec", "rpmspec -q --srpm --qf '%{version}\\n' tree/packaging/rpm/dlnote.spec 2>/dev/null"},
 		{"NEWS", "sed -n '1s/^dlnote \\([^ ]*\\) .*/\\1/p' tree/NEWS"},

@@ -101,6 +101,6 @@ dpkg-deb -x "$deb" "$dest" || die "dpkg-deb -x failed for ${file##*/}"
 	die "unpacked package has no usr/lib/python3/dist-packages/mesonbuild"
 
 v=$(PYTHONPATH="$dest/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}" \
-	python3 "$dest/usr/bin/meson" --version) ||
-	die "unpacked meson ($ver) does not run with $(python3 --version 2>&1)"
+	/usr/bin/python3 "$dest/usr/bin/meson" --version) ||
+	die "unpacked meson ($ver) does not run with $(/usr/bin/python3 --version 2>&1)"
 printf '%s %s (%s) unpacked in %s: meson %s\n' "$pkg" "$ver" "${file##*/}" "$dest" "$v"

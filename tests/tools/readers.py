@@ -12,6 +12,8 @@ a real consumer does (shared/REFERENCE.md §2).
   readers.py validate IN OUT   layout invariants of a rewritten linked file (REFERENCE §4)
   readers.py object FILE       a relocatable object's meaning, one line per item, by name
   readers.py batch CMD ARGS -- CMD ARGS ...   several of these in one process
+  readers.py serve             a batch per line of stdin (shell words), each answered
+                               as batch answers, then a line "=== done"
 
 Each reader prints the entries of all dlopen notes as one compact JSON array.
 """
@@ -522,7 +524,20 @@ def batch(argv):
         sys.stdout.write("=== end\n")
 
 
+def serve():
+    """readers.py serve: the integration tests' harness keeps one process per test and sends
+    it a batch per line; the answer ends with a line "=== done".  Ends at end of input."""
+    import shlex
+    for line in sys.stdin:
+        batch(shlex.split(line))
+        sys.stdout.write("=== done\n")
+        sys.stdout.flush()
+
+
 def main():
+    if sys.argv[1] == "serve":
+        serve()
+        return
     if sys.argv[1] == "batch":
         batch(sys.argv[2:])
         return
