@@ -140,9 +140,10 @@ regress: $(REGRESS_BIN)
 
 # The release: make install/uninstall, make dist, the version in every place (tests/release).
 RELEASE_BIN := $(BUILD)/release-tests
-$(RELEASE_BIN): tests/release/test_release.c tests/integration/harness.c tests/integration/harness.h | $(BUILD)
+HARNESS_SRC := tests/integration/harness.c tests/integration/readers.c
+$(RELEASE_BIN): tests/release/test_release.c $(HARNESS_SRC) tests/integration/harness.h | $(BUILD)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Itests/integration -o $@ tests/release/test_release.c \
-		tests/integration/harness.c -lcriterion
+		$(HARNESS_SRC) -lcriterion
 
 release: $(BIN) $(RELEASE_BIN)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(RELEASE_BIN) --jobs $(JOBS) $(CRITERION_ARGS)
@@ -166,9 +167,9 @@ check-installed:
 # rpmbuild -ta of the tarball (about a minute each; docs/release.md).  Not part of check-all.
 PACKAGE_SRC := $(wildcard tests/release/test_package_*.c) tests/release/packaged_tool.c
 PACKAGE_BIN := $(BUILD)/package-tests
-$(PACKAGE_BIN): $(PACKAGE_SRC) tests/release/packaged_tool.h tests/integration/harness.c tests/integration/harness.h | $(BUILD)
+$(PACKAGE_BIN): $(PACKAGE_SRC) tests/release/packaged_tool.h $(HARNESS_SRC) tests/integration/harness.h | $(BUILD)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Itests/integration -o $@ $(PACKAGE_SRC) \
-		tests/integration/harness.c -lcriterion
+		$(HARNESS_SRC) -lcriterion
 
 check-packaging: $(BIN) $(PACKAGE_BIN)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(PACKAGE_BIN) --jobs 1 $(CRITERION_ARGS)

@@ -25,6 +25,6 @@ $SUDO apt-get install -y --no-install-recommends \
 	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross \
 	debugedit dwz patchelf gdb cpio xz-utils rpm2cpio \
 	libzstd1 liblz4-1 libcrypt1 \
-	git autoconf automake libtool libtool-bin \
+	git libtool libtool-bin \
 	lintian \
 	curl gpgv debian-archive-keyring libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev

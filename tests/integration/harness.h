@@ -5,6 +5,7 @@
 #define DLNOTE_HARNESS_H
 
 #include <stddef.h>
+#include <time.h>
 
 struct cmd {
 	int status;           /* exit status; 128+N for a signal */
@@ -51,6 +52,9 @@ struct cmd run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same, asserting exit status 0; returns stdout with trailing newlines removed. */
 char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_free(struct cmd *c);
+/* $DLNOTE_CMD_TIMES names a file that gets a line per command, with its wall time (to find
+ * what the suite spends its time on). */
+void log_time(const char *line, struct timespec t0, struct timespec t1);
 
 /* `make install` of the source tree into stage/usr in the work directory (PREFIX, so rpm's and
  * Perl's directories are there too), with the tool under test as its program. */

@@ -211,11 +211,21 @@ Test(objects, extended_section_numbering, .timeout = 180)
 	n = sh("readelf -hW many.o | sed -n 's/.*Number of section headers: *//p'");
 	cr_assert(strstr(n, "66"), "the input does not use extended numbering: %s", n);
 	free(n);
-	lint_in = elflint("many.o");
-	free(sh("'%s' -m m.json -o note.o many.o", tool()));
+	free(sh("cp many.o note.o"));
+	free(tool_edit("note.o", "-m m.json"));
 	n = sh("readelf -hW note.o | sed -n 's/.*Number of section headers: *//p'");
 	cr_expect(strstr(n, "(66"), "section count after the edit: %s", n);
 	free(n);
+	/* The sanitized pass: tool_edit() found the plain build's bytes, which the first pass
+	 * read with every reader and eu-elflint, and linked (66,000 sections take pyelftools
+	 * and eu-elflint tens of seconds). */
+	if (plain_tool()) {
+		n = entries_by("tool", "note.o");
+		cr_expect_str_eq(n, MANIFEST, "the tool reads back %s", n);
+		free(n);
+		return;
+	}
+	lint_in = elflint("many.o");
 	expect_entries("note.o", MANIFEST, 0);
 	lint = elflint("note.o");
 	cr_expect_str_eq(lint, lint_in, "eu-elflint now says\n%s", lint);

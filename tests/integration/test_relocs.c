@@ -181,9 +181,6 @@ ParameterizedTest(struct rcase *c, relocs, edits_keep_every_relocation, .timeout
 		s = sonames("lib.o");
 		cr_assert_str_eq(s, "liblz4.so.1 libzstd.so.1 ", "%s, %s: the input carries '%s'", c->name, pr, s);
 		free(s);
-		free(sh("%s -o prog main.o lib.o", c->cc));
-		want_out = sh("timeout 30 %s ./prog", c->runner);
-		cr_assert(strstr(want_out, "alpha,beta,delta,gamma"), "%s: the unedited program prints %s", c->name, want_out);
 		for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
 			char prefix[16];
 			snprintf(prefix, sizeof prefix, "%s-", ops[o].name);
@@ -191,6 +188,13 @@ ParameterizedTest(struct rcase *c, relocs, edits_keep_every_relocation, .timeout
 			free(tool_edit(strcat(strcpy((char[32]){ 0 }, prefix), "lib.o"), "%s", ops[o].args));
 			free(tool_edit(strcat(strcpy((char[32]){ 0 }, prefix), "main.o"), "%s", ops[o].args));
 		}
+		/* The sanitized pass: tool_edit() found the bytes the plain build wrote, which the
+		 * first pass read with pyelftools, linked and ran. */
+		if (plain_tool())
+			continue;
+		free(sh("%s -o prog main.o lib.o", c->cc));
+		want_out = sh("timeout 30 %s ./prog", c->runner);
+		cr_assert(strstr(want_out, "alpha,beta,delta,gamma"), "%s: the unedited program prints %s", c->name, want_out);
 		readers_batch(in_lines, 2, "object lib.o -- object main.o");
 		readers_batch(out_lines, 6,
 			      "object remove-lib.o -- object remove-main.o -- object replace-lib.o -- object replace-main.o -- "

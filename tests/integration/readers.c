@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/* readers.c - the independent readers and checkers, run for the tests (see harness.h):
+ * tests/tools/readers.py in one Python process per test, eu-elflint, readelf, llvm-readobj. */
+#include "harness.h"
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+char *entries_by(const char *reader, const char *file)
+{
+	if (strcmp(reader, "tool") == 0)
+		return sh("'%s' --list --json '%s'", tool(), file);
+	return readers("%s '%s'", reader, file);
+}
+
+/* One tests/tools/readers.py per test process, started at its first use and fed one batch per
+ * line (readers.py serve): Python with pyelftools costs about 130 ms to start, which was a
+ * third of linked::every_mode's time when each check started its own.  Its pipes are
+ * close-on-exec, so that no command run() starts holds them; it ends when the test does. */
+static struct {
+	pid_t pid, owner;
+	FILE *to, *from;
+} rd;
+
+static void readers_stop(void)
+{
+	if (!rd.pid || getpid() != rd.owner)
+		return;
+	fclose(rd.to);
+	fclose(rd.from);
+	waitpid(rd.pid, NULL, 0);
+	rd.pid = 0;
+}
+
+static void readers_start(void)
+{
+	char script[4200];
+	const char *dir = workdir();
+	int in[2], out[2];
+
+	snprintf(script, sizeof script, "%s/tests/tools/readers.py", srcdir());
+	cr_assert(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
+	fflush(NULL);
+	rd.pid = fork();
+	cr_assert(rd.pid >= 0, "fork: %s", strerror(errno));
+	if (rd.pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		unsetenv("BXFI_MAP");
+		if (chdir(dir) == 0)
+			execl("/usr/bin/python3", "python3", script, "serve", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	rd.owner = getpid();
+	rd.to = fdopen(in[1], "w");
+	rd.from = fdopen(out[0], "r");
+	cr_assert(rd.to && rd.from);
+	atexit(readers_stop); /* before the work directory's removal, registered by workdir() */
+}
+
+/* The outputs of one batch, up to the line "=== done". */
+static char *readers_ask(const char *args)
+{
+	struct timespec t0, t1;
+	size_t cap = 4096, len = 0;
+	char *all = malloc(cap), line[65536];
+
+	cr_assert(!strchr(args, '\n'), "readers.py serve takes one line: %s", args);
+	if (!rd.pid)
+		readers_start();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fprintf(rd.to, "%s\n", args);
+	fflush(rd.to);
+	all[0] = '\0';
+	for (;;) {
+		size_t n;
+		cr_assert(fgets(line, sizeof line, rd.from), "readers.py serve ended before answering %s (its error is above)", args);
+		if (strcmp(line, "=== done\n") == 0)
+			break;
+		n = strlen(line);
+		if (len + n + 1 > cap) {
+			while (len + n + 1 > cap)
+				cap *= 2;
+			all = realloc(all, cap);
+		}
+		memcpy(all + len, line, n + 1);
+		len += n;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	snprintf(line, sizeof line, "readers.py serve: %.200s", args);
+	log_time(line, t0, t1);
+	return all;
+}
+
+void readers_batch(char **out, int n, const char *fmt, ...)
+{
+	char args[8192], *all, *p;
+	va_list ap;
+	int i;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	all = readers_ask(args);
+	for (i = 0, p = all; i < n; i++) {
+		char *end = strstr(p, "=== end");
+		size_t len;
+		cr_assert(end, "readers.py %s: %d outputs, not %d: %s", args, i, n, all);
+		len = (size_t)(end - p);
+		while (len && p[len - 1] == '\n')
+			len--;
+		out[i] = strndup(p, len);
+		p = end + strlen("=== end");
+		if (*p == '\n')
+			p++;
+	}
+	free(all);
+}
+
+char *readers(const char *fmt, ...)
+{
+	char args[8192], *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	readers_batch(&out, 1, "%s", args);
+	return out;
+}
+
+int has_sections(const char *file)
+{
+	char *n = sh("readelf -hW '%s' | sed -n 's/.*Start of section headers: *\\([0-9]*\\).*/\\1/p'", file);
+	int yes = atoi(n) > 0;
+
+	free(n);
+	return yes;
+}
+
+void expect_entries(const char *file, const char *json, int linked)
+{
+	static const char *const readers[] = { "tool", "sections", "readelf", "llvm", "segments" };
+	int shdrs = has_sections(file);
+	char *got[5];
+	size_t i;
+
+	got[0] = entries_by("tool", file);
+	if (linked)
+		readers_batch(got + 1, 4, "sections '%s' -- readelf '%s' -- llvm '%s' -- segments '%s'", file, file, file, file);
+	else
+		readers_batch(got + 1, 3, "sections '%s' -- readelf '%s' -- llvm '%s'", file, file, file);
+	for (i = 0; i < (linked ? 5u : 4u); i++) {
+		/* Without section headers, readers by section see nothing; PT_NOTE must do. */
+		const char *want = !shdrs && strcmp(readers[i], "sections") == 0 ? "[]" : json;
+		cr_expect_str_eq(got[i], want, "%s: reader %s decodes %s, expected %s", file, readers[i], got[i], want);
+		free(got[i]);
+	}
+}
+
+
+/* A normalization: every match of the extended regular expression `re` becomes its first
+ * subexpression (empty when it has none) followed by `then`. */
+struct norm {
+	const char *re, *then;
+};
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *normalized(char *line, const struct norm *norms)
+{
+	for (const struct norm *n = norms; n->re; n++) {
+		regex_t re;
+		regmatch_t m[2];
+		size_t at = 0;
+
+		cr_assert(regcomp(&re, n->re, REG_EXTENDED) == 0, "regcomp %s", n->re);
+		while (line[at] && regexec(&re, line + at, 2, m, at ? REG_NOTBOL : 0) == 0 && m[0].rm_eo > m[0].rm_so) {
+			size_t head = at + (size_t)m[0].rm_so, tail = at + (size_t)m[0].rm_eo;
+			int keep = n->re[0] == '(' && m[1].rm_so >= 0 ? (int)(m[1].rm_eo - m[1].rm_so) : 0;
+			char *next = malloc(strlen(line) + strlen(n->then) + 1);
+
+			cr_assert(next);
+			sprintf(next, "%.*s%.*s%s%s", (int)head, line, keep, keep ? line + at + m[1].rm_so : "", n->then,
+				line + tail);
+			at = head + (size_t)keep + strlen(n->then);
+			free(line);
+			line = next;
+		}
+		regfree(&re);
+	}
+	return line;
+}
+
+/* The lines a command prints on stdout and stderr (its status is not the point), but those
+ * holding a string of `drop`, normalized, sorted, each once, joined by newlines: what
+ * `grep -v | sed -E | sort -u` gave, without three more processes a call (thousands a run). */
+static char *problems(const char *cmd, const char *file, const char *const *drop, const struct norm *norms)
+{
+	struct cmd c = run(cmd, file);
+	char *text = malloc(strlen(c.out) + strlen(c.err) + 2), *save = NULL, **lines = NULL, *out;
+	size_t n = 0, len = 1, k = 0;
+
+	cr_assert(text);
+	sprintf(text, "%s\n%s", c.out, c.err);
+	cmd_free(&c);
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		int dropped = 0;
+		for (const char *const *d = drop; *d; d++)
+			dropped |= strstr(l, *d) != NULL;
+		if (dropped)
+			continue;
+		lines = realloc(lines, (n + 1) * sizeof *lines);
+		cr_assert(lines);
+		lines[n] = normalized(strdup(l), norms);
+		len += strlen(lines[n++]) + 1;
+	}
+	if (n)
+		qsort(lines, n, sizeof *lines, compare_strings);
+	out = calloc(1, len);
+	cr_assert(out);
+	for (size_t i = 0; i < n; i++) {
+		if (!i || strcmp(lines[i], lines[i - 1]))
+			k += (size_t)sprintf(out + k, "%s%s", k ? "\n" : "", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	free(text);
+	return out;
+}
+
+char *elflint(const char *file)
+{
+	static const char *const drop[] = { "note type 1081871370", "No errors", NULL };
+	static const struct norm norms[] = {
+		{ "(phdr\\[|program header entry |segment \\[|loadable segment \\[)[0-9]+", "N" },
+		{ "section \\[ *[0-9]+\\]", "section [N]" },
+		{ NULL, NULL },
+	};
+
+	return problems("eu-elflint --gnu-ld '%s'", file, drop, norms);
+}
+
+char *llvm_problems(const char *file)
+{
+	static const char *const drop[] = { NULL };
+	static const struct norm norms[] = { { "0x[0-9a-fA-F]+", "0xN" }, { "index [0-9]+", "index N" }, { NULL, NULL } };
+
+	return problems("llvm-readobj --all '%s' >/dev/null", file, drop, norms);
+}
+
+char *readelf_problems(const char *file)
+{
+	static const char *const drop[] = { NULL };
+	static const struct norm norms[] = { { "0x[0-9a-f]+", "0xN" }, { NULL, NULL } };
+
+	return problems("readelf -W -a '%s' >/dev/null", file, drop, norms);
+}
