@@ -148,7 +148,7 @@ $(RELEASE_BIN): tests/release/test_release.c $(HARNESS_SRC) tests/integration/ha
 release: $(BIN) $(RELEASE_BIN)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(RELEASE_BIN) --jobs $(JOBS) $(CRITERION_ARGS)
 
-check: layers unit regress buildsys integration release
+check: layers unit regress integration buildsys release
 
 # The layers of src/, lowest first: a folder calls and includes only itself and the folders
 # before it, and no two files call each other in a circle (README, "Layout").  Read from the
@@ -191,9 +191,7 @@ check-distro: $(BIN)
 # reads them back with the tool.  In check-all that pass runs each big matrix on one case in
 # four (DLNOTE_SANITIZED_SHARE=4: the cases 0, 4, 8... of each, said on stderr) and the
 # 100,000-entry scale test with 20,000; check-sanitized runs every case.  The build-system
-# suite runs once: it tests the CMake and Meson helpers.  check lists it before the integration
-# tests, so that its two long sequential parts start first and the run ends on the many short
-# integration tests, which keep both cores busy.
+# suite runs once: it tests the CMake and Meson helpers.
 check-all:
 	tests/release/check-installed.sh -j2 -k --output-sync=target check sanitized-sample
 

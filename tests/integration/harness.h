@@ -98,6 +98,13 @@ void expect_entries(const char *file, const char *json, int linked);
 char *elflint(const char *file);
 /* Warnings llvm-readobj --all prints, numbers normalized. */
 char *llvm_problems(const char *file);
+/* What elflint() gives for each of FILES[0..n), into out[0..n), from one run of eu-elflint
+ * (llvm-readobj and eu-elflint cost about 130 and 50 ms a start). */
+void elflint_each(char **out, const char *const *files, size_t n);
+/* What llvm_problems() gives for each of FILES[0..n), with the file's name in its lines written
+ * as AS (the name a run on one file would have seen), from one run when no file gives an error
+ * (llvm-readobj stops at the first: then a run per file). */
+void llvm_problems_each(char **out, const char *const *files, size_t n, const char *as);
 /* Problems readelf -W -a prints on stderr (warnings, errors). */
 char *readelf_problems(const char *file);
 

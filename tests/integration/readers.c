@@ -205,18 +205,14 @@ static char *normalized(char *line, const struct norm *norms)
 	return line;
 }
 
-/* The lines a command prints on stdout and stderr (its status is not the point), but those
- * holding a string of `drop`, normalized, sorted, each once, joined by newlines: what
- * `grep -v | sed -E | sort -u` gave, without three more processes a call (thousands a run). */
-static char *problems(const char *cmd, const char *file, const char *const *drop, const struct norm *norms)
+/* TEXT's lines (freed here) but those holding a string of `drop`, normalized, sorted, each
+ * once, joined by newlines: what `grep -v | sed -E | sort -u` gave, without three more
+ * processes a call (thousands a run). */
+static char *filtered(char *text, const char *const *drop, const struct norm *norms)
 {
-	struct cmd c = run(cmd, file);
-	char *text = malloc(strlen(c.out) + strlen(c.err) + 2), *save = NULL, **lines = NULL, *out;
+	char *save = NULL, **lines = NULL, *out;
 	size_t n = 0, len = 1, k = 0;
 
-	cr_assert(text);
-	sprintf(text, "%s\n%s", c.out, c.err);
-	cmd_free(&c);
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		int dropped = 0;
 		for (const char *const *d = drop; *d; d++)
@@ -242,24 +238,75 @@ static char *problems(const char *cmd, const char *file, const char *const *drop
 	return out;
 }
 
+/* The lines a command prints on stdout and stderr (its status is not the point), filtered. */
+static char *problems(const char *cmd, const char *file, const char *const *drop, const struct norm *norms)
+{
+	struct cmd c = run(cmd, file);
+	char *text = malloc(strlen(c.out) + strlen(c.err) + 2);
+
+	cr_assert(text);
+	sprintf(text, "%s\n%s", c.out, c.err);
+	cmd_free(&c);
+	return filtered(text, drop, norms);
+}
+
+/* S (freed) with every FROM replaced by TO. */
+static char *replaced(char *s, const char *from, const char *to)
+{
+	size_t n = 0, fl = strlen(from);
+	char *out, *o;
+
+	for (const char *p = s; (p = strstr(p, from)); p += fl)
+		n++;
+	out = o = malloc(strlen(s) + n * strlen(to) + 1);
+	cr_assert(out);
+	for (const char *p = s, *q; ; p = q + fl) {
+		q = strstr(p, from);
+		if (!q) {
+			strcpy(o, p);
+			break;
+		}
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		o = stpcpy(o, to);
+	}
+	free(s);
+	return out;
+}
+
+/* FILES[0..n) as shell words, quoted. */
+static char *words(const char *const *files, size_t n)
+{
+	size_t len = 1;
+	char *w, *p;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(files[i]) + 3;
+	w = p = malloc(len);
+	cr_assert(w);
+	*p = '\0';
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s'%s'", i ? " " : "", files[i]);
+	return w;
+}
+
+static const char *const elflint_drop[] = { "note type 1081871370", "No errors", NULL };
+static const struct norm elflint_norms[] = {
+	{ "(phdr\\[|program header entry |segment \\[|loadable segment \\[)[0-9]+", "N" },
+	{ "section \\[ *[0-9]+\\]", "section [N]" },
+	{ NULL, NULL },
+};
+static const char *const llvm_drop[] = { NULL };
+static const struct norm llvm_norms[] = { { "0x[0-9a-fA-F]+", "0xN" }, { "index [0-9]+", "index N" }, { NULL, NULL } };
+
 char *elflint(const char *file)
 {
-	static const char *const drop[] = { "note type 1081871370", "No errors", NULL };
-	static const struct norm norms[] = {
-		{ "(phdr\\[|program header entry |segment \\[|loadable segment \\[)[0-9]+", "N" },
-		{ "section \\[ *[0-9]+\\]", "section [N]" },
-		{ NULL, NULL },
-	};
-
-	return problems("eu-elflint --gnu-ld '%s'", file, drop, norms);
+	return problems("eu-elflint --gnu-ld '%s'", file, elflint_drop, elflint_norms);
 }
 
 char *llvm_problems(const char *file)
 {
-	static const char *const drop[] = { NULL };
-	static const struct norm norms[] = { { "0x[0-9a-fA-F]+", "0xN" }, { "index [0-9]+", "index N" }, { NULL, NULL } };
-
-	return problems("llvm-readobj --all '%s' >/dev/null", file, drop, norms);
+	return problems("llvm-readobj --all '%s' >/dev/null", file, llvm_drop, llvm_norms);
 }
 
 char *readelf_problems(const char *file)
@@ -268,4 +315,73 @@ char *readelf_problems(const char *file)
 	static const struct norm norms[] = { { "0x[0-9a-f]+", "0xN" }, { NULL, NULL } };
 
 	return problems("readelf -W -a '%s' >/dev/null", file, drop, norms);
+}
+
+void elflint_each(char **out, const char *const *files, size_t n)
+{
+	char *list = words(files, n), *text;
+	const char *p;
+	struct cmd c = run("eu-elflint --gnu-ld %s", list);
+
+	free(list);
+	text = malloc(strlen(c.out) + 2);
+	cr_assert(text);
+	sprintf(text, "\n%s", c.out);
+	/* Each file's lines follow a line "FILE:" after an empty one, in the order given. */
+	p = text;
+	for (size_t i = 0; i < n; i++) {
+		char head[4200];
+		const char *start, *end = NULL;
+
+		snprintf(head, sizeof head, "\n\n%s:\n", files[i]);
+		start = strstr(p, head);
+		cr_assert(start, "eu-elflint: no part for %s in\n%s", files[i], c.out);
+		start += strlen(head);
+		if (i + 1 < n) {
+			snprintf(head, sizeof head, "\n\n%s:\n", files[i + 1]);
+			end = strstr(start, head);
+		}
+		out[i] = filtered(end ? strndup(start, (size_t)(end - start)) : strdup(start), elflint_drop, elflint_norms);
+		p = end ? end : start;
+	}
+	free(text);
+	cmd_free(&c);
+}
+
+/* The lines of ERR that are FILES[i]'s: those naming it, and those naming no file. */
+static char *lines_of(const char *err, const char *const *files, size_t n, size_t i)
+{
+	char *mine = calloc(1, strlen(err) + 2), *copy = strdup(err), *save = NULL, w[4200];
+
+	cr_assert(mine && copy);
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		int named_me = 0, named_other = 0;
+		for (size_t j = 0; j < n; j++) {
+			snprintf(w, sizeof w, "'%s'", files[j]);
+			if (strstr(l, w))
+				*(j == i ? &named_me : &named_other) = 1;
+		}
+		if (named_me || !named_other)
+			strcat(strcat(mine, l), "\n");
+	}
+	free(copy);
+	return mine;
+}
+
+void llvm_problems_each(char **out, const char *const *files, size_t n, const char *as)
+{
+	char *list = words(files, n), named[4200], to[4200];
+	struct cmd c = run("llvm-readobj --all %s >/dev/null", list);
+	int stopped = strstr(c.err, "llvm-readobj: error:") != NULL;
+
+	free(list);
+	snprintf(to, sizeof to, "'%s'", as);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(named, sizeof named, "'%s'", files[i]);
+		if (stopped) /* it stops at the first error: each file alone */
+			out[i] = replaced(llvm_problems(files[i]), named, to);
+		else
+			out[i] = replaced(filtered(lines_of(c.err, files, n, i), llvm_drop, llvm_norms), named, to);
+	}
+	cmd_free(&c);
 }
