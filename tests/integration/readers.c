@@ -180,27 +180,25 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static char *normalized(char *line, const struct norm *norms)
+/* LINE (freed) with each of the compiled RES[0..n) applied as NORMS says. */
+static char *normalized(char *line, const struct norm *norms, const regex_t *res, size_t n)
 {
-	for (const struct norm *n = norms; n->re; n++) {
-		regex_t re;
+	for (size_t i = 0; i < n; i++) {
 		regmatch_t m[2];
 		size_t at = 0;
 
-		cr_assert(regcomp(&re, n->re, REG_EXTENDED) == 0, "regcomp %s", n->re);
-		while (line[at] && regexec(&re, line + at, 2, m, at ? REG_NOTBOL : 0) == 0 && m[0].rm_eo > m[0].rm_so) {
+		while (line[at] && regexec(&res[i], line + at, 2, m, at ? REG_NOTBOL : 0) == 0 && m[0].rm_eo > m[0].rm_so) {
 			size_t head = at + (size_t)m[0].rm_so, tail = at + (size_t)m[0].rm_eo;
-			int keep = n->re[0] == '(' && m[1].rm_so >= 0 ? (int)(m[1].rm_eo - m[1].rm_so) : 0;
-			char *next = malloc(strlen(line) + strlen(n->then) + 1);
+			int keep = norms[i].re[0] == '(' && m[1].rm_so >= 0 ? (int)(m[1].rm_eo - m[1].rm_so) : 0;
+			char *next = malloc(strlen(line) + strlen(norms[i].then) + 1);
 
 			cr_assert(next);
-			sprintf(next, "%.*s%.*s%s%s", (int)head, line, keep, keep ? line + at + m[1].rm_so : "", n->then,
+			sprintf(next, "%.*s%.*s%s%s", (int)head, line, keep, keep ? line + at + m[1].rm_so : "", norms[i].then,
 				line + tail);
-			at = head + (size_t)keep + strlen(n->then);
+			at = head + (size_t)keep + strlen(norms[i].then);
 			free(line);
 			line = next;
 		}
-		regfree(&re);
 	}
 	return line;
 }
@@ -211,8 +209,13 @@ static char *normalized(char *line, const struct norm *norms)
 static char *filtered(char *text, const char *const *drop, const struct norm *norms)
 {
 	char *save = NULL, **lines = NULL, *out;
-	size_t n = 0, len = 1, k = 0;
+	size_t n = 0, len = 1, k = 0, nres = 0;
+	regex_t res[4];
 
+	for (; norms[nres].re; nres++) {
+		cr_assert(nres < sizeof res / sizeof res[0]);
+		cr_assert(regcomp(&res[nres], norms[nres].re, REG_EXTENDED) == 0, "regcomp %s", norms[nres].re);
+	}
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		int dropped = 0;
 		for (const char *const *d = drop; *d; d++)
@@ -221,7 +224,7 @@ static char *filtered(char *text, const char *const *drop, const struct norm *no
 			continue;
 		lines = realloc(lines, (n + 1) * sizeof *lines);
 		cr_assert(lines);
-		lines[n] = normalized(strdup(l), norms);
+		lines[n] = normalized(strdup(l), norms, res, nres);
 		len += strlen(lines[n++]) + 1;
 	}
 	if (n)
@@ -235,6 +238,8 @@ static char *filtered(char *text, const char *const *drop, const struct norm *no
 	}
 	free(lines);
 	free(text);
+	for (size_t i = 0; i < nres; i++)
+		regfree(&res[i]);
 	return out;
 }
 
@@ -319,9 +324,16 @@ char *readelf_problems(const char *file)
 
 void elflint_each(char **out, const char *const *files, size_t n)
 {
-	char *list = words(files, n), *text;
+	char *list, *text;
 	const char *p;
-	struct cmd c = run("eu-elflint --gnu-ld %s", list);
+	struct cmd c;
+
+	if (n == 1) { /* eu-elflint heads each file's part with its name only when given several */
+		out[0] = elflint(files[0]);
+		return;
+	}
+	list = words(files, n);
+	c = run("eu-elflint --gnu-ld %s", list);
 
 	free(list);
 	text = malloc(strlen(c.out) + 2);
