@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -207,20 +208,23 @@ static char *slurp_fd(FILE *f)
 
 /* $DLNOTE_CMD_TIMES names a file that gets each command's wall time (to find what the suite
  * spends its time on). */
-void log_time(const char *line, struct timespec t0, struct timespec t1)
+void log_time(const char *line, struct timespec t0, struct timespec t1, double cpu)
 {
 	const char *name = getenv("DLNOTE_CMD_TIMES");
 	FILE *f;
 
 	if (!name || !*name || !(f = fopen(name, "a")))
 		return;
-	fprintf(f, "%.3f\t%.200s\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, line);
+	fprintf(f, "%.3f\t%.3f\t%s::%s\t%.200s\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		cpu, criterion_current_test ? criterion_current_test->category : "-",
+		criterion_current_test ? criterion_current_test->name : "-", line);
 	fclose(f);
 }
 
 static struct cmd vrun(const char *fmt, va_list ap)
 {
 	struct timespec t0, t1;
+	struct rusage ru;
 	char line[16384], full[17000];
 	FILE *o = tmpfile(), *e = tmpfile();
 	struct cmd c;
@@ -242,9 +246,10 @@ static struct cmd vrun(const char *fmt, va_list ap)
 		_exit(127);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	waitpid(pid, &st, 0);
+	wait4(pid, &st, 0, &ru);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	log_time(line, t0, t1);
+	log_time(line, t0, t1, (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+				       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	c.out = slurp_fd(o);
 	c.err = slurp_fd(e);

@@ -52,9 +52,10 @@ struct cmd run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same, asserting exit status 0; returns stdout with trailing newlines removed. */
 char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_free(struct cmd *c);
-/* $DLNOTE_CMD_TIMES names a file that gets a line per command, with its wall time (to find
- * what the suite spends its time on). */
-void log_time(const char *line, struct timespec t0, struct timespec t1);
+/* $DLNOTE_CMD_TIMES names a file that gets a line per command, with its wall time and the CPU
+ * time of the command and its children (CPU -1: not known), to find what the suite spends its
+ * time on. */
+void log_time(const char *line, struct timespec t0, struct timespec t1, double cpu);
 
 /* `make install` of the source tree into stage/usr in the work directory (PREFIX, so rpm's and
  * Perl's directories are there too), with the tool under test as its program. */

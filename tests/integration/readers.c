@@ -98,7 +98,7 @@ static char *readers_ask(const char *args)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	snprintf(line, sizeof line, "readers.py serve: %.200s", args);
-	log_time(line, t0, t1);
+	log_time(line, t0, t1, -1);
 	return all;
 }
 
