@@ -215,8 +215,8 @@ void log_time(const char *line, struct timespec t0, struct timespec t1, double c
 
 	if (!name || !*name || !(f = fopen(name, "a")))
 		return;
-	fprintf(f, "%.3f\t%.3f\t%s::%s\t%.200s\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-		cpu, criterion_current_test ? criterion_current_test->category : "-",
+	fprintf(f, "%.3f\t%.3f\t%s%s::%s\t%.200s\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		cpu, getenv("DLNOTE_SANITIZED") ? "san:" : "", criterion_current_test ? criterion_current_test->category : "-",
 		criterion_current_test ? criterion_current_test->name : "-", line);
 	fclose(f);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,9 +35,16 @@ static void readers_stop(void)
 {
 	if (!rd.pid || getpid() != rd.owner)
 		return;
+	struct timespec t0, t1;
+	struct rusage ru;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fclose(rd.to);
 	fclose(rd.from);
-	waitpid(rd.pid, NULL, 0);
+	wait4(rd.pid, NULL, 0, &ru);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	log_time("readers.py serve: its whole life", t0, t1, (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	rd.pid = 0;
 }
 

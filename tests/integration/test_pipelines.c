@@ -1,61 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* test_pipelines.c - injected files go through the distributions' debug pipelines exactly like
- * their uninjected twins: rpm's find-debuginfo (its steps one by one, and the real script on a
- * buildroot), Debian's dh_dwz and dh_strip (then gdb through the separate debug file), and
- * chains of two rewriters (objcopy, strip, eu-strip, dwz, patchelf) in both orders.
- *
- * Each input, built here with -g, is copied twice: the twin stays as it is, the other copy gets
- * a two-entry manifest from the tool.  Every step runs on both alike and must exit and complain
- * (stderr, file names normalized) the same on both.  Afterwards the program runs the same, the
- * injected file still carries the entries, through sections and through PT_NOTE, and eu-elflint
- * says of it what it says of the twin.  Inputs: gcc with bfd (PIE with separate code, without,
- * no-pie, static-pie), gold, lld and mold on x86_64; bfd for aarch64, i686 and powerpc64le,
- * run under qemu-user.  Programs, and shared libraries loaded by a program linked with them. */
+ * their uninjected twins (pipeline_fixture.h compares them): rpm's find-debuginfo (its steps one
+ * by one, and the real script on a buildroot), Debian's dh_dwz and dh_strip (then gdb through
+ * the separate debug file), and chains of two rewriters (objcopy, strip, eu-strip, dwz,
+ * patchelf) in both orders.  Inputs: gcc with bfd (PIE with separate code, without, no-pie,
+ * static-pie), gold, lld and mold on x86_64; bfd for aarch64, i686 and powerpc64le, run under
+ * qemu-user.  Programs, and shared libraries loaded by a program linked with them. */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
-
-static const char prog_c[] =
-	"#include <dlfcn.h>\n#include <stdio.h>\n\n"
-	"int main(void)\n{\n"
-	"\tvoid *z = dlopen(\"libz.so.1\", RTLD_NOW);\n\n"
-	"\tprintf(\"zlib %s\\n\", z && dlsym(z, \"zlibVersion\") ? \"found\" : \"missing\");\n"
-	"\treturn 3;\n}\n";
-static const char plug_c[] =
-	"#include <dlfcn.h>\n\n"
-	"int plug_zlib(void)\n{\n"
-	"\tvoid *z = dlopen(\"libz.so.1\", RTLD_NOW);\n\n"
-	"\treturn z && dlsym(z, \"zlibVersion\");\n}\n";
-static const char use_c[] =
-	"#include <stdio.h>\n\nint plug_zlib(void);\n\n"
-	"int main(void)\n{\n"
-	"\tprintf(\"plug zlib %s\\n\", plug_zlib() ? \"found\" : \"missing\");\n"
-	"\treturn 3;\n}\n";
-static const char manifest[] =
-	"[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"description\":\"Read compressed input\","
-	"\"priority\":\"recommended\"},\n"
-	" {\"soname\":[\"libzstd.so.1\",\"libzstd.so.0\"],\"feature\":\"zstd\",\"priority\":\"suggested\"}]\n";
-
-struct input {
-	const char *name;
-	const char *triplet;   /* cross toolchain, binutils and qemu-user root; "" natively */
-	const char *qemu;      /* qemu-user program; "" natively */
-	const char *flags;     /* the variant's compiler and linker flags */
-	const char *linker;    /* the program the variant needs besides the compiler; "" for none */
-	int lib;               /* a shared library, loaded by ./use */
-};
-
-/* A step runs in the directory of one side, with $F the file, $P the binutils prefix (cross
- * binutils, as dh_strip's cross_command uses them), $U --strip-unneeded for shared libraries
- * (as dh_strip adds it) and $B the build directory (where the sources were compiled). */
-struct step {
-	const char *what;
-	const char *cmd;
-};
+#include "pipeline_fixture.h"
 
 /* rpm's find-debuginfo on each file (do_file, strip_to_debug), then its dwz run. */
 static const struct step fd_steps[] = {
@@ -100,300 +57,6 @@ static const int representative_pairs[][2] = {
 	{ RW_patchelf, RW_eu_strip },
 };
 
-/* The two copies a pipeline runs on: dir[0] holds the twin, dir[1] the injected file. */
-struct sides {
-	char dir[2][256];
-};
-
-struct ctx {
-	const struct input *in;
-	const char *file;      /* prog or libplug.so.1 */
-	char *entries;         /* the freshly injected file's, by section (--list --json) */
-};
-
-/* PROGRAM of the input's toolchain: "aarch64-linux-gnu-gcc", "gcc". */
-static char *cross(const struct input *in, const char *program)
-{
-	char *s;
-
-	cr_assert(asprintf(&s, "%s%s%s", in->triplet, in->triplet[0] ? "-" : "", program) >= 0);
-	return s;
-}
-
-/* What the program in DIR prints and its exit status; for a library, ./use loading it from DIR. */
-static char *run_in(const struct ctx *x, const char *dir)
-{
-	char qemu[128] = "", *s;
-	struct cmd c;
-
-	if (x->in->qemu[0])
-		snprintf(qemu, sizeof qemu, "%s -L /usr/%s ", x->in->qemu, x->in->triplet);
-	if (x->in->lib)
-		c = run("%s%sLD_LIBRARY_PATH=%s ./use 2>&1", qemu, qemu[0] ? "-E " : "env ", dir);
-	else
-		c = run("%s%s/prog 2>&1", qemu, dir);
-	cr_assert(asprintf(&s, "%sexit %d", c.out, c.status) > 0);
-	cmd_free(&c);
-	return s;
-}
-
-/* TEXT with every FROM replaced by TO. */
-static char *replaced(const char *text, const char *from, const char *to)
-{
-	size_t n = 0, lf = strlen(from), lt = strlen(to);
-	const char *p;
-	char *s, *o;
-
-	for (p = text; (p = strstr(p, from)); p += lf)
-		n++;
-	o = s = malloc(strlen(text) + n * lt + 1);
-	for (p = text; n--;) {
-		const char *hit = strstr(p, from);
-
-		memcpy(o, p, (size_t)(hit - p));
-		o += hit - p;
-		memcpy(o, to, lt);
-		o += lt;
-		p = hit + lf;
-	}
-	strcpy(o, p);
-	return s;
-}
-
-/* TEXT with the absolute path of DIR (one side) written SIDE. */
-static char *normalized(const char *text, const char *dir)
-{
-	char path[4200];
-
-	snprintf(path, sizeof path, "%s/%s", workdir(), dir);
-	return replaced(text, path, "SIDE");
-}
-
-/* Build the input in orig/ and inject a copy in fresh/.  Returns 0 in check-all's sanitized
- * pass: there tool_edit checks that the sanitized tool writes the bytes the first pass checked. */
-static int prepare(struct ctx *x, const struct input *in)
-{
-	static const char *const binutils[] = { "objcopy", "strip" };
-	char *cc = cross(in, "gcc"), *ran, path[64];
-
-	x->in = in;
-	x->file = in->lib ? "libplug.so.1" : "prog";
-	need(cc);
-	for (size_t i = 0; i < sizeof binutils / sizeof binutils[0]; i++) {
-		char *b = cross(in, binutils[i]);
-
-		need(b);
-		free(b);
-	}
-	if (in->linker[0])
-		need(in->linker);
-	if (in->qemu[0])
-		need(in->qemu);
-	need("eu-elflint");
-	put_file("prog.c", prog_c);
-	put_file("plug.c", plug_c);
-	put_file("use.c", use_c);
-	put_file("manifest.json", manifest);
-	if (in->lib)
-		free(sh("mkdir -p orig fresh && %s -g -O2 -fPIC -shared %s -Wl,-soname,libplug.so.1 "
-			"-o orig/libplug.so.1 plug.c && %s -g -O2 -o use use.c -Lorig -l:libplug.so.1",
-			cc, in->flags, cc));
-	else
-		free(sh("mkdir -p orig fresh && %s -g -O2 %s -o orig/prog prog.c", cc, in->flags));
-	free(cc);
-	ran = run_in(x, "orig");
-	cr_assert(strstr(ran, "exit 3"), "%s: the input itself does not run: %s", in->name, ran);
-	free(ran);
-	snprintf(path, sizeof path, "fresh/%s", x->file);
-	free(sh("cp orig/%s %s", x->file, path));
-	free(tool_edit(path, "-m manifest.json"));
-	if (plain_tool())
-		return 0;
-	x->entries = entries_by("tool", path);
-	cr_assert(strcmp(x->entries, "[]") != 0, "%s: the injected file lists no entries", in->name);
-	return 1;
-}
-
-/* DIR/twin and DIR/inj: a copy of the input and of the injected file. */
-static void sides_in(const struct ctx *x, const char *dir, struct sides *sd)
-{
-	snprintf(sd->dir[0], sizeof sd->dir[0], "%s/twin", dir);
-	snprintf(sd->dir[1], sizeof sd->dir[1], "%s/inj", dir);
-	free(sh("mkdir -p %s %s && cp orig/%s %s/ && cp fresh/%s %s/", sd->dir[0], sd->dir[1], x->file,
-		sd->dir[0], x->file, sd->dir[1]));
-}
-
-/* Step S on the file in DIR. */
-static struct cmd run_step(const struct ctx *x, const char *dir, const struct step *s)
-{
-	char *p = cross(x->in, "");
-	struct cmd c = run("cd %s && F=%s P=%s U=%s B='%s' && %s", dir, x->file, p,
-			   x->in->lib ? "--strip-unneeded" : "''", workdir(), s->cmd);
-
-	free(p);
-	return c;
-}
-
-/* One step on both sides: the injected file must exit and complain as its twin does. */
-static void step_both(const struct ctx *x, const struct sides *sd, const struct step *s)
-{
-	struct cmd c[2];
-	char *err[2];
-
-	for (int i = 0; i < 2; i++) {
-		c[i] = run_step(x, sd->dir[i], s);
-		err[i] = normalized(c[i].err, sd->dir[i]);
-	}
-	cr_expect_eq(c[1].status, c[0].status,
-		     "%s: %s exits %d on the injected file, %d on its twin; it says\n%s\nand\n%s",
-		     x->in->name, s->what, c[1].status, c[0].status, err[1], err[0]);
-	cr_expect_str_eq(err[1], err[0], "%s: %s says on the injected file\n%s\nand on its twin\n%s",
-			 x->in->name, s->what, err[1], err[0]);
-	for (int i = 0; i < 2; i++) {
-		cmd_free(&c[i]);
-		free(err[i]);
-	}
-}
-
-static void steps_both(const struct ctx *x, const struct sides *sd, const struct step *steps, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		step_both(x, sd, &steps[i]);
-}
-
-/* The PT_NOTE walker (readers.py segments) on the freshly injected file, then on the injected
- * file of each of the N pairs of sides SD: one Python process for all. */
-static void read_segments(const struct ctx *x, const struct sides *sd, size_t n, char **got)
-{
-	char args[8192];
-	size_t len = (size_t)snprintf(args, sizeof args, "segments fresh/%s", x->file);
-
-	for (size_t i = 0; i < n && len < sizeof args; i++)
-		len += (size_t)snprintf(args + len, sizeof args - len, " -- segments %s/%s", sd[i].dir[1],
-					x->file);
-	cr_assert(len < sizeof args);
-	readers_batch(got, (int)n + 1, "%s", args);
-	cr_expect_str_eq(got[0], x->entries, "%s: freshly injected, PT_NOTE gives %s, the sections %s",
-			 x->in->name, got[0], x->entries);
-}
-
-/* The first line of `lint` (eu-elflint of the injected file) that the twin's `twin` lacks, or
- * NULL.  Section and symbol numbers are left out: the injected file's sections are renumbered. */
-static char *lint_normalized(const char *s)
-{
-	char *out = malloc(strlen(s) + 1), *o = out;
-
-	cr_assert(out);
-	while (*s) {
-		if (*s == '[') {            /* "[ 12]" -> "[N]" */
-			const char *q = s + 1;
-			while (*q == ' ')
-				q++;
-			if (*q >= '0' && *q <= '9') {
-				while (*q >= '0' && *q <= '9')
-					q++;
-				if (*q == ']') {
-					o += sprintf(o, "[N]");
-					s = q + 1;
-					continue;
-				}
-			}
-		}
-		if (strncmp(s, "symbol ", 7) == 0 && s[7] >= '0' && s[7] <= '9') {
-			o += sprintf(o, "symbol N");
-			for (s += 7; *s >= '0' && *s <= '9'; s++)
-				;
-			continue;
-		}
-		*o++ = *s++;
-	}
-	*o = '\0';
-	return out;
-}
-
-/* Two kinds of complaint are about mold's own output, whatever rewriters do to it, and
- * eu-elflint words them after the layout they meet: mold's `.relro_padding` (NOBITS in
- * PT_GNU_RELRO, which eu-elflint takes for a misnamed relocation section) and its 8-aligned
- * PT_NOTE holding 4-aligned notes (shared/REFERENCE.md §3: "extra bytes after last note" or
- * "cannot get content"). */
-static int mold_quirk(const char *line, size_t n)
-{
-	char *l = strndup(line, n);
-	int q = strstr(l, "'.relro_padding'") || (strncmp(l, "phdr[N]:", 8) == 0 && (strstr(l, "after last note") ||
-										strstr(l, "cannot get content of note")));
-
-	free(l);
-	return q;
-}
-
-static char *new_complaint(const char *lint, const char *twin)
-{
-	char *norm_l = lint_normalized(lint), *norm_t = lint_normalized(twin), *line = norm_l, *found = NULL;
-	int mold = strstr(norm_t, "'.relro_padding'") != NULL;
-
-	while (line && *line) {
-		char *end = strchr(line, '\n');
-		size_t n = end ? (size_t)(end - line) : strlen(line);
-		char *dup = strndup(line, n), *hit = norm_t;
-		int ok = mold && mold_quirk(line, n);
-		while ((hit = strstr(hit, dup)) && !ok) {
-			ok = (hit == norm_t || hit[-1] == '\n') && (hit[n] == '\n' || hit[n] == '\0');
-			hit++;
-		}
-		if (!ok) {
-			found = dup;
-			break;
-		}
-		free(dup);
-		line = end ? end + 1 : NULL;
-	}
-	free(norm_l);
-	free(norm_t);
-	return found;
-}
-
-/* After a pipeline (AFTER says which): the program runs as its twin does, eu-elflint says
- * nothing of it that it does not say of the twin, and the injected file still has the entries
- * it had when freshly injected, by
- * section and by PT_NOTE (SEGMENTS and FRESH: what read_segments found after and before). */
-static void check_sides(const struct ctx *x, const struct sides *sd, const char *after,
-			const char *segments, const char *fresh)
-{
-	char f[2][300], *ran[2], *lint[2], *got;
-
-	for (int i = 0; i < 2; i++) {
-		snprintf(f[i], sizeof f[i], "%s/%s", sd->dir[i], x->file);
-		ran[i] = run_in(x, sd->dir[i]);
-		lint[i] = elflint(f[i]);
-	}
-	cr_expect_str_eq(ran[1], ran[0], "%s: after %s the injected file runs as\n%s\nits twin as\n%s",
-			 x->in->name, after, ran[1], ran[0]);
-	got = new_complaint(lint[1], lint[0]);
-	cr_expect(!got, "%s: after %s eu-elflint says of the injected file\n%s\n(%s)\nbut of its twin\n%s", x->in->name, after,
-		  lint[1], got, lint[0]);
-	free(got);
-	cr_expect_str_eq(segments, fresh, "%s: after %s PT_NOTE gives %s, not %s", x->in->name, after,
-			 segments, fresh);
-	got = entries_by("tool", f[1]);
-	cr_expect_str_eq(got, x->entries, "%s: after %s the sections give %s, not %s", x->in->name, after,
-			 got, x->entries);
-	free(got);
-	for (int i = 0; i < 2; i++) {
-		free(ran[i]);
-		free(lint[i]);
-	}
-}
-
-/* One pipeline's checks on one pair of sides. */
-static void check_pipeline(const struct ctx *x, const struct sides *sd, const char *after)
-{
-	char *seg[2];
-
-	read_segments(x, sd, 1, seg);
-	check_sides(x, sd, after, seg[1], seg[0]);
-	free(seg[0]);
-	free(seg[1]);
-}
 
 /* rpm's dependency generators read detached debug files too (README, "For packagers"). */
 static void expect_debug_file_entries(const struct ctx *x, const char *debug)
@@ -414,11 +77,11 @@ static void find_debuginfo_steps(const struct input *in)
 	need("debugedit");
 	need("dwz");
 	need("eu-strip");
-	if (!prepare(&x, in))
+	if (!pipeline_prepare(&x, in))
 		return;
-	sides_in(&x, ".", &sd);
-	steps_both(&x, &sd, fd_steps, sizeof fd_steps / sizeof fd_steps[0]);
-	check_pipeline(&x, &sd, "find-debuginfo's steps");
+	pipeline_sides_in(&x, ".", &sd);
+	pipeline_steps_both(&x, &sd, fd_steps, sizeof fd_steps / sizeof fd_steps[0]);
+	pipeline_check_pipeline(&x, &sd, "find-debuginfo's steps");
 	snprintf(debug, sizeof debug, "%s/%s.debug", sd.dir[1], x.file);
 	expect_debug_file_entries(&x, debug);
 	free(x.entries);
@@ -439,11 +102,11 @@ static void dh_dwz_dh_strip(const struct input *in)
 	if (compared_in_find_debuginfo_steps())
 		return;
 	need("dwz");
-	if (!prepare(&x, in))
+	if (!pipeline_prepare(&x, in))
 		return;
-	sides_in(&x, ".", &sd);
-	steps_both(&x, &sd, dh_steps, sizeof dh_steps / sizeof dh_steps[0]);
-	check_pipeline(&x, &sd, "dh_dwz and dh_strip");
+	pipeline_sides_in(&x, ".", &sd);
+	pipeline_steps_both(&x, &sd, dh_steps, sizeof dh_steps / sizeof dh_steps[0]);
+	pipeline_check_pipeline(&x, &sd, "dh_dwz and dh_strip");
 	free(x.entries);
 }
 
@@ -462,12 +125,12 @@ static void gdb_finds_source_line(const struct input *in)
 		return;
 	need("dwz");
 	need("gdb");
-	if (!prepare(&x, in))
+	if (!pipeline_prepare(&x, in))
 		return;
-	sides_in(&x, ".", &sd);
+	pipeline_sides_in(&x, ".", &sd);
 	for (int i = 0; i < 2; i++) {
 		for (size_t k = 0; k < sizeof dh_steps / sizeof dh_steps[0]; k++) {
-			c[i] = run_step(&x, sd.dir[i], &dh_steps[k]);
+			c[i] = pipeline_run_step(&x, sd.dir[i], &dh_steps[k]);
 			cmd_free(&c[i]);
 		}
 		c[i] = run("cd %s && id=$(LC_ALL=C readelf -n %s | sed -n 's/^ *Build ID: //p') && "
@@ -475,8 +138,8 @@ static void gdb_finds_source_line(const struct input *in)
 			   "mv %s.dbg $d/$(echo $id | cut -c3-).debug && "
 			   "gdb -batch -nx -ex 'set debug-file-directory dbg' -ex 'file %s' -ex 'info line %s'",
 			   sd.dir[i], x.file, x.file, x.file, in->lib ? "plug_zlib" : "main");
-		out[i] = normalized(c[i].out, sd.dir[i]);
-		err[i] = normalized(c[i].err, sd.dir[i]);
+		out[i] = pipeline_normalized(c[i].out, sd.dir[i]);
+		err[i] = pipeline_normalized(c[i].err, sd.dir[i]);
 	}
 	cr_expect(c[0].status == 0 && strstr(out[0], "Line ") && strstr(out[0], in->lib ? "\"plug.c\"" : "\"prog.c\""),
 		  "%s: gdb finds no source line in the twin (the test is broken): %s%s", in->name, out[0], err[0]);
@@ -507,7 +170,7 @@ static void rewriter_pairs(const struct input *in, const int (*pairs)[2], size_t
 	need("dwz");
 	need("eu-strip");
 	need("patchelf");
-	if (!prepare(&x, in))
+	if (!pipeline_prepare(&x, in))
 		return;
 	sd = calloc(n, sizeof *sd);
 	seg = calloc(n + 1, sizeof *seg);
@@ -516,16 +179,16 @@ static void rewriter_pairs(const struct input *in, const int (*pairs)[2], size_t
 		char dir[32];
 
 		snprintf(dir, sizeof dir, "pair%zu", i);
-		sides_in(&x, dir, &sd[i]);
-		steps_both(&x, &sd[i], chain, 2);
+		pipeline_sides_in(&x, dir, &sd[i]);
+		pipeline_steps_both(&x, &sd[i], chain, 2);
 	}
-	read_segments(&x, sd, n, seg);
+	pipeline_read_segments(&x, sd, n, seg);
 	for (size_t i = 0; i < n; i++) {
 		char after[512];
 
 		snprintf(after, sizeof after, "'%s' then '%s'", rewriters[pairs[i][0]].cmd,
 			 rewriters[pairs[i][1]].cmd);
-		check_sides(&x, &sd[i], after, seg[i + 1], seg[0]);
+		pipeline_check_sides(&x, &sd[i], after, seg[i + 1], seg[0]);
 	}
 	for (size_t i = 0; i <= n; i++)
 		free(seg[i]);
@@ -623,8 +286,8 @@ Test(pipelines, rpm_find_debuginfo_on_a_buildroot_x86_64_bfd, .timeout = 120)
 	need("gdb-add-index");
 	need("xz");
 	need("cpio");
-	go = prepare(&prog, &input_x86_64_bfd_pie);
-	go &= prepare(&lib, &input_x86_64_bfd_shlib);
+	go = pipeline_prepare(&prog, &input_x86_64_bfd_pie);
+	go &= pipeline_prepare(&lib, &input_x86_64_bfd_shlib);
 	if (!go)
 		return;
 	/* The build directory is the work directory, where the sources were compiled. */
@@ -651,7 +314,7 @@ Test(pipelines, rpm_find_debuginfo_on_a_buildroot_x86_64_bfd, .timeout = 120)
 		 * names its temporary files at random. */
 		free(c[i].err);
 		c[i].err = sh("sed -E 's#/st[A-Za-z0-9]{6}:#/stXXXXXX:#' stderr-%s | LC_ALL=C sort", sides[i]);
-		err[i] = replaced(c[i].err, root, "ROOT");
+		err[i] = pipeline_replaced(c[i].err, root, "ROOT");
 		tree[i] = sh("cd %s && find . | LC_ALL=C sort", root);
 	}
 	cr_expect_eq(c[1].status, c[0].status,
@@ -674,7 +337,7 @@ Test(pipelines, rpm_find_debuginfo_on_a_buildroot_x86_64_bfd, .timeout = 120)
 
 		for (int i = 0; i < 2; i++)
 			snprintf(sd.dir[i], sizeof sd.dir[i], "root-%s/%s", sides[i], dirs[k]);
-		check_pipeline(x, &sd, "find-debuginfo");
+		pipeline_check_pipeline(x, &sd, "find-debuginfo");
 		snprintf(debug, sizeof debug, "root-inj/usr/lib/debug/%s/%s-1-1.x86_64.debug", dirs[k], x->file);
 		expect_debug_file_entries(x, debug);
 	}
@@ -686,70 +349,4 @@ Test(pipelines, rpm_find_debuginfo_on_a_buildroot_x86_64_bfd, .timeout = 120)
 	free(base);
 	free(prog.entries);
 	free(lib.entries);
-}
-
-/* Inputs patchelf already edited (NixOS, conda, AppImage): patchelf 0.14 grows the program
- * header table over the sections after it, moves them, .dynstr and .dynamic into a PT_LOAD of
- * its own and, for a bfd PIE, leaves PT_GNU_PROPERTY inside the table.  The tool takes them
- * with today's guarantees: the layout rules of readers.py validate against the patchelf'd
- * input, the entries by every reader, and the program running as the input does, before and
- * after objcopy then eu-strip. */
-struct pinput {
-	char name[24];
-	char flags[40];
-	char linker[12];
-	int lib;
-};
-
-static struct pinput pinputs[] = {
-	{ "bfd pie", "", "", 0 },
-	{ "bfd shlib", "", "", 1 },
-	{ "gold pie", "-fuse-ld=gold", "ld.gold", 0 },
-	{ "gold shlib", "-fuse-ld=gold", "ld.gold", 1 },
-	{ "lld pie", "-fuse-ld=lld", "ld.lld", 0 },
-	{ "lld shlib", "-fuse-ld=lld", "ld.lld", 1 },
-	{ "mold pie", "-fuse-ld=mold", "mold", 0 },
-	{ "mold shlib", "-fuse-ld=mold", "mold", 1 },
-};
-
-ParameterizedTestParameters(pipelines, inputs_patchelf_edited_are_accepted)
-{
-	return cr_make_param_array(struct pinput, pinputs, sizeof pinputs / sizeof pinputs[0]);
-}
-
-ParameterizedTest(struct pinput *p, pipelines, inputs_patchelf_edited_are_accepted, .timeout = 60)
-{
-	if (sanitized_sample_skips(PARAM_INDEX(p, pinputs), "pipelines::inputs_patchelf_edited_are_accepted"))
-		return;
-	static const char entries[] = "[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"priority\":\"recommended\"}]";
-	const char *file = p->lib ? "libp.so" : "prog", *runner = p->lib ? "./use" : "./prog";
-	char *v, *want;
-
-	need("patchelf");
-	if (p->linker[0])
-		need(p->linker);
-	put_file("prog.c", "#include <stdio.h>\n#include <dlfcn.h>\nint f(void);\nint main(void) { void *h = "
-		 "dlopen(\"libz.so.1\", RTLD_NOW); printf(\"zlib %s %d\\n\", h ? \"loaded\" : \"missing\", f()); return 0; }\n");
-	put_file("lib.c", "int f(void) { return 42; }\n");
-	put_file("m.json", entries);
-	if (p->lib)
-		free(sh("gcc -g -O1 -shared -fPIC %s -o libp.so lib.c && gcc -o use prog.c -L. -lp -Wl,-rpath,'$ORIGIN'", p->flags));
-	else
-		free(sh("gcc -g -O1 %s -o prog prog.c lib.c", p->flags));
-	free(sh("patchelf --set-rpath /a/rpath/long/enough/to/move/the/dynamic/string/table/somewhere/else %s && cp %s in",
-		file, file));
-	want = sh("%s", runner);
-	cr_assert_str_eq(want, "zlib loaded 42", "%s: patchelf's output prints %s", p->name, want);
-	free(sh("'%s' -m m.json %s", tool(), file));
-	v = readers("validate in %s", file);
-	cr_expect_str_eq(v, "OK", "%s: %s", p->name, v);
-	free(v);
-	expect_entries(file, entries, 1);
-	v = sh("%s", runner);
-	cr_expect_str_eq(v, want, "%s: the injected file prints %s", p->name, v);
-	free(v);
-	v = sh("objcopy %s && eu-strip %s && %s", file, file, runner);
-	cr_expect_str_eq(v, want, "%s: after objcopy then eu-strip the injected file prints %s", p->name, v);
-	free(v);
-	free(want);
 }
