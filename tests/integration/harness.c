@@ -6,6 +6,7 @@
 #include <criterion/hooks.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,17 +209,31 @@ static char *slurp_fd(FILE *f)
 
 /* $DLNOTE_CMD_TIMES names a file that gets each command's wall time (to find what the suite
  * spends its time on). */
-void log_time(const char *line, struct timespec t0, struct timespec t1, double cpu)
+void log_time_as(const char *test, const char *line, struct timespec t0, struct timespec t1, double cpu)
 {
 	const char *name = getenv("DLNOTE_CMD_TIMES");
 	FILE *f;
 
 	if (!name || !*name || !(f = fopen(name, "a")))
 		return;
-	fprintf(f, "%.3f\t%.3f\t%s%s::%s\t%.200s\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-		cpu, getenv("DLNOTE_SANITIZED") ? "san:" : "", criterion_current_test ? criterion_current_test->category : "-",
-		criterion_current_test ? criterion_current_test->name : "-", line);
+	fprintf(f, "%.3f\t%.3f\t%s%s\t%.200s\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		cpu, getenv("DLNOTE_SANITIZED") ? "san:" : "", test, line);
 	fclose(f);
+}
+
+const char *current_test_name(void)
+{
+	static char name[256];
+
+	if (!criterion_current_test)
+		return "-";
+	snprintf(name, sizeof name, "%s::%s", criterion_current_test->category, criterion_current_test->name);
+	return name;
+}
+
+void log_time(const char *line, struct timespec t0, struct timespec t1, double cpu)
+{
+	log_time_as(current_test_name(), line, t0, t1, cpu);
 }
 
 static struct cmd vrun(const char *fmt, va_list ap)
@@ -294,12 +309,33 @@ void cmd_free(struct cmd *c)
 	free(c->err);
 }
 
+/* PROGRAM as `command -v` finds it: a path with a slash is taken as it is, a name is looked up
+ * in $PATH; executable either way.  Without starting a shell: need() is called a thousand
+ * times a run.  The programs found are kept (in this test process). */
 void need(const char *program)
 {
-	struct cmd c = run("command -v '%s'", program);
+	static char found[64][128];
+	static size_t nfound;
+	const char *path = getenv("PATH"), *p, *end;
+	char full[4200];
+	int ok = 0;
 
-	cr_assert_eq(c.status, 0, "%s is required by this test: run tests/setup.sh (see README)", program);
-	cmd_free(&c);
+	for (size_t i = 0; i < nfound; i++)
+		if (strcmp(found[i], program) == 0)
+			return;
+	if (strchr(program, '/')) {
+		ok = access(program, X_OK) == 0;
+	} else {
+		for (p = path ? path : ""; !ok && *p; p = *end ? end + 1 : end) {
+			struct stat st;
+			end = strchrnul(p, ':');
+			snprintf(full, sizeof full, "%.*s/%s", (int)(end - p), end == p ? "." : p, program);
+			ok = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+		}
+	}
+	cr_assert(ok, "%s is required by this test: run tests/setup.sh (see README)", program);
+	if (nfound < sizeof found / sizeof found[0] && strlen(program) < sizeof found[0])
+		strcpy(found[nfound++], program);
 }
 
 void stage_install(void)
@@ -377,11 +413,58 @@ void put_big_manifest(const char *name, int entries)
 	free(m);
 }
 
+static int open_in_workdir(const char *name, int flags, mode_t mode)
+{
+	char path[4200];
+
+	snprintf(path, sizeof path, "%s/%s", name[0] == '/' ? "" : workdir(), name);
+	return open(name[0] == '/' ? name : path, flags, mode);
+}
+
 int same_files(const char *a, const char *b)
 {
-	struct cmd c = run("cmp -s '%s' '%s'", a, b);
-	int same = c.status == 0;
+	static char x[1 << 16], y[1 << 16];
+	int fa = open_in_workdir(a, O_RDONLY, 0), fb = open_in_workdir(b, O_RDONLY, 0), same = fa >= 0 && fb >= 0;
 
-	cmd_free(&c);
+	while (same) {
+		ssize_t n = read(fa, x, sizeof x), m = n > 0 ? read(fb, y, (size_t)n) : read(fb, y, 1);
+		cr_assert(n >= 0 && m >= 0, "read %s or %s: %s", a, b, strerror(errno));
+		if (n == 0) {
+			same = m == 0;
+			break;
+		}
+		/* a short read of B is possible only at its end: regular files */
+		same = m == n && memcmp(x, y, (size_t)n) == 0;
+	}
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
 	return same;
+}
+
+void copy_file(const char *from, const char *to)
+{
+	int in = open_in_workdir(from, O_RDONLY, 0), out;
+	struct stat st;
+	ssize_t n;
+
+	cr_assert(in >= 0 && fstat(in, &st) == 0, "copy %s: %s", from, strerror(errno));
+	out = open_in_workdir(to, O_WRONLY | O_CREAT | O_TRUNC, st.st_mode & 07777);
+	cr_assert(out >= 0, "copy %s to %s: %s", from, to, strerror(errno));
+	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
+		;
+	cr_assert(n == 0, "copy %s to %s: %s", from, to, strerror(errno));
+	close(in);
+	close(out);
+}
+
+long long file_size(const char *name)
+{
+	char path[4200];
+	struct stat st;
+
+	snprintf(path, sizeof path, "%s/%s", name[0] == '/' ? "" : workdir(), name);
+	cr_assert(stat(name[0] == '/' ? name : path, &st) == 0, "stat %s: %s", name, strerror(errno));
+	return (long long)st.st_size;
 }

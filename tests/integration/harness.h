@@ -56,6 +56,10 @@ void cmd_free(struct cmd *c);
  * time of the command and its children (CPU -1: not known), to find what the suite spends its
  * time on. */
 void log_time(const char *line, struct timespec t0, struct timespec t1, double cpu);
+/* The same, for the test named TEST ("category::name"). */
+void log_time_as(const char *test, const char *line, struct timespec t0, struct timespec t1, double cpu);
+/* The running test's "category::name" (a static buffer), "-" outside a test. */
+const char *current_test_name(void);
 
 /* `make install` of the source tree into stage/usr in the work directory (PREFIX, so rpm's and
  * Perl's directories are there too), with the tool under test as its program. */
@@ -77,6 +81,11 @@ void put_file(const char *name, const char *text);
 void put_big_manifest(const char *name, int entries);
 char *get_file(const char *name, size_t *len);
 int same_files(const char *a, const char *b);
+/* cp FROM TO without a process (names relative to the work directory): TO gets FROM's mode when
+ * it is created, and is written through when it exists (as cp does). */
+void copy_file(const char *from, const char *to);
+/* The size of a file, relative to the work directory. */
+long long file_size(const char *name);
 
 /* Entries of FILE as one compact JSON array, according to one reader:
  * "tool" (dlnote-inject --list --json), "sections" (pyelftools), "segments" (PT_NOTE
@@ -108,5 +117,15 @@ void elflint_each(char **out, const char *const *files, size_t n);
 void llvm_problems_each(char **out, const char *const *files, size_t n, const char *as);
 /* Problems readelf -W -a prints on stderr (warnings, errors). */
 char *readelf_problems(const char *file);
+/* readelf_problems of N files, in OUT[0..N-1]: one readelf for all when none has any. */
+void readelf_problems_each(char **out, const char *const *files, size_t n);
+/* What one `readelf -hlSW FILE` says of it: its section and program header counts, its PT_LOAD
+ * and PT_NULL entries, its .note.dlopen section headers. */
+struct elf_counts {
+	int sections, phdrs, loads, nulls, dlopen_sections;
+};
+struct elf_counts readelf_counts(const char *file);
+/* The same for N files, from one readelf run. */
+void readelf_counts_each(struct elf_counts *out, const char *const *files, size_t n);
 
 #endif

@@ -3,10 +3,12 @@
  * tests/tools/readers.py in one Python process per test, eu-elflint, readelf, llvm-readobj. */
 #include "harness.h"
 #include <criterion/criterion.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <regex.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,21 +31,22 @@ char *entries_by(const char *reader, const char *file)
 static struct {
 	pid_t pid, owner;
 	FILE *to, *from;
+	char test[256];	/* the test that started it: at exit Criterion's current test is gone */
 } rd;
 
 static void readers_stop(void)
 {
-	if (!rd.pid || getpid() != rd.owner)
-		return;
 	struct timespec t0, t1;
 	struct rusage ru;
 
+	if (!rd.pid || getpid() != rd.owner)
+		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fclose(rd.to);
 	fclose(rd.from);
 	wait4(rd.pid, NULL, 0, &ru);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	log_time("readers.py serve: its whole life", t0, t1, (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	log_time_as(rd.test, "readers.py serve: its whole life", t0, t1, (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	rd.pid = 0;
 }
@@ -70,6 +73,7 @@ static void readers_start(void)
 	close(in[0]);
 	close(out[1]);
 	rd.owner = getpid();
+	snprintf(rd.test, sizeof rd.test, "%s", current_test_name());
 	rd.to = fdopen(in[1], "w");
 	rd.from = fdopen(out[0], "r");
 	cr_assert(rd.to && rd.from);
@@ -147,13 +151,30 @@ char *readers(const char *fmt, ...)
 	return out;
 }
 
+/* e_shoff of FILE's ELF header, read here: expect_entries() asks it of every file it checks. */
 int has_sections(const char *file)
 {
-	char *n = sh("readelf -hW '%s' | sed -n 's/.*Start of section headers: *\\([0-9]*\\).*/\\1/p'", file);
-	int yes = atoi(n) > 0;
+	unsigned char h[64];
+	char path[4200];
+	uint64_t off = 0;
+	size_t got;
+	FILE *f;
+	int wide, big;
 
-	free(n);
-	return yes;
+	snprintf(path, sizeof path, "%s/%s", file[0] == '/' ? "" : workdir(), file);
+	f = fopen(file[0] == '/' ? file : path, "rb");
+	cr_assert(f, "%s: %s", file, strerror(errno));
+	got = fread(h, 1, sizeof h, f);
+	fclose(f);
+	wide = h[EI_CLASS] == ELFCLASS64;
+	cr_assert(got >= (wide ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) && memcmp(h, ELFMAG, SELFMAG) == 0, "%s: no ELF header",
+		  file);
+	big = h[EI_DATA] == ELFDATA2MSB;
+	for (int i = 0; i < (wide ? 8 : 4); i++) {
+		int at = (wide ? 0x28 : 0x20) + (big ? i : (wide ? 7 : 3) - i);
+		off = off << 8 | h[at];
+	}
+	return off > 0;
 }
 
 void expect_entries(const char *file, const char *json, int linked)
@@ -328,6 +349,59 @@ char *readelf_problems(const char *file)
 	static const struct norm norms[] = { { "0x[0-9a-f]+", "0xN" }, { NULL, NULL } };
 
 	return problems("readelf -W -a '%s' >/dev/null", file, drop, norms);
+}
+
+void readelf_problems_each(char **out, const char *const *files, size_t n)
+{
+	char *list = words(files, n), *all;
+
+	/* readelf names no file in its warnings: when the files together give none, each gives
+	 * none; else each is read again alone. */
+	all = n > 1 ? problems("readelf -W -a %s >/dev/null", list, (const char *const[]){ NULL },
+			       (const struct norm[]){ { NULL, NULL } }) : NULL;
+	free(list);
+	for (size_t i = 0; i < n; i++)
+		out[i] = all && !*all ? strdup("") : readelf_problems(files[i]);
+	free(all);
+}
+
+void readelf_counts_each(struct elf_counts *out, const char *const *files, size_t n)
+{
+	char *list = words(files, n), *text = sh("readelf -hlSW %s 2>/dev/null; true", list), *save = NULL;
+	struct elf_counts *k = out;
+	const char *v;
+
+	memset(out, 0, n * sizeof *out);
+	free(list);
+	/* Given several files, readelf heads each one's part with "File: NAME", in their order. */
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (n > 1 && strncmp(l, "File: ", 6) == 0) {
+			size_t i = 0;
+			while (i < n && strcmp(l + 6, files[i]) != 0)
+				i++;
+			cr_assert(i < n, "readelf named a file it was not given: %s", l);
+			k = &out[i];
+		} else if ((v = strstr(l, "Number of section headers:"))) {
+			k->sections = atoi(v + strlen("Number of section headers:"));
+		} else if ((v = strstr(l, "Number of program headers:"))) {
+			k->phdrs = atoi(v + strlen("Number of program headers:"));
+		} else if (strncmp(l, "  LOAD ", 7) == 0) {
+			k->loads++;
+		} else if (strncmp(l, "  NULL ", 7) == 0) {
+			k->nulls++;
+		} else if (strstr(l, " .note.dlopen ") && strncmp(l, "  [", 3) == 0) {
+			k->dlopen_sections++;
+		}
+	}
+	free(text);
+}
+
+struct elf_counts readelf_counts(const char *file)
+{
+	struct elf_counts k;
+
+	readelf_counts_each(&k, &file, 1);
+	return k;
 }
 
 void elflint_each(char **out, const char *const *files, size_t n)
