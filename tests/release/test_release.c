@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_release.c - what a release and a packager rely on: make install and make uninstall, the
  * reproducible make dist and the tarball it writes, and the one version shown everywhere
- * (docs/release.md).  The source tree is copied first (its tracked files, with their
- * uncommitted changes, and its git directory; or, in an unpacked tarball, its files), so that
- * nothing is written into it. */
+ * (docs/release.md).  Nothing is written into the source tree: the tests copy it (its tracked
+ * files, with their uncommitted changes, and its git directory; or, in an unpacked tarball, its
+ * files), and make install and uninstall run in it only when its build is up to date, which
+ * writes under DESTDIR alone. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,27 @@ static const char *const cross_compilers[] = {
 	"mips64el-linux-gnuabi64-gcc", "mips-linux-gnu-gcc", NULL,
 };
 
+/* Where make install and uninstall run: in the source tree itself when its build is up to date
+ * (make check builds it first), so that nothing is compiled again and nothing written into the
+ * tree; else in a copy of it ("tree", made when missing), built in the work directory. */
+static const char *install_from(void)
+{
+	static char from[4300];
+	struct cmd c = run("make -s -q -C '%s' all", srcdir());
+
+	if (c.status == 0) {
+		snprintf(from, sizeof from, "-C '%s'", srcdir());
+	} else {
+		struct cmd t = run("test -d tree");
+		if (t.status != 0)
+			copy_tree("tree");
+		cmd_free(&t);
+		snprintf(from, sizeof from, "-C tree BUILD=\"$PWD/build\"");
+	}
+	cmd_free(&c);
+	return from;
+}
+
 static void install_uninstall(const char *prefix, const char *want)
 {
 	char *got;
@@ -82,13 +104,13 @@ static void install_uninstall(const char *prefix, const char *want)
 	for (const char *const *cc = cross_compilers; *cc; cc++)
 		need(*cc);
 	free(sh("mkdir -p root/%s/bin && echo keep > root/%s/bin/someone-elses", prefix, prefix));
-	free(sh("make -s -C tree install BUILD=\"$PWD/build\" PREFIX=/%s DESTDIR=\"$PWD/root\" >/dev/null", prefix));
+	free(sh("make -s %s install PREFIX=/%s DESTDIR=\"$PWD/root\" >/dev/null", install_from(), prefix));
 	got = sh("cd root && find . ! -type d | sed 's|^\\./||' | grep -v /someone-elses | LC_ALL=C sort");
 	cr_expect_str_eq(got, want, "make install PREFIX=/%s wrote\n%s\ninstead of\n%s", prefix, got, want);
 	free(got);
 	/* The same PREFIX and DESTDIR: every file goes, the directories that are dlnote's own too,
 	 * and what was there before stays. */
-	free(sh("make -s -C tree uninstall BUILD=\"$PWD/build\" PREFIX=/%s DESTDIR=\"$PWD/root\"", prefix));
+	free(sh("make -s %s uninstall PREFIX=/%s DESTDIR=\"$PWD/root\"", install_from(), prefix));
 	got = sh("cd root && find . ! -type d | sed 's|^\\./||' | grep -v /someone-elses | LC_ALL=C sort");
 	cr_expect_str_eq(got, "", "make uninstall PREFIX=/%s left\n%s", prefix, got);
 	free(got);
@@ -105,7 +127,6 @@ Test(release, make_uninstall_removes_what_make_install_wrote)
 {
 	char *local;
 
-	copy_tree("tree");
 	install_uninstall("usr", INSTALLED_USR);
 	/* Another prefix keeps rpm's and Perl's directories in it. */
 	local = sh("printf '%%s\\n' '" INSTALLED_USR "' | sed 's|^usr/|usr/local/|'");
@@ -207,7 +228,7 @@ Test(release, one_version_everywhere)
 	need("dpkg-parsechangelog");
 	need("rpmspec");
 	copy_tree("tree");
-	free(sh("make -s -C tree install BUILD=\"$PWD/build\" PREFIX=/usr DESTDIR=\"$PWD/root\" >/dev/null"));
+	free(sh("make -s %s install PREFIX=/usr DESTDIR=\"$PWD/root\" >/dev/null", install_from()));
 	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
 		got = sh("%s", places[i].cmd);
 		cr_expect_str_eq(got, v, "%s shows version '%s', not VERSION's '%s'", places[i].where, got, v);
