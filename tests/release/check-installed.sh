@@ -22,9 +22,12 @@ build=build-installed
 log=$(mktemp "${TMPDIR:-/tmp}/dlnote-installed-calls.XXXXXX")
 chmod 666 "$log"
 # The suite's build first (make check needs it anyway); the installed copy reuses its objects
-# but cli.o, the one that holds the version.
+# and audit modules (their times kept, so make finds them up to date) but cli/cli.o, the one
+# that holds the version.
 make -s >/dev/null
-mkdir -p $build && cp -p build/*.o $build/ && rm -f $build/cli.o
+mkdir -p $build
+(cd build && find . -path ./cli/cli.o -prune -o \( -name '*.o' -o -path './audit/*' \) -print | tar -cf - --no-recursion -T -) |
+	tar -C $build -xf -
 make -s BUILD=$build VERSION=0.0.0-installed >/dev/null
 uninstall() {
 	for p in /usr /usr/local; do
