@@ -195,9 +195,11 @@ check-distro: $(BIN)
 check-all:
 	tests/release/check-installed.sh -j2 -k --output-sync=target check sanitized-sample
 
+# The integration tests' own program is built without sanitizers either way: the plain one.
 SANITIZED_SHARE ?= 4
-sanitized-sample: $(BIN)
-	$(MAKE) unit regress integration SANITIZE=1 DLNOTE_PLAIN=$(abspath $(BIN)) DLNOTE_SANITIZED_SHARE=$(SANITIZED_SHARE)
+sanitized-sample: $(BIN) $(INTEG_BIN)
+	$(MAKE) unit regress integration SANITIZE=1 DLNOTE_PLAIN=$(abspath $(BIN)) DLNOTE_SANITIZED_SHARE=$(SANITIZED_SHARE) \
+		INTEG_BIN=$(abspath $(INTEG_BIN))
 
 check-sanitized:
 	$(MAKE) sanitized-sample SANITIZED_SHARE=1
