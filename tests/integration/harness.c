@@ -72,6 +72,14 @@ int sanitized_sample_skips(size_t index, const char *name)
 	return 1;
 }
 
+int sanitized_pass_leaves(const char *name, const char *why)
+{
+	if (!getenv("DLNOTE_SANITIZED"))
+		return 0;
+	fprintf(stderr, "%s: left to the first pass (%s)\n", name, why);
+	return 1;
+}
+
 char *tool_edit(const char *file, const char *fmt, ...)
 {
 	char args[8192];

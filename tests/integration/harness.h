@@ -39,6 +39,11 @@ void sanitized_skip_leak_scan(void);
  * Returns 1, and says on stderr which case is left to the other pass, when this one does not
  * run; always 0 outside the sanitized pass. */
 int sanitized_sample_skips(size_t index, const char *name);
+/* The second rule: a test whose tool runs are made by another program (rpmbuild's generators,
+ * dpkg-buildpackage's dh_dlnote, a recording under qemu-user) on modes that other tests run
+ * directly in the sanitized pass is left to the first pass.  Returns 1, saying so and WHY on
+ * stderr, in the sanitized pass; 0 outside it. */
+int sanitized_pass_leaves(const char *name, const char *why);
 /* The index in ARRAY of a parameterized test's PARAM (Criterion hands the test a copy). */
 #define PARAM_INDEX(param, array) param_index((param), (array), sizeof(array) / sizeof((array)[0]), sizeof((array)[0]))
 size_t param_index(const void *param, const void *array, size_t n, size_t size);
