@@ -193,7 +193,7 @@ check-distro: $(BIN)
 # 100,000-entry scale test with 20,000; check-sanitized runs every case.  The build-system
 # suite runs once: it tests the CMake and Meson helpers.
 check-all:
-	tests/release/check-installed.sh -j2 -k --output-sync=target check sanitized-sample
+	tests/release/check-installed.sh -j2 -k --output-sync=target sanitized-sample check
 
 # The integration tests' own program is built without sanitizers either way: the plain one.
 SANITIZED_SHARE ?= 4
