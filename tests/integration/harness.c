@@ -467,6 +467,20 @@ void copy_file(const char *from, const char *to)
 	close(out);
 }
 
+void make_dirs(const char *path)
+{
+	char full[4200];
+
+	snprintf(full, sizeof full, "%s/%s", workdir(), path);
+	for (char *p = full + strlen(workdir()) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			cr_assert(mkdir(full, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", full, strerror(errno));
+			*p = '/';
+		}
+	cr_assert(mkdir(full, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", full, strerror(errno));
+}
+
 long long file_size(const char *name)
 {
 	char path[4200];

@@ -89,6 +89,8 @@ int same_files(const char *a, const char *b);
 /* cp FROM TO without a process (names relative to the work directory): TO gets FROM's mode when
  * it is created, and is written through when it exists (as cp does). */
 void copy_file(const char *from, const char *to);
+/* mkdir -p PATH (relative to the work directory) without a process. */
+void make_dirs(const char *path);
 /* The size of a file, relative to the work directory. */
 long long file_size(const char *name);
 

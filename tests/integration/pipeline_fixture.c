@@ -94,7 +94,7 @@ char *pipeline_normalized(const char *text, const char *dir)
 int pipeline_prepare(struct ctx *x, const struct input *in)
 {
 	static const char *const binutils[] = { "objcopy", "strip" };
-	char *cc = pipeline_cross(in, "gcc"), *ran, path[64];
+	char *cc = pipeline_cross(in, "gcc"), *ran, path[64], orig[64];
 
 	x->in = in;
 	x->file = in->lib ? "libplug.so.1" : "prog";
@@ -125,7 +125,8 @@ int pipeline_prepare(struct ctx *x, const struct input *in)
 	cr_assert(strstr(ran, "exit 3"), "%s: the input itself does not run: %s", in->name, ran);
 	free(ran);
 	snprintf(path, sizeof path, "fresh/%s", x->file);
-	free(sh("cp orig/%s %s", x->file, path));
+	snprintf(orig, sizeof orig, "orig/%s", x->file);
+	copy_file(orig, path);
 	free(tool_edit(path, "-m manifest.json"));
 	if (plain_tool())
 		return 0;
@@ -139,8 +140,14 @@ void pipeline_sides_in(const struct ctx *x, const char *dir, struct sides *sd)
 {
 	snprintf(sd->dir[0], sizeof sd->dir[0], "%s/twin", dir);
 	snprintf(sd->dir[1], sizeof sd->dir[1], "%s/inj", dir);
-	free(sh("mkdir -p %s %s && cp orig/%s %s/ && cp fresh/%s %s/", sd->dir[0], sd->dir[1], x->file,
-		sd->dir[0], x->file, sd->dir[1]));
+	for (int i = 0; i < 2; i++) {
+		char from[320], to[320];
+
+		make_dirs(sd->dir[i]);
+		snprintf(from, sizeof from, "%s/%s", i ? "fresh" : "orig", x->file);
+		snprintf(to, sizeof to, "%s/%s", sd->dir[i], x->file);
+		copy_file(from, to);
+	}
 }
 
 /* Step S on the file in DIR. */
@@ -284,8 +291,8 @@ void pipeline_check_sides(const struct ctx *x, const struct sides *sd, const cha
 	for (int i = 0; i < 2; i++) {
 		snprintf(f[i], sizeof f[i], "%s/%s", sd->dir[i], x->file);
 		ran[i] = pipeline_run_in(x, sd->dir[i]);
-		lint[i] = elflint(f[i]);
 	}
+	elflint_each(lint, (const char *const[]){ f[0], f[1] }, 2);
 	cr_expect_str_eq(ran[1], ran[0], "%s: after %s the injected file runs as\n%s\nits twin as\n%s",
 			 x->in->name, after, ran[1], ran[0]);
 	got = new_complaint(lint[1], lint[0]);
