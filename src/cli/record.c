@@ -357,6 +357,7 @@ static int run_and_wait(const char *trace_arg, const char *trace, off_t from, in
 {
 	struct sigaction sa = {0}, old_int, old_quit;
 	int status, err_pipe[2], err = 0;
+	sigset_t fw, old_mask;
 	pid_t pid;
 
 	if (pipe2(err_pipe, O_CLOEXEC))
@@ -364,10 +365,17 @@ static int run_and_wait(const char *trace_arg, const char *trace, off_t from, in
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGQUIT, &sa, &old_quit);
+	/* The signals to forward are held from before fork() until the handlers are set: one that
+	 * came in between used to end the tool and leave COMMAND running without it. */
+	sigemptyset(&fw);
+	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+		sigaddset(&fw, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &fw, &old_mask);
 	pid = fork();
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		if (why && trace_unauditable(trace_fd, exe, why)) {
 			fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
 			_exit(RECORD_FAILED);
@@ -379,6 +387,7 @@ static int run_and_wait(const char *trace_arg, const char *trace, off_t from, in
 	}
 	close(err_pipe[1]);
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		close(err_pipe[0]);
 		return fail(RECORD_FAILED, argv[0], strerror(errno));
 	}
@@ -387,6 +396,7 @@ static int run_and_wait(const char *trace_arg, const char *trace, off_t from, in
 	sa.sa_flags = SA_RESTART;
 	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
 		sigaction(forwarded[i], &sa, NULL);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL); /* what came meanwhile goes on now */
 	if (read(err_pipe[0], &err, sizeof err) == (ssize_t)sizeof err) {
 		close(err_pipe[0]);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -180,6 +180,20 @@ Test(record, command_status_and_streams_passed_through)
 		tool());
 	cr_assert_str_eq(c.out, "7\nready\ngot TERM\n", "%s", c.err);
 	cmd_free(&c);
+	/* The same TERM while the tool is between fork() and setting up its forwarding (a shim
+	 * makes the parent sleep there, as a loaded machine may): it waits for the tool, still
+	 * reaches COMMAND, and leaves no orphan.  (Until 2026-12-06 the tool died of it there and
+	 * COMMAND ran on without it: seen as a flaky failure of the test above under load.) */
+	put_file("slowfork.c", "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <unistd.h>\n"
+		 "pid_t fork(void) { static pid_t (*real)(void); if (!real) real = (pid_t (*)(void))dlsym(RTLD_NEXT, \"fork\");\n"
+		 "  pid_t p = real(); if (p > 0) usleep(300000); return p; }\n");
+	free(sh("gcc -shared -fPIC -o slowfork.so slowfork.c -ldl"));
+	c = run("{ ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" LD_PRELOAD=\"$PWD/slowfork.so\" '%s' --record=trace -- "
+		"sh -c 'trap \"echo got TERM; exit 7\" TERM; echo $$ > pid; echo ready; while :; do sleep 0.1; done' > out & } ; "
+		"t=$!; until grep -q ready out 2>/dev/null; do sleep 0.01; done; kill -TERM $t; wait $t; echo $?; cat out; "
+		"if kill -0 $(cat pid) 2>/dev/null; then echo orphan; kill -9 $(cat pid); fi", tool());
+	cr_assert_str_eq(c.out, "7\nready\ngot TERM\n", "%s", c.err);
+	cmd_free(&c);
 	c = run("'%s' --record=trace -- ./no-such-program", tool());
 	cr_assert_eq(c.status, 127);
 	cr_assert_str_eq(c.err, "dlnote-inject: ./no-such-program: No such file or directory\n");
