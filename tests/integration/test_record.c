@@ -188,9 +188,10 @@ Test(record, command_status_and_streams_passed_through)
 		 "pid_t fork(void) { static pid_t (*real)(void); if (!real) real = (pid_t (*)(void))dlsym(RTLD_NEXT, \"fork\");\n"
 		 "  pid_t p = real(); if (p > 0) usleep(300000); return p; }\n");
 	free(sh("gcc -shared -fPIC -o slowfork.so slowfork.c -ldl"));
+	/* (out2, not out: out holds the "ready" of the check above) */
 	c = run("{ ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" LD_PRELOAD=\"$PWD/slowfork.so\" '%s' --record=trace -- "
-		"sh -c 'trap \"echo got TERM; exit 7\" TERM; echo $$ > pid; echo ready; while :; do sleep 0.1; done' > out & } ; "
-		"t=$!; until grep -q ready out 2>/dev/null; do sleep 0.01; done; kill -TERM $t; wait $t; echo $?; cat out; "
+		"sh -c 'trap \"echo got TERM; exit 7\" TERM; echo $$ > pid; echo ready; while :; do sleep 0.1; done' > out2 & } ; "
+		"t=$!; until grep -q ready out2 2>/dev/null; do sleep 0.01; done; kill -TERM $t; wait $t; echo $?; cat out2; "
 		"if kill -0 $(cat pid) 2>/dev/null; then echo orphan; kill -9 $(cat pid); fi", tool());
 	cr_assert_str_eq(c.out, "7\nready\ngot TERM\n", "%s", c.err);
 	cmd_free(&c);
