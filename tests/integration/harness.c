@@ -72,11 +72,11 @@ int sanitized_sample_skips(size_t index, const char *name)
 	return 1;
 }
 
-int sanitized_pass_leaves(const char *name, const char *why)
+int sanitized_pass_leaves(const char *why)
 {
 	if (!getenv("DLNOTE_SANITIZED"))
 		return 0;
-	fprintf(stderr, "%s: left to the first pass (%s)\n", name, why);
+	fprintf(stderr, "%s: left to the first pass (%s)\n", current_test_name(), why);
 	return 1;
 }
 
@@ -421,12 +421,19 @@ void put_big_manifest(const char *name, int entries)
 	free(m);
 }
 
+const char *workdir_path(char *buf, size_t size, const char *name)
+{
+	if (name[0] == '/')
+		return name;
+	snprintf(buf, size, "%s/%s", workdir(), name);
+	return buf;
+}
+
 static int open_in_workdir(const char *name, int flags, mode_t mode)
 {
 	char path[4200];
 
-	snprintf(path, sizeof path, "%s/%s", name[0] == '/' ? "" : workdir(), name);
-	return open(name[0] == '/' ? name : path, flags, mode);
+	return open(workdir_path(path, sizeof path, name), flags, mode);
 }
 
 int same_files(const char *a, const char *b)
@@ -486,7 +493,6 @@ long long file_size(const char *name)
 	char path[4200];
 	struct stat st;
 
-	snprintf(path, sizeof path, "%s/%s", name[0] == '/' ? "" : workdir(), name);
-	cr_assert(stat(name[0] == '/' ? name : path, &st) == 0, "stat %s: %s", name, strerror(errno));
+	cr_assert(stat(workdir_path(path, sizeof path, name), &st) == 0, "stat %s: %s", name, strerror(errno));
 	return (long long)st.st_size;
 }

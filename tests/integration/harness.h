@@ -41,9 +41,9 @@ void sanitized_skip_leak_scan(void);
 int sanitized_sample_skips(size_t index, const char *name);
 /* The second rule: a test whose tool runs are made by another program (rpmbuild's generators,
  * dpkg-buildpackage's dh_dlnote, a recording under qemu-user) on modes that other tests run
- * directly in the sanitized pass is left to the first pass.  Returns 1, saying so and WHY on
- * stderr, in the sanitized pass; 0 outside it. */
-int sanitized_pass_leaves(const char *name, const char *why);
+ * directly in the sanitized pass is left to the first pass.  Returns 1, saying so (the test's
+ * name and WHY) on stderr, in the sanitized pass; 0 outside it. */
+int sanitized_pass_leaves(const char *why);
 /* The index in ARRAY of a parameterized test's PARAM (Criterion hands the test a copy). */
 #define PARAM_INDEX(param, array) param_index((param), (array), sizeof(array) / sizeof((array)[0]), sizeof((array)[0]))
 size_t param_index(const void *param, const void *array, size_t n, size_t size);
@@ -91,6 +91,8 @@ int same_files(const char *a, const char *b);
 void copy_file(const char *from, const char *to);
 /* mkdir -p PATH (relative to the work directory) without a process. */
 void make_dirs(const char *path);
+/* NAME as a path: itself when absolute, else in the work directory (written into BUF). */
+const char *workdir_path(char *buf, size_t size, const char *name);
 /* The size of a file, relative to the work directory. */
 long long file_size(const char *name);
 

@@ -161,8 +161,7 @@ int has_sections(const char *file)
 	FILE *f;
 	int wide, big;
 
-	snprintf(path, sizeof path, "%s/%s", file[0] == '/' ? "" : workdir(), file);
-	f = fopen(file[0] == '/' ? file : path, "rb");
+	f = fopen(workdir_path(path, sizeof path, file), "rb");
 	cr_assert(f, "%s: %s", file, strerror(errno));
 	got = fread(h, 1, sizeof h, f);
 	fclose(f);
@@ -343,12 +342,12 @@ char *llvm_problems(const char *file)
 	return problems("llvm-readobj --all '%s' >/dev/null", file, llvm_drop, llvm_norms);
 }
 
+static const char *const readelf_drop[] = { NULL };
+static const struct norm readelf_norms[] = { { "0x[0-9a-f]+", "0xN" }, { NULL, NULL } };
+
 char *readelf_problems(const char *file)
 {
-	static const char *const drop[] = { NULL };
-	static const struct norm norms[] = { { "0x[0-9a-f]+", "0xN" }, { NULL, NULL } };
-
-	return problems("readelf -W -a '%s' >/dev/null", file, drop, norms);
+	return problems("readelf -W -a '%s' >/dev/null", file, readelf_drop, readelf_norms);
 }
 
 void readelf_problems_each(char **out, const char *const *files, size_t n)
@@ -357,8 +356,7 @@ void readelf_problems_each(char **out, const char *const *files, size_t n)
 
 	/* readelf names no file in its warnings: when the files together give none, each gives
 	 * none; else each is read again alone. */
-	all = n > 1 ? problems("readelf -W -a %s >/dev/null", list, (const char *const[]){ NULL },
-			       (const struct norm[]){ { NULL, NULL } }) : NULL;
+	all = n > 1 ? problems("readelf -W -a %s >/dev/null", list, readelf_drop, readelf_norms) : NULL;
 	free(list);
 	for (size_t i = 0; i < n; i++)
 		out[i] = all && !*all ? strdup("") : readelf_problems(files[i]);

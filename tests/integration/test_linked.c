@@ -364,18 +364,19 @@ static void step(struct ctx *x, const char *name, const char *args, const char *
  * shrink and remove. */
 static void check_removed(const struct ctx *x, long long before_remove)
 {
-	struct elf_counts in = x->in_counts, out = readelf_counts("out");
+	const struct elf_counts *in = &x->in_counts;
+	struct elf_counts out = readelf_counts("out");
 	long long size = file_size("out");
 
 	cr_expect_eq(out.dlopen_sections, 0, "%s: --remove left a .note.dlopen section", x->c->name);
-	cr_expect_eq(out.sections, in.sections ? in.sections - in.dlopen_sections : 0,
-		     "%s: after --remove %d sections, the input had %d (%d dlopen)", x->c->name, out.sections, in.sections,
-		     in.dlopen_sections);
-	cr_expect_eq(out.phdrs, in.phdrs, "%s: after --remove %d program headers, the input had %d", x->c->name, out.phdrs,
-		     in.phdrs);
+	cr_expect_eq(out.sections, in->sections ? in->sections - in->dlopen_sections : 0,
+		     "%s: after --remove %d sections, the input had %d (%d dlopen)", x->c->name, out.sections, in->sections,
+		     in->dlopen_sections);
+	cr_expect_eq(out.phdrs, in->phdrs, "%s: after --remove %d program headers, the input had %d", x->c->name, out.phdrs,
+		     in->phdrs);
 	cr_expect(size <= before_remove, "%s: --remove made the file larger (%lld bytes, %lld before)", x->c->name, size,
 		  before_remove);
-	if (in.dlopen_sections == 0)
+	if (in->dlopen_sections == 0)
 		cr_expect(same_files("in", "out"), "%s: add, grow, shrink and remove do not give the input back", x->c->name);
 }
 
@@ -384,7 +385,8 @@ static void check_removed(const struct ctx *x, long long before_remove)
  * see gnu_strip_breaks_qemu). */
 static void check_remove_after_strip(const struct ctx *x)
 {
-	struct elf_counts in, st;
+	const struct elf_counts *in = &x->in_counts;
+	struct elf_counts st;
 	char *v, *where;
 
 	if (plain_tool()) {   /* the sanitized pass: the plain build's bytes, read back by the tool */
@@ -407,7 +409,6 @@ static void check_remove_after_strip(const struct ctx *x)
 	v = entries_by("segments", "st");
 	cr_expect_str_eq(v, "[]", "%s: --remove after GNU strip leaves %s for the PT_NOTE walker", x->c->name, v);
 	free(v);
-	in = x->in_counts;
 	st = readelf_counts("st");
 	cr_expect_eq(st.dlopen_sections, 0, "%s: --remove after GNU strip left a .note.dlopen section", x->c->name);
 	/* The input's PT_NULL entries (mips binutils ends its table with one) stay through the add
@@ -415,11 +416,11 @@ static void check_remove_after_strip(const struct ctx *x)
 	 * .MIPS.options cannot move), GNU strip keeps them, and so --remove leaves the input's
 	 * count.  (Until 2026-12-05 a table moved into our segment dropped them, and this count
 	 * was short of them.) */
-	cr_expect_eq(st.phdrs, in.phdrs,
+	cr_expect_eq(st.phdrs, in->phdrs,
 		     "%s: --remove after GNU strip leaves %d program headers, the input had %d (%d PT_NULL, table %s)",
-		     x->c->name, st.phdrs, in.phdrs, in.nulls, where);
-	cr_expect_eq(st.nulls, in.nulls, "%s: --remove after GNU strip leaves %d PT_NULL entries, the input had %d",
-		     x->c->name, st.nulls, in.nulls);
+		     x->c->name, st.phdrs, in->phdrs, in->nulls, where);
+	cr_expect_eq(st.nulls, in->nulls, "%s: --remove after GNU strip leaves %d PT_NULL entries, the input had %d",
+		     x->c->name, st.nulls, in->nulls);
 	v = readers("validate st0 st");
 	cr_expect_str_eq(v, "OK", "%s: --remove after GNU strip: layout: %s", x->c->name, v);
 	free(v);

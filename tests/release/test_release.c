@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -80,16 +81,18 @@ static const char *const cross_compilers[] = {
  * tree; else in a copy of it ("tree", made when missing), built in the work directory. */
 static const char *install_from(void)
 {
-	static char from[4300];
-	struct cmd c = run("make -s -q -C '%s' all", srcdir());
+	static char from[4300];   /* decided at the first call (a test is a process of its own) */
+	char tree[4200];
+	struct cmd c;
 
+	if (from[0])
+		return from;
+	c = run("make -s -q -C '%s' all", srcdir());
 	if (c.status == 0) {
 		snprintf(from, sizeof from, "-C '%s'", srcdir());
 	} else {
-		struct cmd t = run("test -d tree");
-		if (t.status != 0)
+		if (access(workdir_path(tree, sizeof tree, "tree"), F_OK) != 0)
 			copy_tree("tree");
-		cmd_free(&t);
 		snprintf(from, sizeof from, "-C tree BUILD=\"$PWD/build\"");
 	}
 	cmd_free(&c);
