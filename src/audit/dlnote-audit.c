@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sched.h>
 #include <unistd.h>
@@ -193,11 +194,14 @@ static void settle(void)
 	unlock();
 }
 
+static struct link_map *handoff_take(const char *name);
+
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 {
 	struct link_map *loader = (struct link_map *)*cookie;
 	static char buf[PATH_MAX];
 	const char *caller;
+	int hidden;
 
 	if (flag != LA_SER_ORIG && st.pending && st.kind == ASK_DLOPEN &&
 	    strlen(name) < sizeof st.candidate)
@@ -206,12 +210,23 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 		return (char *)name;
 	settle();
 	st.pending = 0;
+	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
+	hidden = 0;
+	if (st.kind == ASK_DLOPEN) {
+		struct link_map *by_plt;
+		lock_pairs();
+		by_plt = handoff_take(name);
+		unlock();
+		if (by_plt)
+			loader = by_plt;
+		else
+			hidden = loader->l_addr == (ElfW(Addr))getauxval(AT_BASE);
+	}
 	caller = map_path(loader, buf);
 	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller)
 		return (char *)name;
 	strcpy(st.name, name);
 	strcpy(st.caller, caller);
-	st.kind = st.adding ? ASK_NEEDED : ASK_DLOPEN;
 	st.pending = 1;
 	lock_pairs();
 	st.write = !seen_before(caller, name);
@@ -221,6 +236,10 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 		put_str(&st.line, "caller", st.caller);
 		put_str(&st.line, "name", st.name);
 		put_str(&st.line, "caller_build_id", build_id_of(st.caller));
+		/* The loader is the return address's object: a tail call through a GOT entry
+		 * from a function it called (a constructor, a destructor) hides the caller. */
+		if (hidden)
+			put_str(&st.line, "hidden", "loader");
 		line_write(&st.line);
 	}
 	unlock();
@@ -286,87 +305,156 @@ unsigned la_objclose(uintptr_t *cookie)
  * read top-level asm (rpm distributions build with -flto). */
 __attribute__((visibility("hidden"), used)) void *dlnote_real_dlopen;
 __attribute__((visibility("hidden"))) void dlnote_dlopen_wrapper(void);
-__attribute__((visibility("hidden"), used)) void dlnote_before_dlopen(void *ret, const char *name);
+__attribute__((visibility("hidden"), used)) void dlnote_before_dlopen(void *ret, const char *name,
+								      int stub);
 
-/* Each wrapper keeps dlopen()'s arguments, calls dlnote_before_dlopen(return address, name)
- * with the stack aligned as the ABI wants, restores everything, and jumps (never calls): the
- * real dlopen() returns straight to the caller and sees the caller's return address, from
- * which glibc picks the namespace and the RUNPATH. */
+/* The object whose PLT call reached the wrapper.  glibc takes dlopen()'s caller from the return
+ * address; a tail call (`jmp dlopen@plt`, what gcc -O2 makes of a constructor that ends with a
+ * dlopen()) returns into the caller's caller, the loader itself for a constructor or destructor,
+ * so the return address names the wrong file.  la_symbind tells which object's PLT slot it binds
+ * (refcook): each such object gets a stub of its own, which passes its number to the wrapper.
+ * Stubs are code in the module (never written at run time); past DLOPEN_STUBS objects, the plain
+ * wrapper (number -1) goes by the return address. */
+#define DLOPEN_STUBS 64
+__attribute__((visibility("hidden"))) extern const char dlnote_dlopen_stubs[];
+
+/* Each wrapper keeps dlopen()'s arguments, calls dlnote_before_dlopen(return address, name,
+ * stub number) with the stack aligned as the ABI wants, restores everything, and jumps (never
+ * calls): the real dlopen() returns straight to the caller and sees the caller's return
+ * address, from which glibc picks the namespace and the RUNPATH.  Each stub sets the number in
+ * a register that is free between a call and its callee, and jumps to the common part. */
+#define STUB_LOOP(align, set_number)                                                               \
+	".p2align " #align "\n"                                                                    \
+	"dlnote_dlopen_stubs:\n"                                                                   \
+	".set dlnote_stub_i, 0\n"                                                                  \
+	".rept 64\n" set_number "\n"                                                               \
+	"\tb_common\n"                                                                             \
+	".p2align " #align "\n"                                                                    \
+	".set dlnote_stub_i, dlnote_stub_i + 1\n"                                                  \
+	".endr\n"
 #if defined(__x86_64__)
-/* Three pushes after the call's return address: 16-byte aligned. */
+#define STUB_SIZE 16
+/* Three pushes after the call's return address: 16-byte aligned.  r11 is free. */
 __asm__(".text\n"
-	".type dlnote_dlopen_wrapper,@function\n"
-	"dlnote_dlopen_wrapper:\n"
-	"\tpush %rdi\n\tpush %rsi\n\tpush %rdx\n"
-	"\tmov %rdi, %rsi\n\tmov 24(%rsp), %rdi\n"
-	"\tcall dlnote_before_dlopen\n"
-	"\tpop %rdx\n\tpop %rsi\n\tpop %rdi\n"
-	"\tjmp *dlnote_real_dlopen(%rip)\n"
-	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+	".macro b_common\n\tjmp dlnote_dlopen_common\n.endm\n" STUB_LOOP(
+		4, "\tmovl $dlnote_stub_i, %r11d") ".type dlnote_dlopen_wrapper,@function\n"
+						   "dlnote_dlopen_wrapper:\n"
+						   "\tmovl $-1, %r11d\n"
+						   "dlnote_dlopen_common:\n"
+						   "\tpush %rdi\n\tpush %rsi\n\tpush %rdx\n"
+						   "\tmov %rdi, %rsi\n\tmov 24(%rsp), %rdi\n"
+						   "\tmovl %r11d, %edx\n"
+						   "\tcall dlnote_before_dlopen\n"
+						   "\tpop %rdx\n\tpop %rsi\n\tpop %rdi\n"
+						   "\tjmp *dlnote_real_dlopen(%rip)\n"
+						   ".size dlnote_dlopen_wrapper, "
+						   ".-dlnote_dlopen_wrapper\n");
 #elif defined(__i386__)
-/* Arguments on the stack: 4 bytes of padding and the two arguments keep the call 16-byte
- * aligned; the real address is read position-independently from the next instruction. */
+#define STUB_SIZE 16
+/* Arguments on the stack: the three arguments keep the call 16-byte aligned; ecx is free; the
+ * real address is read position-independently from the next instruction. */
 __asm__(".text\n"
-	".type dlnote_dlopen_wrapper,@function\n"
-	"dlnote_dlopen_wrapper:\n"
-	"\tsubl $4, %esp\n"
-	"\tpushl 8(%esp)\n" /* name */
-	"\tpushl 8(%esp)\n" /* the caller's return address */
-	"\tcall dlnote_before_dlopen\n"
-	"\taddl $12, %esp\n"
-	"\tcall 1f\n"
-	"1:\tpopl %ecx\n"
-	"\tjmp *(dlnote_real_dlopen-1b)(%ecx)\n"
-	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+	".macro b_common\n\tjmp dlnote_dlopen_common\n.endm\n" STUB_LOOP(
+		4, "\tmovl $dlnote_stub_i, %ecx") ".type dlnote_dlopen_wrapper,@function\n"
+						  "dlnote_dlopen_wrapper:\n"
+						  "\tmovl $-1, %ecx\n"
+						  "dlnote_dlopen_common:\n"
+						  "\tpushl %ecx\n"    /* the stub's number */
+						  "\tpushl 8(%esp)\n" /* name */
+						  "\tpushl 8(%esp)\n" /* the return address */
+						  "\tcall dlnote_before_dlopen\n"
+						  "\taddl $12, %esp\n"
+						  "\tcall 1f\n"
+						  "1:\tpopl %ecx\n"
+						  "\tjmp *(dlnote_real_dlopen-1b)(%ecx)\n"
+						  ".size dlnote_dlopen_wrapper, "
+						  ".-dlnote_dlopen_wrapper\n");
 #elif defined(__aarch64__)
-/* The return address is in x30; x16 is free to use between a call and its callee. */
+#define STUB_SIZE 8
+/* The return address is in x30; x16 and x17 are free between a call and its callee. */
 __asm__(".text\n"
-	".type dlnote_dlopen_wrapper,%function\n"
-	"dlnote_dlopen_wrapper:\n"
-	"\tstp x29, x30, [sp, -32]!\n"
-	"\tmov x29, sp\n"
-	"\tstp x0, x1, [sp, 16]\n"
-	"\tmov x1, x0\n\tmov x0, x30\n"
-	"\tbl dlnote_before_dlopen\n"
-	"\tldp x0, x1, [sp, 16]\n"
-	"\tldp x29, x30, [sp], 32\n"
-	"\tadrp x16, dlnote_real_dlopen\n"
-	"\tldr x16, [x16, :lo12:dlnote_real_dlopen]\n"
-	"\tbr x16\n"
-	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+	".macro b_common\n\tb dlnote_dlopen_common\n.endm\n" STUB_LOOP(
+		3, "\tmov x17, dlnote_stub_i") ".type dlnote_dlopen_wrapper,%function\n"
+					       "dlnote_dlopen_wrapper:\n"
+					       "\tmov x17, -1\n"
+					       "dlnote_dlopen_common:\n"
+					       "\tstp x29, x30, [sp, -32]!\n"
+					       "\tmov x29, sp\n"
+					       "\tstp x0, x1, [sp, 16]\n"
+					       "\tmov x1, x0\n\tmov x0, x30\n\tmov w2, w17\n"
+					       "\tbl dlnote_before_dlopen\n"
+					       "\tldp x0, x1, [sp, 16]\n"
+					       "\tldp x29, x30, [sp], 32\n"
+					       "\tadrp x16, dlnote_real_dlopen\n"
+					       "\tldr x16, [x16, :lo12:dlnote_real_dlopen]\n"
+					       "\tbr x16\n"
+					       ".size dlnote_dlopen_wrapper, "
+					       ".-dlnote_dlopen_wrapper\n");
 #elif defined(__arm__)
+#define STUB_SIZE 8
 /* ARM state whatever the C code's (the PLT's ldr pc interworks): the return address is in lr,
  * four registers keep the stack 8-byte aligned, ip (r12) is free between call and callee. */
 __asm__(".text\n"
 	".arm\n"
-	".type dlnote_dlopen_wrapper,%function\n"
-	"dlnote_dlopen_wrapper:\n"
-	"\tpush {r0, r1, r2, lr}\n"
-	"\tmov r1, r0\n\tmov r0, lr\n"
-	"\tbl dlnote_before_dlopen\n"
-	"\tpop {r0, r1, r2, lr}\n"
-	"\tldr ip, 2f\n"
-	"1:\tadd ip, pc, ip\n"
-	"\tldr ip, [ip]\n"
-	"\tbx ip\n"
-	"2:\t.word dlnote_real_dlopen-(1b+8)\n"
-	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+	".macro b_common\n\tb dlnote_dlopen_common\n.endm\n" STUB_LOOP(
+		3, "\tmov ip, #dlnote_stub_i") ".type dlnote_dlopen_wrapper,%function\n"
+					       "dlnote_dlopen_wrapper:\n"
+					       "\tmvn ip, #0\n"
+					       "dlnote_dlopen_common:\n"
+					       "\tpush {r0, r1, r2, lr}\n"
+					       "\tmov r2, ip\n\tmov r1, r0\n\tmov r0, lr\n"
+					       "\tbl dlnote_before_dlopen\n"
+					       "\tpop {r0, r1, r2, lr}\n"
+					       "\tldr ip, 2f\n"
+					       "1:\tadd ip, pc, ip\n"
+					       "\tldr ip, [ip]\n"
+					       "\tbx ip\n"
+					       "2:\t.word dlnote_real_dlopen-(1b+8)\n"
+					       ".size dlnote_dlopen_wrapper, "
+					       ".-dlnote_dlopen_wrapper\n");
 #else
-/* RISC-V 64: the return address is in ra; t1 is free between call and callee. */
+#define STUB_SIZE 8
+/* RISC-V 64: the return address is in ra; t0 and t1 are free between call and callee.  No
+ * compressed instructions in the stubs: each is two 4-byte instructions. */
 __asm__(".text\n"
-	".type dlnote_dlopen_wrapper,@function\n"
-	"dlnote_dlopen_wrapper:\n"
-	"\taddi sp, sp, -32\n"
-	"\tsd ra, 0(sp)\n\tsd a0, 8(sp)\n\tsd a1, 16(sp)\n"
-	"\tmv a1, a0\n\tmv a0, ra\n"
-	"\tcall dlnote_before_dlopen\n"
-	"\tld ra, 0(sp)\n\tld a0, 8(sp)\n\tld a1, 16(sp)\n"
-	"\taddi sp, sp, 32\n"
-	"1:\tauipc t1, %pcrel_hi(dlnote_real_dlopen)\n"
-	"\tld t1, %pcrel_lo(1b)(t1)\n"
-	"\tjr t1\n"
-	".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
+	".option push\n.option norvc\n"
+	".macro b_common\n\tj dlnote_dlopen_common\n.endm\n" STUB_LOOP(
+		3,
+		"\tli t0, dlnote_stub_i") ".option pop\n"
+					  ".type dlnote_dlopen_wrapper,@function\n"
+					  "dlnote_dlopen_wrapper:\n"
+					  "\tli t0, -1\n"
+					  "dlnote_dlopen_common:\n"
+					  "\taddi sp, sp, -32\n"
+					  "\tsd ra, 0(sp)\n\tsd a0, 8(sp)\n\tsd a1, 16(sp)\n"
+					  "\tmv a2, t0\n\tmv a1, a0\n\tmv a0, ra\n"
+					  "\tcall dlnote_before_dlopen\n"
+					  "\tld ra, 0(sp)\n\tld a0, 8(sp)\n\tld a1, 16(sp)\n"
+					  "\taddi sp, sp, 32\n"
+					  "1:\tauipc t1, %pcrel_hi(dlnote_real_dlopen)\n"
+					  "\tld t1, %pcrel_lo(1b)(t1)\n"
+					  "\tjr t1\n"
+					  ".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
 #endif
+
+/* The objects the stubs stand for: set once each, under the lock, before the stub is bound. */
+static struct link_map *stub_map[DLOPEN_STUBS];
+static size_t nstubs;
+
+/* The stub for the object whose PLT slot is being bound, or the plain wrapper. */
+static uintptr_t stub_for(struct link_map *ref)
+{
+	size_t i;
+
+	lock_pairs();
+	for (i = 0; i < nstubs && stub_map[i] != ref; i++)
+		;
+	if (i == nstubs && nstubs < DLOPEN_STUBS)
+		__atomic_store_n(&stub_map[nstubs++], ref, __ATOMIC_RELEASE);
+	unlock();
+	return i < DLOPEN_STUBS && ref ? (uintptr_t)(dlnote_dlopen_stubs + i * STUB_SIZE)
+				       : (uintptr_t)dlnote_dlopen_wrapper;
+}
 
 /* glibc's _dl_name_match_p: the name the object was loaded by, its path, its soname. */
 static struct loaded *find_loaded(const char *name, Lmid_t lmid)
@@ -383,23 +471,80 @@ static struct loaded *find_loaded(const char *name, Lmid_t lmid)
 
 /* Only a dlopen() the loader will answer from a loaded object is written here; any other is
  * written by la_objsearch, which sees the same caller. */
-void dlnote_before_dlopen(void *ret, const char *name)
+/* A dlopen() that the loader will search for: la_objsearch, which sees glibc's caller (from the
+ * return address), takes the wrapper's instead, from the same thread and for the same name. */
+#define HANDOFFS 16
+static struct handoff {
+	pid_t tid;
+	uint64_t name;
+	struct link_map *caller;
+} handoff[HANDOFFS];
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static void handoff_put(const char *name, struct link_map *caller)
+{
+	pid_t tid = gettid();
+	size_t i, free_slot = HANDOFFS;
+
+	for (i = 0; i < HANDOFFS && handoff[i].tid != tid; i++)
+		if (!handoff[i].tid && free_slot == HANDOFFS)
+			free_slot = i;
+	if (i == HANDOFFS)
+		i = free_slot < HANDOFFS ? free_slot : (size_t)tid % HANDOFFS;
+	handoff[i] = (struct handoff){tid, name_hash(name), caller};
+}
+
+/* Under the lock. */
+static struct link_map *handoff_take(const char *name)
+{
+	pid_t tid = gettid();
+
+	for (size_t i = 0; i < HANDOFFS; i++)
+		if (handoff[i].tid == tid) {
+			struct link_map *m =
+				handoff[i].name == name_hash(name) ? handoff[i].caller : NULL;
+			handoff[i].tid = 0;
+			return m;
+		}
+	return NULL;
+}
+
+/* The caller is the object of the stub (its PLT slot), else the return address's.  Only a
+ * dlopen() the loader will answer from a loaded object is written here; any other is written by
+ * la_objsearch, told the caller through the hand-off. */
+void dlnote_before_dlopen(void *ret, const char *name, int stub)
 {
 	static char buf[PATH_MAX];
-	struct link_map *caller = NULL;
+	struct link_map *caller = NULL, *by_ret = NULL;
 	struct loaded *m;
 	Lmid_t lmid = LM_ID_BASE;
 	Dl_info info;
 
-	if (!st.started || !out.trace || !name ||
-	    !dladdr1(ret, &info, (void **)&caller, RTLD_DL_LINKMAP) || !caller)
+	if (!st.started || !out.trace || !name)
+		return;
+	if (!dladdr1(ret, &info, (void **)&by_ret, RTLD_DL_LINKMAP))
+		by_ret = NULL;
+	if (stub >= 0 && stub < DLOPEN_STUBS)
+		caller = __atomic_load_n(&stub_map[stub], __ATOMIC_ACQUIRE);
+	if (!caller && !(caller = by_ret))
 		return;
 	lock_pairs();
+	/* glibc looks the name up in the namespace of the return address's object */
 	for (size_t i = 0; i < st.nmaps; i++)
-		if (st.maps[i].map == caller)
+		if (st.maps[i].map == (by_ret ? by_ret : caller))
 			lmid = st.maps[i].lmid;
 	m = find_loaded(name, lmid);
-	if (m && !seen_before(map_path(caller, buf), name)) {
+	if (!m)
+		handoff_put(name, caller);
+	else if (!seen_before(map_path(caller, buf), name)) {
 		line_start(&st.line, "asked");
 		put_str(&st.line, "by", kind_names[ASK_DLOPEN]);
 		put_str(&st.line, "caller", map_path(caller, buf));
@@ -412,13 +557,21 @@ void dlnote_before_dlopen(void *ret, const char *name)
 	unlock();
 }
 
-static uintptr_t dlopen_bind(uintptr_t value)
+static uintptr_t dlopen_bind(uintptr_t value, struct link_map *ref)
 {
 	void *real = (void *)value;
 
 	if (!__atomic_load_n(&dlnote_real_dlopen, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&dlnote_real_dlopen, real, __ATOMIC_RELEASE);
-	return real == dlnote_real_dlopen ? (uintptr_t)dlnote_dlopen_wrapper : value;
+	return real == dlnote_real_dlopen ? stub_for(ref) : value;
+}
+#endif
+
+#ifndef DLOPEN_WRAPPER
+static struct link_map *handoff_take(const char *name)
+{
+	(void)name;
+	return NULL;
 }
 #endif
 
@@ -438,7 +591,7 @@ uintptr_t la_symbind32(ElfW(Sym) * sym, unsigned ndx, uintptr_t *refcook, uintpt
 		return sym->st_value;
 #ifdef DLOPEN_WRAPPER
 	if (strcmp(symname, "dlopen") == 0)
-		return dlopen_bind(sym->st_value);
+		return dlopen_bind(sym->st_value, (struct link_map *)*refcook);
 #endif
 	return exec_bind(symname, sym->st_value);
 }

@@ -140,6 +140,18 @@ int io_writev_at(int fd, uint64_t off, struct iovec *iov, int n, struct err *e);
  * the error. */
 int io_write_all(int fd, const void *buf, uint64_t len, const char *what, struct err *e);
 
+/* sha256.c: SHA-256 (FIPS 180-4), fed in pieces. */
+#define SHA256_BYTES 32
+struct sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+	size_t n;
+};
+void sha256_init(struct sha256 *s);
+void sha256_update(struct sha256 *s, const void *data, size_t len);
+void sha256_final(struct sha256 *s, unsigned char out[SHA256_BYTES]);
+
 /* json.c: a strict JSON lexer for manifests and note payloads.
  *
  * Strict in the ways the dlopen-note spec asks (docs/background.md §1): valid UTF-8 with no

@@ -76,15 +76,39 @@ static void print_report(const struct opts *o, const char *path, const struct bu
 	}
 }
 
+/* The "ok" line: the notes, and under --recorded what the recording says of the file. */
+static void print_ok(const struct opts *o, const char *path, const struct elf *ef, size_t n,
+		     const struct trace_verdict *v)
+{
+	struct buf b = {0};
+
+	buf_printf(&b, "%zu dlopen entr%s", n, n == 1 ? "y" : "ies");
+	if (o->recorded_path && ef->detached)
+		buf_puts(&b, "; a detached debug file: not what runs, not linted against the "
+			     "recording");
+	else if (o->recorded_path && !v->callers)
+		buf_puts(&b, "; no dlopen() by it in the recording");
+	else if (o->recorded_path) {
+		buf_printf(&b, "; recorded: %zu librar%s dlopen()ed, none undeclared", v->recorded,
+			   v->recorded == 1 ? "y" : "ies");
+		if (v->nunused)
+			buf_printf(&b, "; declared, not dlopen()ed during the recording: %.*s",
+				   (int)v->unused.len, v->unused.p);
+	}
+	print_text(stdout, "%s: ok (%.*s)\n", path, (int)b.len, b.p ? b.p : "");
+	buf_free(&b);
+}
+
 int action_check(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
 		 int in_archive, struct buf *gather, struct err *e)
 {
 	const struct opts *o = &run->o;
 	struct buf report = {0};
 	struct entries es = {0};
+	struct trace_verdict v = {0};
 	size_t errors = scan_check(ef, sc, &report);
-	long undeclared = 0;
 	char first[400] = "";
+	int r = 0;
 
 	print_report(o, path, &report, first, sizeof first, gather);
 	if (!errors) {
@@ -98,26 +122,25 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 	}
 	if (!errors) {
 		/* The lint first (the listing takes the entries over), then the summary: "ok" only
-		 * when nothing failed, so it is never followed by a failure. */
-		if (o->recorded_path)
-			undeclared = trace_check(&o->trace, ef, sc, path, &es, stdout, e);
-		if (!o->quiet && !in_archive && !undeclared)
-			print_text(stdout, "%s: ok (%zu dlopen entr%s)\n", path, es.n,
-				   es.n == 1 ? "y" : "ies");
-		if (o->expect_path && undeclared >= 0 &&
-		    report_listing_add(&run->got.listed, &es, path, "", NULL)) {
-			manifest_free(&es);
-			buf_free(&report);
-			return err_oom(e);
-		}
+		 * when every check passed, so it is never followed by a failure.  A detached debug
+		 * file is not what runs: the recording is not matched to it. */
+		if (o->recorded_path && !ef->detached)
+			r = trace_check(&run->o.trace, ef, sc, path, &es, o->verbose > 0, stdout, &v,
+					e);
+		if (r == 0 && !o->quiet && !in_archive && !v.undeclared)
+			print_ok(o, path, ef, es.n, &v);
+		if (o->expect_path && r == 0 &&
+		    report_listing_add(&run->got.listed, &es, path, "", NULL))
+			r = err_oom(e);
 	}
 	manifest_free(&es);
 	buf_free(&report);
-	if (undeclared)
-		return undeclared < 0
-			       ? -1
-			       : err_set(e, "%ld undeclared dlopen() dependenc%s in %s", undeclared,
-					 undeclared == 1 ? "y" : "ies", o->recorded_path);
+	trace_verdict_free(&v);
+	if (r)
+		return -1;
+	if (v.undeclared)
+		return err_set(e, "%ld undeclared dlopen() dependenc%s in %s", v.undeclared,
+			       v.undeclared == 1 ? "y" : "ies", o->recorded_path);
 	/* One line on stderr that names the cause (a build log may show nothing else). */
 	return errors ? err_set(e, "%zu error%s in dlopen notes%s%s", errors,
 				errors == 1 ? "" : "s",
@@ -134,7 +157,7 @@ int action_discover(struct run *run, const char *path, const struct elf *ef, con
 
 	if (r == 0)
 		r = o->recorded_path
-			    ? trace_discover(&o->trace, ef, sc, path, &es, &run->got.found, e)
+			    ? trace_discover(&run->o.trace, ef, sc, path, &es, &run->got.found, e)
 			    : discover_file(ef, &es, path, &run->got.found, e);
 	manifest_free(&es);
 	return r;

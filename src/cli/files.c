@@ -292,6 +292,58 @@ int files_load_trace(struct opts *o)
 	return 0;
 }
 
+/* --check --recorded, after the last FILE: what the recording holds that the lint did not see.
+ * Each file of the build tree that dlopen()ed and that no FILE checked is (a program the tests
+ * rebuilt, a test program the package does not ship) is said, in one line; when none is, or
+ * the trace recorded no process, nothing was linted against the recording: that fails. */
+static int finish_recorded(struct opts *o)
+{
+	struct trace_unmatched u;
+	int status = EXIT_OK;
+
+	if (trace_unmatched(&o->trace, &u)) {
+		trace_unmatched_free(&u);
+		print_oom();
+		return EXIT_BAD_INPUT;
+	}
+	if (!o->trace.processes) {
+		print_text(stderr,
+			   PROGRAM_NAME ": %s: the trace records no process: run the tests under "
+					"--record=TRACE before the lint\n",
+			   o->recorded_path);
+		status = EXIT_BAD_INPUT;
+	} else if (u.tree && u.unmatched == u.tree) {
+		print_text(stderr,
+			   PROGRAM_NAME
+			   ": %s: no file checked is one that dlopen()ed during the "
+			   "recording (%zu of the build tree did: %.*s%s): nothing was "
+			   "linted against it; give the lint the files the package ships\n",
+			   o->recorded_path, u.tree, (int)u.first.len, u.first.p,
+			   u.unmatched > 3 ? ", ..." : "");
+		status = EXIT_BAD_INPUT;
+	} else if (u.unmatched && !o->quiet) {
+		print_text(stderr,
+			   PROGRAM_NAME ": %s: %zu file%s of the build tree dlopen()ed during the "
+					"recording and match%s no file checked: %.*s%s (-v lists "
+					"them); what %s dlopen()ed is not linted\n",
+			   o->recorded_path, u.unmatched, u.unmatched == 1 ? "" : "s",
+			   u.unmatched == 1 ? "es" : "", (int)u.first.len, u.first.p,
+			   u.unmatched > 3 ? ", ..." : "", u.unmatched == 1 ? "it" : "they");
+	}
+	if (u.unmatched && o->verbose && u.all.len)
+		print_text(stderr, "%.*s", (int)u.all.len, u.all.p);
+	if (u.by_loader && !o->quiet)
+		print_text(stderr,
+			   PROGRAM_NAME
+			   ": %s: %zu dlopen() call%s named the dynamic loader as %s "
+			   "caller (a tail call through a GOT entry from a constructor "
+			   "or destructor): not linted; docs/recording.md\n",
+			   o->recorded_path, u.by_loader, u.by_loader == 1 ? "" : "s",
+			   u.by_loader == 1 ? "its" : "their");
+	trace_unmatched_free(&u);
+	return status;
+}
+
 /* What is printed once for all files: the gathered formats, the lint, the discovery draft.
  * `failed`: a FILE could not be read. */
 int files_finish(struct run *run, int failed)
@@ -304,15 +356,18 @@ int files_finish(struct run *run, int failed)
 		return report_list(&got->listed, &o->rep, o->quiet, stdout) ? EXIT_BAD_INPUT
 									    : EXIT_OK;
 	if (o->mode == MODE_CHECK && o->expect_path) {
+		int status = o->recorded_path ? finish_recorded(o) : EXIT_OK;
 		diffs = report_lint(&o->expect, o->expect_path, &got->listed, stdout);
 		if (!diffs)
-			return EXIT_OK;
+			return status;
 		print_text(stderr,
 			   PROGRAM_NAME ": %s: %zu difference%s between the declared and the found "
 					"dlopen entries\n",
 			   o->expect_path, diffs, diffs == 1 ? "" : "s");
 		return EXIT_BAD_INPUT;
 	}
+	if (o->mode == MODE_CHECK && o->recorded_path)
+		return finish_recorded(o);
 	/* A draft that silently misses a file would be taken for the whole story: nothing then. */
 	if (o->mode == MODE_DISCOVER && !failed) {
 		discover_finish(&got->found);

@@ -244,16 +244,18 @@ static int unauditable(const char *path, const struct modules *mods, char *why, 
 	return 0;
 }
 
-/* One line in the trace for COMMAND, with the tool's process id (COMMAND runs as its child). */
-static int trace_unauditable(int fd, const char *exe, const char *why)
+/* One line of the tool's own in the trace, with its process id (COMMAND runs as its child):
+ * {"event":EVENT,"pid":N,KEY1:V1,KEY2:V2}. */
+static int trace_line(int fd, const char *event, const char *k1, const char *v1, const char *k2,
+		      const char *v2)
 {
 	struct buf b = {0};
 	int r = -1;
 
-	buf_printf(&b, "{\"event\":\"unauditable\",\"pid\":%ld,\"exe\":", (long)getpid());
-	json_put_string(&b, exe, strlen(exe));
-	buf_puts(&b, ",\"reason\":");
-	json_put_string(&b, why, strlen(why));
+	buf_printf(&b, "{\"event\":\"%s\",\"pid\":%ld,\"%s\":", event, (long)getpid(), k1);
+	json_put_string(&b, v1, strlen(v1));
+	buf_printf(&b, ",\"%s\":", k2);
+	json_put_string(&b, v2, strlen(v2));
 	buf_puts(&b, "}\n");
 	if (!b.oom && write(fd, b.p, b.len) == (ssize_t)b.len)
 		r = 0;
@@ -376,7 +378,7 @@ static int run_and_wait(const char *trace_arg, const char *trace, off_t from, in
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		if (why && trace_unauditable(trace_fd, exe, why)) {
+		if (why && trace_line(trace_fd, "unauditable", "exe", exe, "reason", why)) {
 			fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
 			_exit(RECORD_FAILED);
 		}
@@ -448,7 +450,7 @@ int record_run(const char *trace_arg, char **argv)
 			    "a ':' or '$' in the module's path cannot be put in LD_AUDIT");
 	if (read_image(mods.native, &mod, first, sizeof first))
 		return fail(RECORD_FAILED, mods.native, "not an ELF file");
-	if (trace_arg[0] != '/' && !getcwd(cwd, sizeof cwd))
+	if (!getcwd(cwd, sizeof cwd))
 		return fail(RECORD_FAILED, trace_arg, strerror(errno));
 	if (snprintf(trace, sizeof trace, "%s%s%s", trace_arg[0] == '/' ? "" : cwd,
 		     trace_arg[0] == '/' ? "" : "/", trace_arg) >= (int)sizeof trace)
@@ -473,6 +475,9 @@ int record_run(const char *trace_arg, char **argv)
 			snprintf(exe, sizeof exe, "%s", real);
 	}
 	from = lseek(inherited, 0, SEEK_END);
+	/* Where the recording runs: the lint takes the files under it for the build tree. */
+	if (trace_line(inherited, "record", "cwd", cwd, "command", argv[0]))
+		return fail(RECORD_FAILED, trace_arg, "cannot append to the trace");
 	/* A program of another class or machine would have its loader print an error about the
 	 * module on its standard error: it runs without it (and so do its children). */
 	if (kind != 2 && set_env(mods.ld_audit, trace, fdvar))

@@ -202,6 +202,23 @@ uint64_t elf_max_page(const struct elf *ef);
 
 const char *elf_type_name(const struct elf *ef);
 
+/* code_id.c: the code identity of a linked file: a SHA-256 of the code and data it runs
+ * (its allocated sections with file bytes, at their addresses), leaving out what rewriters
+ * between a build tree and a package change: notes (the GNU build-id), headers, the dynamic
+ * linker's tables, and every non-allocated section.  It matches a file that a test suite ran
+ * to the file a package ships after find-debuginfo gave it a new build-id, strip, dwz, objcopy
+ * and this tool.  Files without section headers, objects and detached debug files have none. */
+struct elf_code_id {
+	int have; /* 0: the file has no identity (no section headers, not linked, nothing counted) */
+	uint64_t bytes;  /* what it covers, for a cheap comparison before hashing */
+	size_t sections;
+	unsigned char digest[SHA256_BYTES]; /* set by elf_code_id_hash only */
+};
+/* bytes and sections only: headers, no read. */
+int elf_code_id_size(const struct elf *ef, struct elf_code_id *id, struct err *e);
+/* The whole identity, reading the counted sections in 64 KiB pieces. */
+int elf_code_id_hash(const struct elf *ef, struct elf_code_id *id, struct err *e);
+
 /* magic.c: what a file or archive member is, from its first bytes. */
 
 /* The first (up to 8) bytes of [base, base+size) of fd; how many were read. */

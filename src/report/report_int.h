@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* report_int.h - private to src/report/: what its files share beyond report.h.  deps.c's
  * ranks by name, name lists and sets of rendered dependencies (report.c, pkgdeps.c),
- * discover.c's additions (trace.c), and pkgdeps.c's package formats (report.c). */
+ * discover.c's additions (trace.c), the trace's callers (trace_match.c), and pkgdeps.c's package formats (report.c). */
 #ifndef DLNOTE_REPORT_INT_H
 #define DLNOTE_REPORT_INT_H
 
@@ -54,6 +54,12 @@ int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, stru
  * names[0] as its soname. */
 int discover_add(struct discovery *d, const char *const *names, size_t n, const char *path,
 		 int recorded, const char *asked_as);
+
+/* trace_match.c: the trace's callers, one per path and build-id: the index of the one for
+ * this ask (counted), or -1 when out of memory.  hidden: the loader is named instead of the
+ * file that called. */
+long trace_caller_add(struct trace *t, const char *path, const char *build_id, int hidden);
+void trace_callers_free(struct trace *t);
 
 void pkgdeps_debmap_free(struct debmap *map);
 

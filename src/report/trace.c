@@ -13,9 +13,9 @@
 /* The module writes lines of at most 16 KiB; anything much longer is not ours. */
 #define TRACE_MAX_LINE 65536
 
-enum field { F_EVENT, F_BY, F_CALLER, F_NAME, F_SONAME, F_BUILD_ID, FIELDS };
-static const char *const field_names[FIELDS] = {"event", "by",     "caller",
-						"name",  "soname", "caller_build_id"};
+enum field { F_EVENT, F_BY, F_CALLER, F_NAME, F_SONAME, F_BUILD_ID, F_HIDDEN, F_CWD, FIELDS };
+static const char *const field_names[FIELDS] = {
+	"event", "by", "caller", "name", "soname", "caller_build_id", "hidden", "cwd"};
 
 struct line {
 	struct buf f[FIELDS];
@@ -84,33 +84,11 @@ static int is(const struct line *l, enum field f, const char *s)
 	return strcmp(l->f[f].p, s) == 0;
 }
 
-/* Where the caller is now, to compare with a FILE: by device and inode, and by real path (a file
- * rewritten in place by this tool has a new inode). */
-static void resolve_caller(struct trace_ask *a, const struct trace_ask *prev)
-{
-	struct stat st;
-	char real[PATH_MAX];
-
-	if (prev && strcmp(prev->caller, a->caller) == 0) {
-		a->caller_known = prev->caller_known;
-		a->dev = prev->dev;
-		a->ino = prev->ino;
-		a->caller_real = prev->caller_real
-					 ? xstrndup(prev->caller_real, strlen(prev->caller_real))
-					 : NULL;
-		return;
-	}
-	if (stat(a->caller, &st) == 0) {
-		a->caller_known = 1;
-		a->dev = st.st_dev;
-		a->ino = st.st_ino;
-	}
-	a->caller_real = realpath(a->caller, real) ? xstrndup(real, strlen(real)) : NULL;
-}
-
 static int add_ask(struct trace *t, const struct line *l)
 {
 	struct trace_ask *v = xrealloc(t->v, t->n + 1, sizeof *v), *a;
+	const char *id = l->f[F_BUILD_ID].p;
+	long c;
 
 	if (!v)
 		return -1;
@@ -118,18 +96,13 @@ static int add_ask(struct trace *t, const struct line *l)
 	a = &t->v[t->n];
 	memset(a, 0, sizeof *a);
 	a->pid = l->pid;
-	a->caller = xstrndup(l->f[F_CALLER].p, strlen(l->f[F_CALLER].p));
 	a->name = xstrndup(l->f[F_NAME].p, strlen(l->f[F_NAME].p));
-	a->build_id = l->f[F_BUILD_ID].p[0]
-			      ? xstrndup(l->f[F_BUILD_ID].p, strlen(l->f[F_BUILD_ID].p))
-			      : NULL;
-	if (!a->caller || !a->name || (l->f[F_BUILD_ID].p[0] && !a->build_id)) {
-		free(a->caller);
+	c = trace_caller_add(t, l->f[F_CALLER].p, id[0] ? id : NULL, l->f[F_HIDDEN].p[0] != '\0');
+	if (!a->name || c < 0) {
 		free(a->name);
-		free(a->build_id);
 		return -1;
 	}
-	resolve_caller(a, t->n ? &t->v[t->n - 1] : NULL);
+	a->caller = (size_t)c;
 	t->n++;
 	return 0;
 }
@@ -139,7 +112,8 @@ static int add_ask(struct trace *t, const struct line *l)
 static int mark_loaded(struct trace *t, const struct line *l)
 {
 	for (size_t i = t->n; i-- > 0;)
-		if (t->v[i].pid == l->pid && strcmp(t->v[i].caller, l->f[F_CALLER].p) == 0 &&
+		if (t->v[i].pid == l->pid &&
+		    strcmp(t->callers[t->v[i].caller].path, l->f[F_CALLER].p) == 0 &&
 		    strcmp(t->v[i].name, l->f[F_NAME].p) == 0) {
 			const char *so = l->f[F_SONAME].p;
 			t->v[i].loaded = 1;
@@ -155,6 +129,12 @@ static int take_line(struct trace *t, const struct line *l)
 {
 	if (is(l, F_EVENT, "unauditable"))
 		t->unauditable++;
+	if (is(l, F_EVENT, "start"))
+		t->processes++;
+	/* The tool's own line: where the recording ran (the first, when several appended). */
+	if (is(l, F_EVENT, "record") && !t->cwd && l->f[F_CWD].p[0] == '/' &&
+	    !(t->cwd = xstrndup(l->f[F_CWD].p, strlen(l->f[F_CWD].p))))
+		return -1;
 	/* Only dlopen() by name: a DT_NEEDED entry is declared already, a path is a plugin. */
 	if (!is(l, F_BY, "dlopen") || strchr(l->f[F_NAME].p, '/') || !l->f[F_NAME].p[0])
 		return 0;
@@ -202,52 +182,16 @@ int trace_load(const char *path, struct trace *t, struct err *e)
 void trace_free(struct trace *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		free(t->v[i].caller);
 		free(t->v[i].name);
-		free(t->v[i].caller_real);
 		free(t->v[i].soname);
-		free(t->v[i].build_id);
 	}
 	free(t->v);
+	free(t->cwd);
+	trace_callers_free(t);
 	memset(t, 0, sizeof *t);
 }
 
 /* ---- per FILE ---- */
-
-struct file_id {
-	int known;
-	dev_t dev;
-	ino_t ino;
-	char real[PATH_MAX];
-	char build_id[2 * 64 + 1]; /* hex, "" when FILE has none */
-};
-
-static void file_id(const char *path, const struct elf *ef, const struct scan *sc,
-		    struct file_id *id)
-{
-	struct stat st;
-
-	memset(id, 0, sizeof *id);
-	scan_build_id(ef, sc, id->build_id);
-	if (stat(path, &st) == 0) {
-		id->known = 1;
-		id->dev = st.st_dev;
-		id->ino = st.st_ino;
-	}
-	if (!realpath(path, id->real))
-		snprintf(id->real, sizeof id->real, "%s", path);
-}
-
-/* The same build-id first (a copy of FILE elsewhere, stripped or not, is FILE), then the same
- * file (device and inode) or real path. */
-static int asked_by(const struct trace_ask *a, const struct file_id *id)
-{
-	if (id->build_id[0] && a->build_id && strcmp(a->build_id, id->build_id) == 0)
-		return 1;
-	return (id->known && a->caller_known && a->dev == id->dev && a->ino == id->ino) ||
-	       (a->caller_real && strcmp(a->caller_real, id->real) == 0) ||
-	       strcmp(a->caller, id->real) == 0;
-}
 
 /* Every soname of every entry of the notes, then the file's DT_NEEDED and DT_SONAME names. */
 static int declared_list(const struct elf *ef, const struct entries *declared, struct buf *all,
@@ -319,7 +263,7 @@ static int group_push(struct group *g, size_t ask)
 }
 
 /* The asks of FILE in groups of alternatives; groups that share a name are one. */
-static int make_groups(const struct trace *t, const struct file_id *id, struct group **out,
+static int make_groups(const struct trace *t, const char *const *is, struct group **out,
 		       size_t *nout)
 {
 	struct group *g = NULL, *v;
@@ -328,7 +272,7 @@ static int make_groups(const struct trace *t, const struct file_id *id, struct g
 	for (i = 0; i < t->n; i++) {
 		const struct trace_ask *a = &t->v[i];
 		struct group *prev = NULL;
-		if (!asked_by(a, id))
+		if (!is[a->caller])
 			continue;
 		for (k = n; k-- > 0 && !prev;)
 			if (t->v[g[k].ask[g[k].n - 1]].pid == a->pid)
@@ -394,23 +338,25 @@ static int names_have(const char *const *names, size_t n, const char *name)
 	return 0;
 }
 
-int trace_discover(const struct trace *t, const struct elf *ef, const struct scan *sc,
-		   const char *path, const struct entries *declared, struct discovery *d,
-		   struct err *e)
+int trace_discover(struct trace *t, const struct elf *ef, const struct scan *sc, const char *path,
+		   const struct entries *declared, struct discovery *d, struct err *e)
 {
 	struct buf dl = {0};
-	struct file_id id;
+	const char **is = NULL;
 	struct group *g = NULL;
 	const char **names = NULL;
 	size_t ng = 0, ndl, i, k, n;
 	int r = 0;
 
-	file_id(path, ef, sc, &id);
+	if (trace_match(t, path, ef, sc, &is, e))
+		return -1;
 	if (declared_list(ef, declared, &dl, &ndl, e)) {
+		free(is);
 		buf_free(&dl);
 		return -1;
 	}
-	if (make_groups(t, &id, &g, &ng)) {
+	if (make_groups(t, is, &g, &ng)) {
+		free(is);
 		buf_free(&dl);
 		return err_oom(e);
 	}
@@ -437,40 +383,37 @@ int trace_discover(const struct trace *t, const struct elf *ef, const struct sca
 			r = discover_add(d, names, n, path, 1, asked_as);
 	}
 	free(names);
+	free(is);
 	groups_free(g, ng);
 	buf_free(&dl);
 	return r ? err_oom(e) : 0;
 }
 
-long trace_check(const struct trace *t, const struct elf *ef, const struct scan *sc,
-		 const char *path, const struct entries *declared, FILE *out, struct err *e)
+/* The names FILE asked for, and the sonames of what was loaded for it (libfoo.so.1 for
+ * libfoo.so), into seen (NUL-separated; *n counts them). */
+static void seen_names(const struct trace *t, const char *const *is, struct buf *seen, size_t *n)
 {
-	struct buf dl = {0}, s = {0}, seen = {0}, names = {0}, printed = {0};
-	struct file_id id;
-	struct group *g = NULL;
-	size_t ndl, nseen = 0, ng = 0, nprinted = 0, i, k;
+	for (size_t i = 0; i < t->n; i++)
+		for (int k = 0; k < 2 && is[t->v[i].caller]; k++) {
+			const char *name = k ? t->v[i].soname : t->v[i].name;
+			if (!name || in_list(seen->p, *n, name))
+				continue;
+			buf_puts(seen, name);
+			buf_putc(seen, '\0');
+			(*n)++;
+		}
+}
+
+/* One line per group of alternatives FILE does not declare, as --discover drafts them: the same
+ * count (a group whose first name, the loaded soname, was printed already is the same
+ * dependency).  Returns how many. */
+static long print_undeclared(const struct trace *t, const struct group *g, size_t ng,
+			     const char *dl, size_t ndl, const char *path, FILE *out)
+{
+	struct buf names = {0}, printed = {0};
+	size_t nprinted = 0, i, k;
 	long undeclared = 0;
 
-	file_id(path, ef, sc, &id);
-	if (declared_list(ef, declared, &dl, &ndl, e))
-		return buf_free(&dl), -1;
-	if (make_groups(t, &id, &g, &ng)) {
-		buf_free(&dl);
-		return err_oom(e), -1;
-	}
-	/* What FILE asked for, and the sonames of what was loaded for it (libfoo.so.1 for
-	 * libfoo.so). */
-	for (i = 0; i < t->n; i++)
-		for (k = 0; k < 2 && asked_by(&t->v[i], &id); k++) {
-			const char *name = k ? t->v[i].soname : t->v[i].name;
-			if (!name || in_list(seen.p, nseen, name))
-				continue;
-			buf_puts(&seen, name);
-			buf_putc(&seen, '\0');
-			nseen++;
-		}
-	/* One line per group of alternatives, as --discover drafts them: the same count (a group
-	 * whose first name, the loaded soname, was printed already is the same dependency). */
 	for (i = 0; i < ng; i++) {
 		const char *asked_as = NULL;
 		size_t n = 0, first;
@@ -481,11 +424,11 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 			loaded |= a->loaded;
 			/* the soname of what was loaded for a development name: what to declare */
 			if (a->soname && strcmp(a->soname, a->name) != 0 &&
-			    !in_list(dl.p, ndl, a->soname)) {
+			    !in_list(dl, ndl, a->soname)) {
 				buf_printf(&names, "%s%s", n++ ? " or " : "", a->soname);
 				asked_as = asked_as ? asked_as : a->name;
 			}
-			if (in_list(dl.p, ndl, a->name) ||
+			if (in_list(dl, ndl, a->name) ||
 			    (a->soname && strcmp(a->soname, a->name) != 0))
 				continue;
 			buf_printf(&names, "%s%s", n++ ? " or " : "", a->name);
@@ -510,30 +453,104 @@ long trace_check(const struct trace *t, const struct elf *ef, const struct scan 
 			loaded ? "dlopen()ed" : "asked for with dlopen(), not found,");
 		undeclared++;
 	}
-	groups_free(g, ng);
 	buf_free(&names);
 	buf_free(&printed);
-	/* Information: entries none of whose sonames this file asked for. */
-	for (i = 0; i < declared->n; i++) {
+	return undeclared;
+}
+
+/* How many libraries the groups stand for: a group is known by the soname of what was loaded
+ * for it, else by its first name (one object dlopen()ed under two names is one library). */
+static size_t distinct_libraries(const struct trace *t, const struct group *g, size_t ng)
+{
+	struct buf keys = {0};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ng; i++) {
+		const char *key = t->v[g[i].ask[0]].name;
+		for (size_t k = 0; k < g[i].n; k++)
+			if (t->v[g[i].ask[k]].soname) {
+				key = t->v[g[i].ask[k]].soname;
+				break;
+			}
+		if (in_list(keys.p, n, key))
+			continue;
+		buf_puts(&keys, key);
+		buf_putc(&keys, '\0');
+		n++;
+	}
+	buf_free(&keys);
+	return n;
+}
+
+/* Declared entries none of whose sonames FILE asked for: "a or b" each, in v->unused; with
+ * verbose, a line each. */
+static void unused_entries(const struct entries *declared, const char *seen, size_t nseen,
+			   const char *path, int verbose, FILE *out, struct trace_verdict *v)
+{
+	struct buf s = {0}, list = {0};
+
+	for (size_t i = 0; i < declared->n; i++) {
 		const struct keyval *m = entry_find(&declared->v[i], "soname");
-		struct buf list = {0};
 		size_t pos = 0;
 		int asked = 0;
+		list.len = 0;
 		while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
 			buf_putc(&s, '\0');
-			asked |= in_list(seen.p, nseen, s.p);
-			buf_printf(&list, "%s%s", list.len ? ", " : "", s.p);
+			asked |= in_list(seen, nseen, s.p);
+			buf_printf(&list, "%s%s", list.len ? " or " : "", s.p);
 			s.len = 0;
 		}
-		if (!asked && list.len)
+		if (asked || !list.len)
+			continue;
+		buf_printf(&v->unused, "%s%.*s", v->nunused++ ? ", " : "", (int)list.len, list.p);
+		if (verbose)
 			fprintf(out,
 				"%s: not loaded: %.*s: declared, not dlopen()ed during the "
 				"recording\n",
 				path, (int)list.len, list.p);
-		buf_free(&list);
 	}
 	buf_free(&s);
+	buf_free(&list);
+}
+
+int trace_check(struct trace *t, const struct elf *ef, const struct scan *sc, const char *path,
+		const struct entries *declared, int verbose, FILE *out, struct trace_verdict *v,
+		struct err *e)
+{
+	struct buf dl = {0}, seen = {0};
+	const char **is = NULL;
+	struct group *g = NULL;
+	size_t ndl, nseen = 0, ng = 0;
+
+	memset(v, 0, sizeof *v);
+	if (trace_match(t, path, ef, sc, &is, e))
+		return -1;
+	if (declared_list(ef, declared, &dl, &ndl, e) || make_groups(t, is, &g, &ng)) {
+		free(is);
+		buf_free(&dl);
+		return e->msg[0] ? -1 : err_oom(e);
+	}
+	for (size_t i = 0; i < t->ncallers; i++)
+		if (is[i]) {
+			v->callers++;
+			if (verbose)
+				fprintf(out, "%s: is %s in the recording (%s)\n", path,
+					t->callers[i].path, is[i]);
+		}
+	v->recorded = distinct_libraries(t, g, ng);
+	v->undeclared = print_undeclared(t, g, ng, dl.p, ndl, path, out);
+	/* Entries it did not dlopen(): said only of a file the recording saw dlopen(). */
+	seen_names(t, is, &seen, &nseen);
+	if (v->callers)
+		unused_entries(declared, seen.p, nseen, path, verbose, out, v);
+	groups_free(g, ng);
+	free(is);
 	buf_free(&seen);
 	buf_free(&dl);
-	return undeclared;
+	return v->unused.oom ? err_oom(e) : 0;
+}
+
+void trace_verdict_free(struct trace_verdict *v)
+{
+	buf_free(&v->unused);
 }

@@ -87,15 +87,18 @@ static size_t pids_of(const char *out, long *pids, size_t max)
 
 /* The trace with the work directory as "W" and each pid as "Pk" (k: its rank in pids), without
  * the callers' build-ids (a_trace_of_the_build_tree_lints_packaged_copies_by_build_id checks
- * them against readelf). */
+ * them against readelf) and the tool's own "record" lines (checked by
+ * each_dlopen_attributed_to_its_caller_with_needed_and_missing). */
 char *record_trace_norm(const char *trace, const long *pids, size_t npids)
 {
-	static const char bid[] = ",\"caller_build_id\":\"";
+	static const char bid[] = ",\"caller_build_id\":\"", rec[] = "{\"event\":\"record\",";
 	size_t len, wl = strlen(record_wd);
 	char *t = get_file(trace, &len), *out = malloc(len + 1), *o = out;
 
 	for (const char *p = t; *p;) {
-		if (strncmp(p, bid, sizeof bid - 1) == 0 && strchr(p + sizeof bid - 1, '"')) {
+		if ((p == t || p[-1] == '\n') && strncmp(p, rec, sizeof rec - 1) == 0 && strchr(p, '\n')) {
+			p = strchr(p, '\n') + 1;
+		} else if (strncmp(p, bid, sizeof bid - 1) == 0 && strchr(p + sizeof bid - 1, '"')) {
 			p = strchr(p + sizeof bid - 1, '"') + 1;
 		} else if (strncmp(p, record_wd, wl) == 0) {
 			*o++ = 'W';

@@ -154,6 +154,19 @@ Test(distro, rpm_opt_out_by_undefining_the_generator)
 	expect_deps("tool-libs", "recommends", "");
 }
 
+/* t.spec built with _fileattrsdir naming DIR and DIR/dlnote.attr loaded, the tool named after
+ * the --load (docs/packaging.md). */
+static void rpmbuild_fileattrsdir(const char *dir)
+{
+	struct cmd c = run("rm -rf top && rpmbuild -bb --quiet %s --define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" "
+			   "--define \"_fileattrsdir $PWD/%s\" --load %s/dlnote.attr "
+			   "--define \"dlnote_inject $PWD/stage/usr/bin/dlnote-inject\" --define 'debug_package %%{nil}' t.spec",
+			   rpm_isolated(1, NULL), dir, dir);
+
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cmd_free(&c);
+}
+
 /* The tool outside the prefix the attribute names (issue 33, item 3): the attribute installed
  * as for /usr, the tool moved elsewhere.  rpm 4.18 goes on when a generator cannot run; the
  * attribute says so, and the package Requires dlnote-inject(missing), which nothing provides.
@@ -189,6 +202,32 @@ Test(distro, rpm_attribute_with_the_tool_elsewhere)
 	cr_expect_eq(c.status, 0, "%s", c.err);
 	cmd_free(&c);
 	expect_deps("tool", "requires", "");
+	/* _fileattrsdir naming a directory that holds ours alone: rpm's own generators are off
+	 * (no Provides from elf.attr); one with links to the system's set and ours, ours loaded
+	 * for its macros (docs/packaging.md): both sets of dependencies.  The spec without the
+	 * %global above: the tool is named on the command line, after --load. */
+	{
+		char spec[4096];
+		snprintf(spec, sizeof spec, "%s%s", spec_head, spec_tail);
+		put_file("t.spec", spec);
+	}
+	rpmbuild_fileattrsdir("moved");
+	expect_deps("tool", "requires", "libzstd.so.1()(64bit)");
+	expect_deps("tool", "provides", "tool = 1-1\ntool(x86-64) = 1-1");
+	free(sh("mkdir set && ln -s $(rpm --eval '%%{_fileattrsdir}')/*.attr set/ && rm -f set/dlnote.attr && "
+		"ln -s $PWD/moved/dlnote.attr set/"));
+	rpmbuild_fileattrsdir("set");
+	expect_deps("tool", "requires", "libzstd.so.1()(64bit)\nrtld(GNU_HASH)");
+	expect_deps("tool", "provides", "libtool.so.1()(64bit)\ntool = 1-1\ntool(x86-64) = 1-1");
+	/* rpm applies --define and --load in order: a --define before the --load is replaced by the
+	 * attribute's default, after it (or %global in the spec) it holds (docs/packaging.md) */
+	{
+		char *got = sh("rpm %s --define 'dlnote_inject /opt/first' --load moved/dlnote.attr --eval '%%{dlnote_inject}' | "
+			       "sed \"s|$PWD|W|\" && rpm %s --load moved/dlnote.attr --define 'dlnote_inject /opt/after' "
+			       "--eval '%%{dlnote_inject}'", rpm_isolated(1, NULL), rpm_isolated(1, NULL));
+		cr_expect_str_eq(got, "W/stage/usr/bin/dlnote-inject\n/opt/after");
+		free(got);
+	}
 }
 
 /* The attribute loaded twice (installed and vendored): the dependencies once, and

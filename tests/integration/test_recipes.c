@@ -36,8 +36,9 @@ static void recipe(const char *name, const char *file)
 	free(text);
 }
 
-/* The project in DIR; `also` names libraries its tests dlopen() too. */
-static void sample(const char *dir, const char *also)
+/* The project in DIR; `also` names libraries its tests dlopen() too, in a function of the
+ * library; `ctor` one its constructor dlopen()s (part of the library the package ships). */
+static void sample(const char *dir, const char *also, const char *ctor)
 {
 	char path[256], mk[1024];
 
@@ -47,7 +48,7 @@ static void sample(const char *dir, const char *also)
 	snprintf(path, sizeof path, "%s/libapp.c", dir);
 	put_file(path, libapp_c);
 	snprintf(path, sizeof path, "%s/Makefile", dir);
-	snprintf(mk, sizeof mk, "ALSO = %s\n%s", also, app_makefile);
+	snprintf(mk, sizeof mk, "ALSO = %s\nCTOR = %s\n%s", also, ctor, app_makefile);
 	put_file(path, mk);
 }
 
@@ -70,21 +71,33 @@ static void expect_shipped(const char *root)
 static void expect_built(struct cmd *c, const char *what)
 {
 	cr_assert_eq(c->status, 0, "%s of the recipe failed:\n%s", what, c->out);
-	cr_expect(strstr(c->out, "/usr/bin/app: ok (1 dlopen entry)\n") && strstr(c->out, "/libapp.so.1.0.4: ok (1 dlopen entry)\n"),
+	cr_expect(strstr(c->out, "/usr/bin/app: ok (1 dlopen entry; no dlopen() by it in the recording)\n") &&
+			  strstr(c->out, "/libapp.so.1.0.4: ok (1 dlopen entry; recorded: 1 library dlopen()ed, none undeclared)\n"),
 		  "no lint of the shipped files in the build log:\n%s", c->out);
 }
 
-/* The recipe built by BUILD, whose tests also dlopen() liblzma.so.5, which the manifest does not
- * declare: the lint names it and the build fails. */
-static void expect_lint_fails(struct cmd (*build)(const char *also))
+/* The recipe built by BUILD, whose tests also dlopen() liblzma.so.5 from a function of the
+ * library, while the library's constructor dlopen()s libzstd.so.1, neither of which the manifest
+ * declares: the lint names both in the shipped library (which rpm's find-debuginfo gave another
+ * build-id than the one that ran) and the build fails.  Declared, the same build passes. */
+static void expect_lint_fails(struct cmd (*build)(const char *also, const char *ctor, const char *manifest))
 {
 	struct cmd c;
 
 	stage_install();
-	c = build("liblzma.so.5");
+	c = build("liblzma.so.5", "libzstd.so.1", NULL);
 	cr_expect_neq(c.status, 0, "the build passed although the tests dlopen() liblzma.so.5:\n%s", c.out);
-	cr_expect(strstr(c.out, "/libapp.so.1.0.4: undeclared: liblzma.so.5: dlopen()ed during the recording\n"),
-		  "the lint does not name liblzma.so.5 in the shipped library:\n%s", c.out);
+	cr_expect(strstr(c.out, "/libapp.so.1.0.4: undeclared: libzstd.so.1: dlopen()ed during the recording\n") &&
+			  strstr(c.out, "/libapp.so.1.0.4: undeclared: liblzma.so.5: dlopen()ed during the recording\n"),
+		  "the lint does not name libzstd.so.1 and liblzma.so.5 in the shipped library:\n%s", c.out);
+	cmd_free(&c);
+	c = build("liblzma.so.5", "libzstd.so.1",
+		  "[{\"soname\": [\"libz.so.1\"], \"feature\": \"zlib\", \"description\": \"Compressed input\", \"priority\": \"required\"},"
+		  "{\"soname\": [\"liblzma.so.5\"], \"feature\": \"xz\", \"priority\": \"suggested\"},"
+		  "{\"soname\": [\"libzstd.so.1\"], \"feature\": \"zstd\", \"priority\": \"suggested\"}]\n");
+	cr_expect_eq(c.status, 0, "declared, the build still fails:\n%s", c.out);
+	cr_expect(strstr(c.out, "/libapp.so.1.0.4: ok (3 dlopen entries; recorded: 3 libraries dlopen()ed, none undeclared)\n"),
+		  "%s", c.out);
 	cmd_free(&c);
 }
 
@@ -105,7 +118,7 @@ static int sanitized_pass_runs_the_tool_steps(int first)
 			criterion_current_test->category, criterion_current_test->name);
 		return 1;
 	}
-	sample("app", "");
+	sample("app", "", "");
 	recipe("debian/app.dlopen.json", "app.dlopen.json");
 	free(sh("make -s -C app app && make -s -C app install DESTDIR=$PWD/root >/dev/null 2>&1"));
 	free(tool_edit("root/usr/lib/libapp.so.1.0.4", "--manifest app.dlopen.json"));
@@ -116,7 +129,7 @@ static int sanitized_pass_runs_the_tool_steps(int first)
 	cmd_free(&c);
 	got = sh("'%s' --record=declared.trace -- make -s -C app check && "
 		 "'%s' --check --recorded=declared.trace --expect app.dlopen.json root/usr/lib/libapp.so.1.0.4", tool(), tool());
-	cr_expect(strstr(got, "libapp.so.1.0.4: ok (1 dlopen entry)"), "%s", got);
+	cr_expect(strstr(got, "libapp.so.1.0.4: ok (1 dlopen entry; recorded: 1 library dlopen()ed, none undeclared)"), "%s", got);
 	free(got);
 	return 1;
 }
@@ -135,13 +148,17 @@ static struct cmd deb_package(void)
 		   "PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -uc -us -d 2>&1");
 }
 
-static struct cmd deb_build(const char *also)
+/* The Debian recipe; MANIFEST replaces the page's debian/app.dlopen.json when not NULL. */
+static struct cmd deb_build(const char *also, const char *ctor, const char *manifest)
 {
-	sample("deb", also);
-	free(sh("mkdir -p deb/debian/source"));
+	free(sh("rm -rf deb && mkdir -p deb/debian/source"));
+	sample("deb", also, ctor);
 	recipe("debian/control", "deb/debian/control");
 	recipe("debian/rules", "deb/debian/rules");
-	recipe("debian/app.dlopen.json", "deb/debian/app.dlopen.json");
+	if (manifest)
+		put_file("deb/debian/app.dlopen.json", manifest);
+	else
+		recipe("debian/app.dlopen.json", "deb/debian/app.dlopen.json");
 	return deb_package();
 }
 
@@ -155,7 +172,7 @@ Test(recipes, debian_recipe_builds_the_package_with_its_dependency, .timeout = 3
 	need("dpkg-buildpackage");
 	need("dh");
 	stage_install();
-	c = deb_build("");
+	c = deb_build("", "", NULL);
 	expect_built(&c, "dpkg-buildpackage");
 	cr_expect(strstr(c.out, "dh_dlnote"), "dh_dlnote did not run:\n%s", c.out);
 	cmd_free(&c);
@@ -187,7 +204,7 @@ Test(recipes, debian_recipe_compat_9_one_manifest_per_package, .timeout = 300)
 		return;
 	need("dpkg-buildpackage");
 	stage_install();
-	sample("deb", "");
+	sample("deb", "", "");
 	free(sh("mkdir -p deb/debian/source && echo 9 > deb/debian/compat"));
 	recipe("debian/rules", "deb/debian/rules");
 	recipe("debian/app.dlopen.json", "deb/debian/app.dlopen.json");
@@ -205,8 +222,9 @@ Test(recipes, debian_recipe_compat_9_one_manifest_per_package, .timeout = 300)
 	put_file("deb/debian/libapp1.install", "usr/lib\n");
 	c = deb_package();
 	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
-	cr_expect(strstr(c.out, "debian/libapp1/usr/lib/libapp.so.1.0.4: ok (2 dlopen entries)\n") &&
-			  strstr(c.out, "debian/app/usr/bin/app: ok (1 dlopen entry)\n"),
+	cr_expect(strstr(c.out, "debian/libapp1/usr/lib/libapp.so.1.0.4: ok (2 dlopen entries; recorded: 1 library dlopen()ed, "
+				"none undeclared; declared, not dlopen()ed during the recording: liblzma.so.5)\n") &&
+			  strstr(c.out, "debian/app/usr/bin/app: ok (1 dlopen entry; no dlopen() by it in the recording)\n"),
 		  "no lint of each package's files:\n%s", c.out);
 	cr_expect(!strstr(c.out, "is only supported in compat"), "%s", c.out);
 	cmd_free(&c);
@@ -225,19 +243,47 @@ Test(recipes, debian_recipe_compat_9_one_manifest_per_package, .timeout = 300)
 
 /* ---- rpm ---- */
 
-static struct cmd rpm_build(const char *also)
+/* The sources of the rpm recipes in sources/, the sample's tarball among them; MANIFEST replaces
+ * the page's app.dlopen.json when not NULL. */
+static void rpm_sources(const char *also, const char *ctor, const char *manifest)
 {
-	sample("app-1.0", also);
+	free(sh("rm -rf app-1.0 top"));
+	sample("app-1.0", also, ctor);
 	free(sh("mkdir -p sources && tar -czf sources/app-1.0.tar.gz app-1.0"));
-	recipe("app.spec", "app.spec");
-	recipe("debian/app.dlopen.json", "sources/app.dlopen.json");
+	if (manifest)
+		put_file("sources/app.dlopen.json", manifest);
+	else
+		recipe("debian/app.dlopen.json", "sources/app.dlopen.json");
+}
+
+/* rpmbuild -bb of the page's recipe SPEC, with the staged tool and attribute. */
+static struct cmd rpmbuild_recipe(const char *spec)
+{
+	recipe(spec, spec);
 	/* As Fedora's redhat-rpm-config does (Debian's rpm does not): a debuginfo package for
 	 * every spec, so that find-debuginfo runs on the shipped, injected program. */
 	put_file("fedora.macros", "%_enable_debug_packages 1\n"
 		 "%install %{?_enable_debug_packages:%{?buildsubdir:%{debug_package}}}\\\n%%install\\\n%{nil}\n");
 	return run("PATH=\"$PWD/stage/usr/bin:$PATH\" rpmbuild -bb --nodeps %s --load fedora.macros --define \"_topdir $PWD/top\" "
-		   "--define \"_sourcedir $PWD/sources\" app.spec 2>&1",
-		   rpm_isolated(1, "stage/usr/lib/rpm/fileattrs/dlnote.attr"));
+		   "--define \"_sourcedir $PWD/sources\" %s 2>&1",
+		   rpm_isolated(1, "stage/usr/lib/rpm/fileattrs/dlnote.attr"), spec);
+}
+
+/* The rpm recipe; MANIFEST replaces the page's app.dlopen.json when not NULL. */
+static struct cmd rpm_build(const char *also, const char *ctor, const char *manifest)
+{
+	rpm_sources(also, ctor, manifest);
+	return rpmbuild_recipe("app.spec");
+}
+
+/* The dependencies of KIND (requires, suggests) of the built package NAME from the notes:
+ * rpm's own rpmlib() and linked libc lines left out. */
+static void expect_rpm_deps(const char *name, const char *kind, const char *want)
+{
+	char *got = sh("rpm -qp --%s top/RPMS/*/%s-1.0-1.*.rpm | grep -v '^rpmlib(\\|^libc.so\\|^rtld(' || true", kind, name);
+
+	cr_expect_str_eq(got, want, "%s %s: '%s'", name, kind, got);
+	free(got);
 }
 
 Test(recipes, rpm_recipe_builds_the_package_with_its_dependency, .timeout = 300)
@@ -251,7 +297,7 @@ Test(recipes, rpm_recipe_builds_the_package_with_its_dependency, .timeout = 300)
 	need("rpm2cpio");
 	need("cpio");
 	stage_install();
-	c = rpm_build("");
+	c = rpm_build("", "", NULL);
 	expect_built(&c, "rpmbuild");
 	cr_expect(strstr(c.out, "/usr/bin/find-debuginfo "), "find-debuginfo did not run:\n%s", c.out);
 	cmd_free(&c);
@@ -272,4 +318,29 @@ Test(recipes, rpm_recipe_fails_on_an_undeclared_dlopen, .timeout = 300)
 		return;
 	need("rpmbuild");
 	expect_lint_fails(rpm_build);
+}
+
+/* Several binary packages, each with its own manifest (docs/packaging.md, "Several binary
+ * packages"): each package's files get their own entries and are checked against them, the
+ * recorded lint reads them all at once, and each package gets its own dependencies. */
+Test(recipes, rpm_recipe_several_packages_each_with_its_manifest, .timeout = 300)
+{
+	struct cmd c;
+
+	if (sanitized_pass_runs_the_tool_steps(0))
+		return;
+	need("rpmbuild");
+	stage_install();
+	rpm_sources("", "", NULL);
+	recipe("libapp.dlopen.json", "sources/libapp.dlopen.json");
+	c = rpmbuild_recipe("app-libs.spec");
+	cr_assert_eq(c.status, 0, "rpmbuild of app-libs.spec failed:\n%s", c.out);
+	cr_expect(strstr(c.out, "/usr/bin/app: ok (1 dlopen entry; no dlopen() by it in the recording)\n") &&
+			  strstr(c.out, "/libapp.so.1.0.4: ok (2 dlopen entries; recorded: 1 library dlopen()ed, none undeclared; "
+					"declared, not dlopen()ed during the recording: liblzma.so.5)\n"),
+		  "no lint of each package's files:\n%s", c.out);
+	cmd_free(&c);
+	expect_rpm_deps("app", "requires", "libapp.so.1()(64bit)\nlibz.so.1()(64bit)");
+	expect_rpm_deps("libapp1", "requires", "libz.so.1()(64bit)");
+	expect_rpm_deps("libapp1", "suggests", "liblzma.so.5()(64bit)");
 }

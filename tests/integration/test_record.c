@@ -16,7 +16,7 @@ Test(record, each_dlopen_attributed_to_its_caller_with_needed_and_missing)
 {
 	long pids[16];
 	size_t n;
-	char *t;
+	char *t, want[4200];
 
 	record_build();
 	t = record_run("o:libdlr_a.so.1 p:./plugin.so o:libdlr_missing.so.2", pids, &n);
@@ -32,6 +32,11 @@ Test(record, each_dlopen_attributed_to_its_caller_with_needed_and_missing)
 		ASKED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1")
 		LOADED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_missing.so.2"));
+	free(t);
+	/* The tool's own first line: where the recording ran (the lint's build tree). */
+	t = sh("head -n 1 trace | sed 's/\"pid\":[0-9]*,//'");
+	snprintf(want, sizeof want, "{\"event\":\"record\",\"cwd\":\"%s\",\"command\":\"./prog\"}", record_wd);
+	cr_assert_str_eq(t, want);
 	free(t);
 }
 

@@ -54,7 +54,8 @@ Test(record, lint_fails_then_passes_after_the_note_is_added)
 	/* The edited program still runs, and the lint passes: no more recording needed. */
 	free(sh("./prog o:libdlr_b.so.1 | grep -q 'libdlr_b.so.1 loaded'"));
 	out = sh("'%s' --check --recorded=trace prog plugin.so", tool());
-	cr_assert_str_eq(out, "prog: ok (2 dlopen entries)\nplugin.so: ok (1 dlopen entry)");
+	cr_assert_str_eq(out, "prog: ok (2 dlopen entries; recorded: 3 libraries dlopen()ed, none undeclared)\n"
+			      "plugin.so: ok (1 dlopen entry; recorded: 1 library dlopen()ed, none undeclared)");
 	free(out);
 	c = run("'%s' --discover --recorded=trace prog plugin.so", tool());
 	cr_expect_str_eq(c.out, "[]\n");
@@ -64,8 +65,14 @@ Test(record, lint_fails_then_passes_after_the_note_is_added)
 	/* A declared entry never loaded is information, not a failure. */
 	free(sh("'%s' --merge --feature never --soname libdlr_never.so.1 prog", tool()));
 	out = sh("'%s' --check --recorded=trace prog", tool());
-	cr_assert_str_eq(out, "prog: not loaded: libdlr_never.so.1: declared, not dlopen()ed during the recording\n"
-		"prog: ok (3 dlopen entries)");
+	cr_assert_str_eq(out, "prog: ok (3 dlopen entries; recorded: 3 libraries dlopen()ed, none undeclared; declared, not "
+			      "dlopen()ed during the recording: libdlr_never.so.1)");
+	free(out);
+	/* -v: how the file was found in the trace, and each entry it did not dlopen() */
+	out = sh("'%s' --check -v --recorded=trace prog | grep -v '^ '", tool());
+	cr_assert(strstr(out, "prog: is ") && strstr(out, "/prog in the recording (the same build-id)\n") &&
+			  strstr(out, "prog: not loaded: libdlr_never.so.1: declared, not dlopen()ed during the recording\n"),
+		  "%s", out);
 	free(out);
 }
 
@@ -120,7 +127,7 @@ Test(record, a_development_symlink_drafts_the_loaded_soname)
 	free(sh("cp prog prog2 && '%s' --feature dev --soname libdlr_dev.so.1 prog && "
 		"'%s' --feature dev --soname libdlr_dev.so prog2", tool(), tool()));
 	out = sh("'%s' --check --recorded=trace prog", tool());
-	cr_expect_str_eq(out, "prog: ok (1 dlopen entry)");
+	cr_expect_str_eq(out, "prog: ok (1 dlopen entry; recorded: 1 library dlopen()ed, none undeclared)");
 	free(out);
 	out = sh("'%s' --check prog2", tool());
 	cr_expect_str_eq(out, "prog2: warning: soname libdlr_dev.so has no version after .so: it names a development "
@@ -150,7 +157,7 @@ Test(record, one_object_under_two_names_is_loaded_under_both)
 	cmd_free(&c);
 	free(sh("'%s' --feature t1 --soname libdlr_t1.so.1 prog", tool()));
 	out = sh("'%s' --check --recorded=trace prog", tool());
-	cr_expect_str_eq(out, "prog: ok (1 dlopen entry)");
+	cr_expect_str_eq(out, "prog: ok (1 dlopen entry; recorded: 1 library dlopen()ed, none undeclared)");
 	free(out);
 	/* a name that is no file stays "not found" */
 	free(sh("'%s' --record=trace2 -- ./prog o:libdlr_t1.so.1 o:libdlr_nosuch.so.1 > out2", tool()));
@@ -186,9 +193,13 @@ Test(record, a_trace_of_the_build_tree_lints_packaged_copies_by_build_id)
 		cr_expect_str_eq(out, "1", "%s: not drafted", *f);
 		free(out);
 	}
-	/* a file of another build-id at a path the trace does not name: nothing recorded for it */
+	/* a file of another build-id at a path the trace does not name: nothing recorded for it; and
+	 * since no file checked is one that dlopen()ed, the lint checked nothing: it fails */
 	c = run("'%s' --check --recorded=trace libdlr_b.so.1", tool());
-	cr_expect_eq(c.status, 0, "%s", c.out);
+	cr_expect_eq(c.status, 1, "%s", c.out);
+	cr_expect_str_eq(c.out, "libdlr_b.so.1: ok (0 dlopen entries; no dlopen() by it in the recording)\n");
+	cr_expect(strstr(c.err, "dlnote-inject: trace: no file checked is one that dlopen()ed during the recording (1 of the "
+				"build tree did: ") && strstr(c.err, "/prog): nothing was linted against it"), "%s", c.err);
 	cmd_free(&c);
 	free(id);
 }

@@ -70,7 +70,11 @@ Test(trace, only_dlopen_by_name_is_kept_and_loaded_lines_complete_their_ask)
 	cr_assert_eq(trace_load(f.trace, &t, &e), 0, "%s", e.msg);
 	cr_assert_eq(t.n, 2);
 	cr_assert_str_eq(t.v[0].name, "libx.so.1");
-	cr_assert_str_eq(t.v[0].caller, f.caller);
+	cr_assert_str_eq(t.callers[t.v[0].caller].path, f.caller);
+	cr_assert_eq(t.v[1].caller, t.v[0].caller, "one caller, once");
+	cr_assert_eq(t.ncallers, 1);
+	cr_assert_eq(t.callers[0].asks, 2);
+	cr_assert_eq(t.processes, 1);
 	cr_assert_eq(t.v[0].loaded, 1);
 	cr_assert_eq(t.v[0].pid, 7);
 	cr_assert_str_eq(t.v[1].name, "libq.so.2");
@@ -146,8 +150,9 @@ Test(trace, check_names_the_undeclared_and_the_never_loaded)
 	struct fixture f;
 	struct trace t;
 	struct entries declared = { 0 };
+	struct trace_verdict v;
 	struct err e = { 0 };
-	char *out = NULL, want[1024];
+	char *out = NULL, want[2048];
 	size_t len;
 	FILE *o;
 
@@ -156,16 +161,64 @@ Test(trace, check_names_the_undeclared_and_the_never_loaded)
 	cr_assert_eq(manifest_parse(declared_json, strlen(declared_json), &declared, &e), 0, "%s", e.msg);
 	cr_assert_eq(trace_load(f.trace, &t, &e), 0, "%s", e.msg);
 	o = open_memstream(&out, &len);
-	cr_assert_eq(trace_check(&t, &f.ef, &(struct scan){ 0 }, f.caller, &declared, o, &e), 2);
+	cr_assert_eq(trace_check(&t, &f.ef, &(struct scan){ 0 }, f.caller, &declared, 1, o, &v, &e), 0, "%s", e.msg);
 	fclose(o);
+	cr_assert_eq(v.undeclared, 2);
+	cr_assert_eq(v.callers, 1);
+	cr_assert_eq(v.recorded, 3, "libfoo.so.2 or .1, libbar.so.1, libbaz.so.1");
+	cr_assert_eq(v.nunused, 1);
+	cr_assert_str_eq(v.unused.p, "libold.so.1");
 	snprintf(want, sizeof want,
+		 "%s: is %s in the recording (the same file)\n"
 		 "%s: undeclared: libbar.so.1: asked for with dlopen(), not found, during the recording\n"
 		 "%s: undeclared: libbaz.so.1: dlopen()ed during the recording\n"
 		 "%s: not loaded: libold.so.1: declared, not dlopen()ed during the recording\n",
-		 f.caller, f.caller, f.caller);
+		 f.caller, f.caller, f.caller, f.caller, f.caller);
 	cr_assert_str_eq(out, want);
 	free(out);
+	trace_verdict_free(&v);
 	manifest_free(&declared);
+	trace_free(&t);
+	teardown(&f);
+}
+
+/* The recording's working directory is the build tree: of its callers that dlopen()ed, those no
+ * FILE checked was are said; a caller outside it (a system program) is not; the loader named as
+ * the caller (a hidden one) is counted apart. */
+Test(trace, callers_of_the_build_tree_that_no_file_matched_are_said)
+{
+	struct fixture f;
+	struct trace t;
+	struct trace_unmatched u;
+	struct err e = { 0 };
+	const char **is;
+	FILE *w;
+
+	setup(&f);
+	w = fopen(f.trace, "w");
+	fprintf(w, "{\"event\":\"record\",\"pid\":6,\"cwd\":\"%s\",\"command\":\"make\"}\n", f.dir);
+	fprintf(w, "{\"event\":\"start\",\"pid\":7,\"exe\":\"/x\"}\n");
+	ask(w, 7, "dlopen", f.caller, "libx.so.1", 1);
+	ask(w, 7, "dlopen", f.other, "liby.so.1", 1);
+	ask(w, 7, "dlopen", "/usr/bin/python3", "libz.so.1", 1);
+	fprintf(w, "{\"event\":\"asked\",\"pid\":7,\"by\":\"dlopen\",\"caller\":\"/lib64/ld-linux-x86-64.so.2\","
+		"\"name\":\"libq.so.1\",\"hidden\":\"loader\"}\n");
+	fclose(w);
+	cr_assert_eq(trace_load(f.trace, &t, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(t.cwd, f.dir);
+	cr_assert_eq(t.ncallers, 4);
+	cr_assert_eq(t.callers[0].in_tree + t.callers[1].in_tree + t.callers[2].in_tree + t.callers[3].in_tree, 2);
+	cr_assert_eq(t.callers[3].by_loader, 1);
+	cr_assert_eq(trace_match(&t, f.caller, &f.ef, &(struct scan){ 0 }, &is, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(is[0], "the same file");
+	cr_assert_null(is[1]);
+	free(is);
+	cr_assert_eq(trace_unmatched(&t, &u), 0);
+	cr_assert_eq(u.tree, 2);
+	cr_assert_eq(u.unmatched, 1);
+	cr_assert_eq(u.by_loader, 1);
+	cr_assert(strncmp(u.first.p, f.other, strlen(f.other)) == 0 && strstr(u.first.p, "(not an ELF file now)"), "%s", u.first.p);
+	trace_unmatched_free(&u);
 	trace_free(&t);
 	teardown(&f);
 }
