@@ -23,7 +23,7 @@ $SUDO apt-get install -y --no-install-recommends \
 	cmake ninja-build meson pkg-config \
 	groff-base man-db util-linux coreutils time \
 	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross \
-	debugedit dwz patchelf gdb cpio xz-utils rpm2cpio \
+	debugedit dwz patchelf gdb cpio xz-utils rpm2cpio strace tar \
 	libzstd1 liblz4-1 libcrypt1 \
 	git libtool libtool-bin \
 	lintian \

@@ -175,6 +175,8 @@ int files_process(struct run *run, const char *path, int many)
 	size_t n;
 	int fd, r = -1;
 
+	if (o->mode == MODE_CLOSURE)
+		return run_closure_file(run, path);
 	if (open_input(path, &fd, &st, &e))
 		goto fail;
 	n = magic_read(fd, 0, (uint64_t)st.st_size, magic);
@@ -300,6 +302,8 @@ int files_finish(struct run *run, int failed)
 	struct gathered *got = &run->got;
 	size_t diffs;
 
+	if (o->mode == MODE_CLOSURE)
+		return run_closure_finish(run, failed);
 	if (o->mode == MODE_LIST)
 		return report_list(&got->listed, &o->rep, o->quiet, stdout) ? EXIT_BAD_INPUT
 									    : EXIT_OK;

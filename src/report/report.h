@@ -28,6 +28,8 @@ enum { RANK_SUGGESTED, RANK_RECOMMENDED, RANK_REQUIRED, RANKS };
 
 /* A priority name, or -1. */
 int deps_rank_parse(const char *name, size_t len);
+/* A rank's name ("suggested", "recommended", "required"). */
+const char *deps_rank_name(int rank);
 
 /* Names given on the command line as comma-separated lists.  Each remembers whether it selected
  * an entry, so that a name that selects nothing can be reported. */
