@@ -41,7 +41,7 @@ _dlnote_inject()
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "table json jsonl sonames features rpm deb" -- "$cur"))
+		COMPREPLY=($(compgen -W "table json jsonl sonames features rpm deb cyclonedx" -- "$cur"))
 		return
 		;;
 	--rpm-generate)

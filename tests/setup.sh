@@ -28,3 +28,6 @@ $SUDO apt-get install -y --no-install-recommends \
 	git libtool libtool-bin \
 	lintian \
 	curl gpgv debian-archive-keyring libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev
+# The SBOM tests validate with the CycloneDX project's validator from the npm registry (make
+# sbom-validator): node and npm, from Debian unless another node with its npm is installed.
+command -v npm >/dev/null 2>&1 || $SUDO apt-get install -y --no-install-recommends nodejs npm

@@ -341,9 +341,10 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_JSON: bad = set_format(o, FORMAT_JSON, "--json"); break;
 		case OPT_FORMAT:
 			if (report_format_parse(optarg) < 0)
-				return usage_error("--format: unknown format '%s' (table, json, "
-						   "jsonl, sonames, features, rpm or deb)",
-						   optarg);
+				return usage_error(
+					"--format: unknown format '%s' (table, json, "
+					"jsonl, sonames, features, rpm, deb or cyclonedx)",
+					optarg);
 			bad = set_format(o, (enum report_format)report_format_parse(optarg),
 					 "--format");
 			break;

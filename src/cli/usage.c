@@ -38,7 +38,7 @@ const char usage_text[] =
 	"                          --min-priority P (recommended) or stronger, links; sorted\n"
 	"Packaging (the entries of all FILEs together):\n"
 	"      --format F          for --list: table, json, jsonl (a line per file), sonames,\n"
-	"                          features, rpm, deb; with --closure: json\n"
+	"                          features, rpm, deb, cyclonedx (an SBOM); --closure: json\n"
 	"      --only-feature L    for --list: only these features (comma-separated; '' = none)\n"
 	"      --only-priority L   for --list: only these priorities (comma-separated)\n"
 	"      --rpm-requires[=L]  rpm Requires: for the entries of these features (all without\n"

@@ -10,7 +10,7 @@
 int report_format_parse(const char *name)
 {
 	static const char *const names[] = {"table", "json", "sonames", "features",
-					    "rpm",   "deb",  "jsonl"};
+					    "rpm",   "deb",  "jsonl",   "cyclonedx"};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(name, names[i]) == 0)
@@ -64,6 +64,9 @@ int report_listing_add(struct listing *l, struct entries *es, const char *path,
 	const char *owned = NULL;
 	int rc = 0;
 
+	/* The SBOM names every file, with dependencies or not. */
+	if (r && r->format == FORMAT_CYCLONEDX && !(owned = listing_path(l, path)))
+		return -1;
 	for (size_t i = 0; i < es->n && rc == 0; i++) {
 		struct listing_from *v;
 		if (r && !entry_selected(&es->v[i], r, &tmp))
@@ -292,6 +295,7 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 	case FORMAT_FEATURES: rc = list_features(l, out); break;
 	case FORMAT_RPM: rc = pkgdeps_rpm(l, r->rpm_tag, out); break;
 	case FORMAT_DEB: rc = pkgdeps_deb(l, &r->deb_map, r->deb_map_path, quiet, out); break;
+	case FORMAT_CYCLONEDX: rc = sbom_cyclonedx(l, out); break;
 	case FORMAT_TABLE:
 	case FORMAT_JSONL:
 	case FORMAT_RPM_GENERATE: break; /* printed file by file */
