@@ -117,6 +117,7 @@ enum {
 	OPT_CLOSURE,
 	OPT_ROOT,
 	OPT_MIN_PRIORITY,
+	OPT_POLICY,
 };
 
 static const struct option longopts[] = {
@@ -137,6 +138,7 @@ static const struct option longopts[] = {
 	{"closure", no_argument, NULL, OPT_CLOSURE},
 	{"root", required_argument, NULL, OPT_ROOT},
 	{"min-priority", required_argument, NULL, OPT_MIN_PRIORITY},
+	{"policy", required_argument, NULL, OPT_POLICY},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"only-feature", required_argument, NULL, OPT_ONLY_FEATURE},
 	{"only-priority", required_argument, NULL, OPT_ONLY_PRIORITY},
@@ -330,6 +332,7 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 		case OPT_HEADER: bad = set_mode(o, MODE_HEADER); break;
 		case OPT_CLOSURE: bad = set_mode(o, MODE_CLOSURE); break;
 		case OPT_ROOT: o->root = optarg; break;
+		case OPT_POLICY: o->policy_path = optarg; break;
 		case OPT_MIN_PRIORITY:
 			o->min_priority = deps_rank_parse(optarg, strlen(optarg)) + 1;
 			if (!o->min_priority)
@@ -427,6 +430,9 @@ static int check_usage(struct opts *o, int nfiles)
 		return usage_error("%s", "--header takes manifests, entries and -o only");
 	if (o->mode == MODE_HEADER)
 		return -1;
+	if (o->policy_path && o->mode != MODE_CLOSURE && o->mode != MODE_LIST)
+		return usage_error("%s",
+				   "--policy is only for --list, --rpm-generate and --closure");
 	if ((o->root || o->min_priority) && o->mode != MODE_CLOSURE)
 		return usage_error("%s is only for --closure",
 				   o->root ? "--root" : "--min-priority");
@@ -507,8 +513,11 @@ int main(int argc, char **argv)
 	/* Read after the usage checks, so that a usage error is reported as one. */
 	if (r < 0 &&
 	    ((o->expect_path && files_load_manifest(o->expect_path, &o->expect)) ||
-	     (o->rep.deb_map_path && files_load_deb_map(o->rep.deb_map_path, &o->rep.deb_map))))
+	     (o->rep.deb_map_path && files_load_deb_map(o->rep.deb_map_path, &o->rep.deb_map)) ||
+	     (o->policy_path && files_load_policy(o->policy_path, &o->policy))))
 		r = EXIT_BAD_INPUT;
+	if (o->policy_path)
+		o->rep.policy = &o->policy;
 	if (r < 0 && o->mode == MODE_RECORD)
 		r = record_run(o->record_path, argv + optind);
 	if (r < 0 && o->mode == MODE_HEADER) {
@@ -537,6 +546,7 @@ int main(int argc, char **argv)
 		r = status;
 	}
 	closure_free(run.closure);
+	policy_free(&o->policy);
 	manifest_free(&flagged);
 	free(o->manifests);
 	free(o->members);

@@ -79,7 +79,9 @@ struct opts {
 	size_t nmanifests, manifests_cap;
 	const char **members; /* --member: only these archive members */
 	size_t nmembers;
-	const char *root; /* --closure --root */
+	const char *root;        /* --closure --root */
+	const char *policy_path; /* --policy */
+	struct policy policy;
 	int min_priority; /* --closure --min-priority: its rank + 1; 0 when not given */
 };
 
@@ -147,6 +149,8 @@ int files_load_manifest(const char *path, struct entries *out);
 /* The same for entries from elsewhere (the command line's flags), `from` naming them. */
 int files_add_entries(const char *from, struct entries *out, const struct entries *add);
 int files_load_deb_map(const char *path, struct debmap *out);
+/* --policy: read and parse; the listings and the closure apply it from then on. */
+int files_load_policy(const char *path, struct policy *out);
 int files_load_trace(struct opts *o);
 /* many: several FILEs (or a list), so the table names each one. */
 int files_process(struct run *run, const char *path, int many);

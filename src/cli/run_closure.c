@@ -17,6 +17,7 @@ int run_closure_file(struct run *run, const char *path)
 			.json = o->format_set && o->rep.format == FORMAT_JSON,
 			.verbose = o->verbose,
 			.skip_non_elf = o->skip_non_elf,
+			.policy = o->policy_path ? &o->policy : NULL,
 		};
 		struct err e = {0};
 		run->closure = closure_new(&co, &e);

@@ -43,6 +43,7 @@ const char usage_text[] =
 	"      --only-priority L   for --list: only these priorities (comma-separated)\n"
 	"      --rpm-requires[=L]  rpm Requires: for the entries of these features (all without\n"
 	"                          L); also --rpm-recommends, --rpm-suggests; they imply --list\n"
+	"      --policy FILE       for --list, --rpm-generate, --closure: priorities per feature\n"
 	"      --deb-map PATH      for --format=deb: soname-to-package lines (dpkg-query "
 	"--search)\n"
 	"      --rpm-generate K    be rpm's dependency generator for K (requires, recommends or\n"
@@ -66,8 +67,7 @@ const char usage_text[] =
 	"  -v, --verbose           say what was done to each file, and where the note went\n"
 	"                          (twice: also the byte ranges written)\n"
 	"  -q, --quiet             print errors only\n"
-	"      --version           print the version\n"
-	"  -h, --help              print this help\n"
+	"  -h, --help, --version   print this help, or the version\n"
 	"\n"
 	"Exit status: 0 success, 1 bad input (some FILE failed), 2 bad usage.\n"
 	"See dlnote-inject(1).\n";

@@ -103,17 +103,15 @@ static int walk_needed(struct closure *c, const struct ldflavour *fl, size_t n)
 }
 
 /* An entry: its first soname that loads.  One that none does is said once. */
-static int walk_entry(struct closure *c, const struct ldflavour *fl, size_t n, size_t k)
+static int walk_entry(struct closure *c, const struct ldflavour *fl, size_t n, size_t k, int rank)
 {
 	struct object *o = &c->objs[c->nodes[n].obj];
 	const struct entry *en = &o->notes.v[k];
 	const struct keyval *sonames = entry_find(en, "soname");
 	struct buf tmp = {0}, name = {0}, why = {0}, label = {0};
-	const char *prio = entry_priority(en, &tmp);
-	int rank = deps_rank_parse(prio, strlen(prio)), r = 0;
+	int r = 0;
 	size_t pos = 0;
 
-	rank = rank < 0 ? RANK_RECOMMENDED : rank; /* as the spec's readers take an unknown one */
 	while (sonames && r == 0 &&
 	       json_array_next_string(sonames->val, sonames->vallen, &pos, &name) == 1) {
 		why.len = 0;
@@ -147,13 +145,18 @@ static int walk_entry(struct closure *c, const struct ldflavour *fl, size_t n, s
 static int walk_notes(struct closure *c, const struct ldflavour *fl, size_t n)
 {
 	for (size_t k = 0; k < c->objs[c->nodes[n].obj].notes.n; k++) {
-		const struct entry *en = &c->objs[c->nodes[n].obj].notes.v[k];
-		struct buf tmp = {0};
-		const char *prio = entry_priority(en, &tmp);
-		int rank = deps_rank_parse(prio, strlen(prio));
-		buf_free(&tmp);
-		if ((rank < 0 ? RANK_RECOMMENDED : rank) >= c->o.min_rank &&
-		    walk_entry(c, fl, n, k))
+		struct object *o = &c->objs[c->nodes[n].obj];
+		int rank = policy_rank(c->o.policy, &o->notes.v[k], o->path);
+		if (rank == POLICY_UNKNOWN && !o->said[o->dyn.nneeded + k]) {
+			struct buf label = {0};
+			o->said[o->dyn.nneeded + k] = 1;
+			manifest_entry_label(&o->notes.v[k], &label);
+			closure_say(c, o->path, "%s: the policy does not name this feature",
+				    label.p ? label.p : "");
+			buf_free(&label);
+		}
+		c->missing |= rank == POLICY_UNKNOWN;
+		if (rank >= c->o.min_rank && walk_entry(c, fl, n, k, rank))
 			return -1;
 	}
 	return 0;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../report/report.h"
 #include "../base/base.h"
 
 struct closure;
@@ -21,7 +22,8 @@ struct closure_opts {
 	int min_rank;     /* the weakest note priority followed (RANK_* of report.h) */
 	int json;         /* --format=json: each path with the reasons it is there */
 	int verbose;
-	int skip_non_elf; /* a FILE that is not ELF is passed over quietly */
+	int skip_non_elf;            /* a FILE that is not ELF is passed over quietly */
+	const struct policy *policy; /* --policy, or NULL */
 };
 
 /* Open the root; NULL with the reason in e (the root cannot be opened, out of memory). */

@@ -69,6 +69,25 @@ int report_listing_add(struct listing *l, struct entries *es, const char *path,
 		return -1;
 	for (size_t i = 0; i < es->n && rc == 0; i++) {
 		struct listing_from *v;
+		if (r && r->policy) { /* the one place the listings apply the policy */
+			int rank = policy_rank(r->policy, &es->v[i], path);
+			if (rank == POLICY_UNKNOWN) {
+				struct buf label = {0};
+				manifest_entry_label(&es->v[i], &label);
+				print_text(stderr,
+					   PROGRAM_NAME
+					   ": %s: %s: the policy does not name this feature\n",
+					   path, label.p ? label.p : "");
+				buf_free(&label);
+				r->policy_refused++;
+			}
+			if (rank < 0)
+				continue;
+			if (policy_set_priority(&es->v[i], rank)) {
+				rc = -1;
+				break;
+			}
+		}
 		if (r && !entry_selected(&es->v[i], r, &tmp))
 			continue;
 		if (!owned && !(owned = listing_path(l, path))) {
