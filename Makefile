@@ -38,7 +38,7 @@ BUILD      := build-san
 endif
 
 # One line: CMakeLists.txt and meson.build read the sources from it.
-CORE_SRC  := src/base/util.c src/base/json.c src/base/io.c src/base/sha256.c src/note/manifest.c src/note/identity.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/elf/code_id.c src/archive/archive.c src/archive/archive_index.c src/archive/archive_write.c src/note/scan.c src/edit/layout.c src/edit/plan.c src/edit/edit.c src/edit/layout_facts.c src/edit/layout_sections.c src/edit/layout_linked.c src/edit/layout_place.c src/edit/layout_remove.c src/edit/layout_front.c src/edit/layout_tail.c src/edit/objplan.c src/edit/objedit.c src/edit/objedit_sym.c src/edit/objedit_patch.c src/edit/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/report/deps.c src/report/report.c src/report/pkgdeps.c src/report/discover.c src/report/trace.c src/report/trace_match.c src/cli/record.c
+CORE_SRC  := src/base/util.c src/base/json.c src/base/io.c src/base/sha256.c src/note/manifest.c src/note/identity.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/elf/code_id.c src/elf/dynamic.c src/archive/archive.c src/archive/archive_index.c src/archive/archive_write.c src/note/scan.c src/edit/layout.c src/edit/plan.c src/edit/edit.c src/edit/layout_facts.c src/edit/layout_sections.c src/edit/layout_linked.c src/edit/layout_place.c src/edit/layout_remove.c src/edit/layout_front.c src/edit/layout_tail.c src/edit/objplan.c src/edit/objedit.c src/edit/objedit_sym.c src/edit/objedit_patch.c src/edit/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/report/deps.c src/report/report.c src/report/pkgdeps.c src/report/discover.c src/report/policy.c src/report/sbom.c src/report/trace.c src/report/trace_match.c src/closure/root.c src/closure/ldconf.c src/closure/strmap.c src/closure/search.c src/closure/object.c src/closure/closure.c src/closure/closure_out.c src/cli/record.c src/cli/run_closure.c src/cli/usage.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
@@ -122,10 +122,22 @@ JOBS      ?= 2
 $(INTEG_BIN): $(INTEG_SRC) $(wildcard tests/integration/*.h)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o $@ $(INTEG_SRC) -lcriterion
 
+# The CycloneDX validator of the SBOM tests (tests/sbom/package.json: the CycloneDX project's
+# JSON schemas and strict validator, with ajv), installed once from the npm registry into the
+# build directory, not per test.
+SBOM_VALIDATOR := $(BUILD)/sbom-validator/.done
+$(SBOM_VALIDATOR): tests/sbom/package.json
+	mkdir -p $(@D)
+	cp tests/sbom/package.json $(@D)/package.json
+	cd $(@D) && npm install --no-audit --no-fund --no-package-lock --silent
+	touch $@
+.PHONY: sbom-validator
+sbom-validator: $(SBOM_VALIDATOR)
+
 # The integration tests build real inputs (compilers, linkers, cross toolchains), edit them
 # with the tool and check them with independent readers, the loader and qemu-user.
-integration: $(BIN) $(INTEG_BIN)
-	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) DLNOTE_STRATEGY_REPORT=$(abspath $(BUILD))/strategies.txt $(if $(SANITIZE),DLNOTE_SANITIZED=1) \
+integration: $(BIN) $(INTEG_BIN) $(SBOM_VALIDATOR)
+	DLNOTE_SBOM_VALIDATOR=$(abspath $(BUILD))/sbom-validator DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) DLNOTE_STRATEGY_REPORT=$(abspath $(BUILD))/strategies.txt $(if $(SANITIZE),DLNOTE_SANITIZED=1) \
 		$(if $(DLNOTE_PLAIN),DLNOTE_PLAIN=$(DLNOTE_PLAIN)) $(if $(DLNOTE_SANITIZED_SHARE),DLNOTE_SANITIZED_SHARE=$(DLNOTE_SANITIZED_SHARE)) \
 		$(INTEG_BIN) --jobs $(JOBS) $(CRITERION_ARGS)
 
@@ -153,7 +165,7 @@ check: layers unit regress integration buildsys release
 # The layers of src/, lowest first: a folder calls and includes only itself and the folders
 # before it, and no two files call each other in a circle (README, "Layout").  Read from the
 # objects (nm) and the #include lines by tests/tools/check-layers.sh.
-LAYERS := base elf note edit archive report cli
+LAYERS := base elf note edit archive report closure cli
 layers: $(BIN)
 	sh tests/tools/check-layers.sh $(BUILD) $(LAYERS)
 

@@ -7,7 +7,7 @@ _dlnote_inject()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
 	local opts="--manifest --feature --soname --description --priority --merge --remove --list
-		--json --check --discover --header --record --recorded --format --only-feature --only-priority --rpm-requires
+		--json --check --discover --header --closure --root --min-priority --policy --record --recorded --format --only-feature --only-priority --rpm-requires
 		--rpm-recommends --rpm-suggests --deb-map --rpm-generate --rpm-package --rpm-features
 		--rpm-protocol --expect --skip-non-elf --files-from --null --member
 		--output --fsync --verbose --quiet --version --help"
@@ -21,11 +21,15 @@ _dlnote_inject()
 	fi
 
 	case $prev in
-	-m | --manifest | --expect | --deb-map | --files-from | -o | --output | --record | --recorded)
+	--policy | -m | --manifest | --expect | --deb-map | --files-from | -o | --output | --record | --recorded)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
-	--priority)
+	--root)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
+	--priority | --min-priority)
 		COMPREPLY=($(compgen -W "required recommended suggested" -- "$cur"))
 		return
 		;;
@@ -37,7 +41,7 @@ _dlnote_inject()
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "table json jsonl sonames features rpm deb" -- "$cur"))
+		COMPREPLY=($(compgen -W "table json jsonl sonames features rpm deb cyclonedx" -- "$cur"))
 		return
 		;;
 	--rpm-generate)

@@ -23,8 +23,11 @@ $SUDO apt-get install -y --no-install-recommends \
 	cmake ninja-build meson pkg-config \
 	groff-base man-db util-linux coreutils time \
 	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross \
-	debugedit dwz patchelf gdb cpio xz-utils rpm2cpio \
+	debugedit dwz patchelf gdb cpio xz-utils rpm2cpio strace tar \
 	libzstd1 liblz4-1 libcrypt1 \
 	git libtool libtool-bin \
 	lintian \
 	curl gpgv debian-archive-keyring libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev
+# The SBOM tests validate with the CycloneDX project's validator from the npm registry (make
+# sbom-validator): node and npm, from Debian unless another node with its npm is installed.
+command -v npm >/dev/null 2>&1 || $SUDO apt-get install -y --no-install-recommends nodejs npm

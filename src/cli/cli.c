@@ -16,72 +16,6 @@
 #error "VERSION is defined by the build, from the file VERSION"
 #endif
 
-static const char usage_text[] =
-	"Usage: " PROGRAM_NAME " [OPTIONS] FILE...\n"
-	"Add, replace, merge, remove, list or check the .note.dlopen ELF note (FDO dlopen "
-	"metadata)\n"
-	"in objects, static archives, executables and shared libraries.\n"
-	"\n"
-	"Entries:\n"
-	"  -m, --manifest PATH     JSON manifest: an array of entry objects as in the spec\n"
-	"                          ('-' reads standard input; repeatable, entries concatenate)\n"
-	"      --feature NAME      start a new entry with this feature\n"
-	"      --soname NAME       add a soname (alternatives: most preferred first) to the entry\n"
-	"      --description TEXT  set the entry's description\n"
-	"      --priority P        required | recommended | suggested\n"
-	"Modes (default: replace the file's dlopen notes with the given entries):\n"
-	"      --merge             keep the file's entries and append new ones (one of the same\n"
-	"                          feature and sonames as the file's replaces it)\n"
-	"      --remove            remove every dlopen note and all the tool added\n"
-	"      --list              print the entries of each FILE as a table (--json: as JSON)\n"
-	"      --check             validate the notes of each FILE (an entry twice is an error);\n"
-	"                          for an archive, also where each entry travels\n"
-	"      --discover          draft a manifest from soname-like strings in read-only data\n"
-	"                          that are neither DT_NEEDED nor declared (a heuristic)\n"
-	"      --record=TRACE -- COMMAND [ARG]...  run COMMAND with an rtld-audit module\n"
-	"                          that appends each dlopen() and its caller to TRACE\n"
-	"      --recorded=TRACE    for --discover/--check: what each FILE dlopen()ed in TRACE\n"
-	"      --header            write the entries as a C header (-o PATH; FILEs are manifests)\n"
-	"                          that static libraries compile in with -include\n"
-	"Packaging (the entries of all FILEs together):\n"
-	"      --format F          for --list: table, json, jsonl (a line per file), sonames,\n"
-	"                          features, rpm or deb\n"
-	"      --only-feature L    for --list: only these features (comma-separated; '' = none)\n"
-	"      --only-priority L   for --list: only these priorities (comma-separated)\n"
-	"      --rpm-requires[=L]  rpm Requires: for the entries of these features (all without\n"
-	"                          L); also --rpm-recommends, --rpm-suggests; they imply --list\n"
-	"      --deb-map PATH      for --format=deb: soname-to-package lines (dpkg-query "
-	"--search)\n"
-	"      --rpm-generate K    be rpm's dependency generator for K (requires, recommends or\n"
-	"                          suggests): file names on standard input, one dependency a line\n"
-	"      --rpm-package NAME  for --rpm-generate: the subpackage being generated (%{name})\n"
-	"      --rpm-features T    for --rpm-generate: SUBPACKAGE:FEATURE:LEVEL overrides (globs;\n"
-	"                          LEVEL required, recommended, suggested or ignored)\n"
-	"      --rpm-protocol P    for --rpm-generate: singlefile (default) or multifile (rpm "
-	"4.20)\n"
-	"      --expect MANIFEST   for --check: print the differences from MANIFEST, exit 1 if "
-	"any\n"
-	"      --skip-non-elf      skip files that are not ELF, quietly\n"
-	"      --member NAME       in ar archives, only this member (repeatable); by default\n"
-	"                          every ELF member is read and edited\n"
-	"Files:\n"
-	"      --files-from LIST   also process the FILEs named in LIST, one per line\n"
-	"                          ('-' reads standard input, as an rpm generator does)\n"
-	"  -0, --null              names in LIST end with NUL bytes (find -print0)\n"
-	"Output:\n"
-	"  -o, --output PATH       write to PATH instead of rewriting FILE in place ('-':\n"
-	"                          standard output); a device, FIFO, socket or directory is\n"
-	"                          never replaced\n"
-	"      --fsync             flush the result to disk before replacing the file\n"
-	"  -v, --verbose           say what was done to each file, and where the note went\n"
-	"                          (twice: also the byte ranges written)\n"
-	"  -q, --quiet             print errors only\n"
-	"      --version           print the version\n"
-	"  -h, --help              print this help\n"
-	"\n"
-	"Exit status: 0 success, 1 bad input (some FILE failed), 2 bad usage.\n"
-	"See dlnote-inject(1).\n";
-
 /* Not the user's fault: exit status 1. */
 static int out_of_memory(void)
 {
@@ -180,6 +114,10 @@ enum {
 	OPT_RPM_FEATURES,
 	OPT_RPM_PROTOCOL,
 	OPT_HEADER,
+	OPT_CLOSURE,
+	OPT_ROOT,
+	OPT_MIN_PRIORITY,
+	OPT_POLICY,
 };
 
 static const struct option longopts[] = {
@@ -197,6 +135,10 @@ static const struct option longopts[] = {
 	{"record", required_argument, NULL, OPT_RECORD},
 	{"recorded", required_argument, NULL, OPT_RECORDED},
 	{"header", no_argument, NULL, OPT_HEADER},
+	{"closure", no_argument, NULL, OPT_CLOSURE},
+	{"root", required_argument, NULL, OPT_ROOT},
+	{"min-priority", required_argument, NULL, OPT_MIN_PRIORITY},
+	{"policy", required_argument, NULL, OPT_POLICY},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"only-feature", required_argument, NULL, OPT_ONLY_FEATURE},
 	{"only-priority", required_argument, NULL, OPT_ONLY_PRIORITY},
@@ -224,8 +166,9 @@ static const struct option longopts[] = {
 
 static const char *mode_name(enum mode m)
 {
-	static const char *const names[] = {"replace", "--merge",    "--remove", "--list",
-					    "--check", "--discover", "--record", "--header"};
+	static const char *const names[] = {"replace",  "--merge",  "--remove",
+					    "--list",   "--check",  "--discover",
+					    "--record", "--header", "--closure"};
 	return names[m];
 }
 
@@ -387,12 +330,24 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			break;
 		case OPT_RECORDED: o->recorded_path = optarg; break;
 		case OPT_HEADER: bad = set_mode(o, MODE_HEADER); break;
+		case OPT_CLOSURE: bad = set_mode(o, MODE_CLOSURE); break;
+		case OPT_ROOT: o->root = optarg; break;
+		case OPT_POLICY: o->policy_path = optarg; break;
+		case OPT_MIN_PRIORITY:
+			o->min_priority = deps_rank_parse(optarg, strlen(optarg)) + 1;
+			if (!o->min_priority)
+				return usage_error(
+					"--min-priority: '%s' is not required, recommended "
+					"or suggested",
+					optarg);
+			break;
 		case OPT_JSON: bad = set_format(o, FORMAT_JSON, "--json"); break;
 		case OPT_FORMAT:
 			if (report_format_parse(optarg) < 0)
-				return usage_error("--format: unknown format '%s' (table, json, "
-						   "jsonl, sonames, features, rpm or deb)",
-						   optarg);
+				return usage_error(
+					"--format: unknown format '%s' (table, json, "
+					"jsonl, sonames, features, rpm, deb or cyclonedx)",
+					optarg);
 			bad = set_format(o, (enum report_format)report_format_parse(optarg),
 					 "--format");
 			break;
@@ -475,6 +430,19 @@ static int check_usage(struct opts *o, int nfiles)
 		return usage_error("%s", "--header takes manifests, entries and -o only");
 	if (o->mode == MODE_HEADER)
 		return -1;
+	if (o->policy_path && o->mode != MODE_CLOSURE && o->mode != MODE_LIST)
+		return usage_error("%s",
+				   "--policy is only for --list, --rpm-generate and --closure");
+	if ((o->root || o->min_priority) && o->mode != MODE_CLOSURE)
+		return usage_error("%s is only for --closure",
+				   o->root ? "--root" : "--min-priority");
+	if (o->mode == MODE_CLOSURE && o->format_set && o->rep.format != FORMAT_JSON &&
+	    o->rep.format != FORMAT_TABLE)
+		return usage_error("%s", "--closure prints paths, or JSON with --format=json");
+	if (o->mode == MODE_CLOSURE && (o->rep.only_feature.given || o->rep.only_rank))
+		return usage_error("%s", "--only-feature and --only-priority are only for --list");
+	if (o->mode == MODE_CLOSURE)
+		o->list_only = 0;
 	if (o->recorded_path && o->mode != MODE_CHECK && o->mode != MODE_DISCOVER)
 		return usage_error("%s", "--recorded is only for --check and --discover");
 	if (o->gen_opt && !o->generate)
@@ -545,8 +513,11 @@ int main(int argc, char **argv)
 	/* Read after the usage checks, so that a usage error is reported as one. */
 	if (r < 0 &&
 	    ((o->expect_path && files_load_manifest(o->expect_path, &o->expect)) ||
-	     (o->rep.deb_map_path && files_load_deb_map(o->rep.deb_map_path, &o->rep.deb_map))))
+	     (o->rep.deb_map_path && files_load_deb_map(o->rep.deb_map_path, &o->rep.deb_map)) ||
+	     (o->policy_path && files_load_policy(o->policy_path, &o->policy))))
 		r = EXIT_BAD_INPUT;
+	if (o->policy_path)
+		o->rep.policy = &o->policy;
 	if (r < 0 && o->mode == MODE_RECORD)
 		r = record_run(o->record_path, argv + optind);
 	if (r < 0 && o->mode == MODE_HEADER) {
@@ -574,6 +545,8 @@ int main(int argc, char **argv)
 		}
 		r = status;
 	}
+	closure_free(run.closure);
+	policy_free(&o->policy);
 	manifest_free(&flagged);
 	free(o->manifests);
 	free(o->members);

@@ -12,6 +12,7 @@
 
 #include <sys/stat.h>
 
+#include "../closure/closure.h"
 #include "../report/report.h"
 #include "../elf/elf.h"
 #include "../edit/edit.h"
@@ -30,7 +31,8 @@ enum mode {
 	MODE_CHECK,
 	MODE_DISCOVER,
 	MODE_RECORD,
-	MODE_HEADER
+	MODE_HEADER,
+	MODE_CLOSURE
 };
 
 /* Whether the mode writes files (replace, merge, remove) or only reads them (list, check,
@@ -77,6 +79,10 @@ struct opts {
 	size_t nmanifests, manifests_cap;
 	const char **members; /* --member: only these archive members */
 	size_t nmembers;
+	const char *root;        /* --closure --root */
+	const char *policy_path; /* --policy */
+	struct policy policy;
+	int min_priority; /* --closure --min-priority: its rank + 1; 0 when not given */
 };
 
 /* What the FILEs give, gathered across them and printed once at the end (files_finish). */
@@ -89,6 +95,7 @@ struct gathered {
  * one object to the next. */
 struct run {
 	struct opts o;
+	struct closure *closure; /* --closure: the walk, shared by every FILE */
 	struct gathered got;
 	struct objplan_memo memo[2]; /* replace: per byte order, kept across objects (edit.h) */
 };
@@ -142,12 +149,22 @@ int files_load_manifest(const char *path, struct entries *out);
 /* The same for entries from elsewhere (the command line's flags), `from` naming them. */
 int files_add_entries(const char *from, struct entries *out, const struct entries *add);
 int files_load_deb_map(const char *path, struct debmap *out);
+/* --policy: read and parse; the listings and the closure apply it from then on. */
+int files_load_policy(const char *path, struct policy *out);
 int files_load_trace(struct opts *o);
 /* many: several FILEs (or a list), so the table names each one. */
 int files_process(struct run *run, const char *path, int many);
 int files_process_list(struct run *run);
 /* What is printed once for all files; `failed`: a FILE could not be read. */
 int files_finish(struct run *run, int failed);
+
+/* usage.c: the text of --help. */
+extern const char usage_text[];
+
+/* run_closure.c: --closure.  Each FILE is added to one walk (files.c calls it for every name,
+ * --files-from's too); the paths are printed once at the end. */
+int run_closure_file(struct run *run, const char *path);
+int run_closure_finish(struct run *run, int failed);
 
 /* record.c: `--record=TRACE -- COMMAND [ARG]...`: run COMMAND with the rtld-audit module
  * (src/audit/) so that every dlopen() after start-up is appended to TRACE, in

@@ -129,6 +129,16 @@ int files_load_deb_map(const char *path, struct debmap *out)
 	return load(path, "map", parse_deb_map, out);
 }
 
+static int parse_policy(const char *text, size_t len, void *out, struct err *e)
+{
+	return policy_parse(text, len, out, e);
+}
+
+int files_load_policy(const char *path, struct policy *out)
+{
+	return load(path, "policy", parse_policy, out);
+}
+
 /* ---- per file ---- */
 
 static int open_input(const char *path, int *fd, struct stat *st, struct err *e)
@@ -175,6 +185,8 @@ int files_process(struct run *run, const char *path, int many)
 	size_t n;
 	int fd, r = -1;
 
+	if (o->mode == MODE_CLOSURE)
+		return run_closure_file(run, path);
 	if (open_input(path, &fd, &st, &e))
 		goto fail;
 	n = magic_read(fd, 0, (uint64_t)st.st_size, magic);
@@ -352,9 +364,12 @@ int files_finish(struct run *run, int failed)
 	struct gathered *got = &run->got;
 	size_t diffs;
 
-	if (o->mode == MODE_LIST)
-		return report_list(&got->listed, &o->rep, o->quiet, stdout) ? EXIT_BAD_INPUT
-									    : EXIT_OK;
+	if (o->mode == MODE_CLOSURE)
+		return run_closure_finish(run, failed);
+	if (o->mode == MODE_LIST) /* an entry the policy refuses fails the run */
+		return report_list(&got->listed, &o->rep, o->quiet, stdout) || o->rep.policy_refused
+			       ? EXIT_BAD_INPUT
+			       : EXIT_OK;
 	if (o->mode == MODE_CHECK && o->expect_path) {
 		int status = o->recorded_path ? finish_recorded(o) : EXIT_OK;
 		diffs = report_lint(&o->expect, o->expect_path, &got->listed, stdout);

@@ -31,7 +31,7 @@ struct ar_ctx {
 	 * distinct TEXT at the end (gathered_errors), and how many ELF members were checked */
 	struct buf errs;
 	size_t checked, failed;
-	uint64_t said_upto;   /* the header of the last member whose plan went into `said` */
+	uint64_t said_upto; /* the header of the last member whose plan went into `said` */
 };
 
 /* --member narrows reading and writing to the named members. */
@@ -288,12 +288,13 @@ static void gathered_errors(struct ar_ctx *c)
 			count++;
 		if (count == 1) { /* one member: named as any member is */
 			const char *name = k[first].p + k[first].len + 1;
-			print_text(stdout, "%s[%.*s]: %.*s\n", c->path, (int)(strchr(name, '\n') - name),
-				   name, (int)k[first].len, k[first].p);
+			print_text(stdout, "%s[%.*s]: %.*s\n", c->path,
+				   (int)(strchr(name, '\n') - name), name, (int)k[first].len,
+				   k[first].p);
 			continue;
 		}
-		print_text(stdout, "%s: %.*s (in %zu of %zu ELF members: ", c->path, (int)k[first].len,
-			   k[first].p, count, c->checked);
+		print_text(stdout, "%s: %.*s (in %zu of %zu ELF members: ", c->path,
+			   (int)k[first].len, k[first].p, count, c->checked);
 		for (j = first; j < first + count && j < first + 3; j++) {
 			const char *name = k[j].p + k[j].len + 1;
 			print_text(stdout, "%s%.*s", j > first ? ", " : "",
@@ -302,8 +303,9 @@ static void gathered_errors(struct ar_ctx *c)
 		print_text(stdout, "%s)\n", count > 3 ? ", ..." : "");
 	}
 	print_text(stderr,
-		   PROGRAM_NAME ": %s: %zu error%s in the dlopen notes of %zu of its %zu ELF members, "
-				"the first: %.*s (-v names each member)\n",
+		   PROGRAM_NAME
+		   ": %s: %zu error%s in the dlopen notes of %zu of its %zu ELF members, "
+		   "the first: %.*s (-v names each member)\n",
 		   c->path, n, n == 1 ? "" : "s", c->failed, c->checked,
 		   nheads ? (int)k[heads[0].val].len - 7 : 0, nheads ? k[heads[0].val].p + 7 : "");
 out:

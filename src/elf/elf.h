@@ -241,4 +241,24 @@ const char *magic_libtool(int fd, uint64_t size, char *real, size_t realsz);
 /* True when the section and program headers of `ef` show a detached debug file. */
 int debugfile_detached(const struct elf *ef);
 
+/* dynamic.c: what a linked file asks of the dynamic loader. */
+
+/* Longest string kept from the dynamic string table (a name, a search path). */
+#define ELF_DYN_MAX_STRING 4095
+
+struct elf_dynamic {
+	int dynamic;   /* the file has a dynamic table */
+	char **needed; /* DT_NEEDED, in order */
+	size_t nneeded;
+	char *soname, *rpath, *runpath; /* the first of each, or NULL */
+	uint64_t flags_1;               /* DT_FLAGS_1 */
+};
+
+/* The dynamic table's strings (from SHT_DYNAMIC, else PT_DYNAMIC).  A file without one gives an
+ * empty result; a string offset outside the string table names nothing. */
+int elf_dynamic_read(const struct elf *ef, struct elf_dynamic *out, struct err *e);
+void elf_dynamic_free(struct elf_dynamic *d);
+/* PT_INTERP's path into buf (truncated to bufsz - 1 bytes), "" when the file has none. */
+int elf_interp(const struct elf *ef, char *buf, size_t bufsz, struct err *e);
+
 #endif

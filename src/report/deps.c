@@ -11,6 +11,11 @@
 
 const char *const deps_rank_names[RANKS] = {"suggested", "recommended", "required"};
 
+const char *deps_rank_name(int rank)
+{
+	return rank >= 0 && rank < RANKS ? deps_rank_names[rank] : "recommended";
+}
+
 int deps_rank_parse(const char *name, size_t len)
 {
 	for (int i = 0; i < RANKS; i++)

@@ -47,128 +47,22 @@ static void names_free(struct names *ns)
 
 /* ---- the dynamic section ---- */
 
-/* The file offset of a virtual address, through the PT_LOAD that maps it from file bytes. */
-static int vaddr_to_offset(const struct elf *ef, uint64_t vaddr, uint64_t *off)
-{
-	for (size_t i = 0; i < ef->phnum; i++) {
-		const struct elf_phdr *ph = &ef->ph[i];
-		if (ph->type == PT_LOAD_ && vaddr >= ph->vaddr && vaddr - ph->vaddr < ph->filesz) {
-			*off = ph->offset + (vaddr - ph->vaddr);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-struct dyn {
-	uint64_t off, size;         /* the table */
-	uint64_t str_off, str_size; /* its string table */
-	int str_known;
-};
-
-/* Where the dynamic table and its strings are: from the SHT_DYNAMIC section and its sh_link when
- * there are section headers, else from PT_DYNAMIC with DT_STRTAB/DT_STRSZ (filled in later). */
-static int find_dynamic(const struct elf *ef, struct dyn *d)
-{
-	size_t i;
-
-	memset(d, 0, sizeof *d);
-	for (i = 1; i < ef->shnum; i++) {
-		const struct elf_shdr *sh = &ef->sh[i];
-		if (sh->type != SHT_DYNAMIC_ || sh->link == 0 || sh->link >= ef->shnum ||
-		    ef->sh[sh->link].type != SHT_STRTAB_)
-			continue;
-		d->off = sh->offset;
-		d->size = sh->size;
-		d->str_off = ef->sh[sh->link].offset;
-		d->str_size = ef->sh[sh->link].size;
-		d->str_known = 1;
-		return 1;
-	}
-	for (i = 0; i < ef->phnum; i++)
-		if (ef->ph[i].type == PT_DYNAMIC_) {
-			d->off = ef->ph[i].offset;
-			d->size = ef->ph[i].filesz;
-			return 1;
-		}
-	return 0;
-}
-
-/* One string of the dynamic string table, bounded by the table and by DISCOVER_MAX_NAME. */
-static int dyn_string(const struct elf *ef, const struct dyn *d, uint64_t at, struct names *ns)
-{
-	char s[DISCOVER_MAX_NAME + 1];
-	uint64_t len;
-	struct err ignore;
-
-	if (at >= d->str_size)
-		return 0; /* a bad offset names nothing */
-	len = d->str_size - at < DISCOVER_MAX_NAME ? d->str_size - at : DISCOVER_MAX_NAME;
-	if (elf_read(ef, d->str_off + at, len, s, &ignore))
-		return 0;
-	return names_push(ns, s, strnlen(s, (size_t)len));
-}
-
-/* DT_NEEDED and DT_SONAME names.  The table is read in chunks; the string offsets are kept until
- * the string table is known (DT_STRTAB may follow the DT_NEEDED entries). */
-static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
-{
-	unsigned char chunk[4096];
-	size_t w = ef->is64 ? 8 : 4, es = 2 * w, per = sizeof chunk / es, i, k, nwant = 0, cap = 0;
-	uint64_t *want = NULL, pos, strtab = 0, strsz = 0, n, total;
-	struct dyn d;
-	int done = 0, have_tab = 0, r = 0;
-
-	if (!find_dynamic(ef, &d))
-		return 0;
-	total = d.size / es;
-	for (pos = 0; pos < total && !done && r == 0; pos += n) {
-		n = total - pos < per ? total - pos : per;
-		if (elf_read(ef, d.off + pos * es, n * es, chunk, e))
-			return free(want), err_prefix(e, "dynamic section: ");
-		for (i = 0; i < n && !done; i++) {
-			uint64_t tag = elf_get(ef, chunk + i * es, (int)w),
-				 val = elf_get(ef, chunk + i * es + w, (int)w);
-			uint64_t *v;
-			if (tag == DT_NULL_)
-				done = 1;
-			else if (tag == DT_STRTAB_)
-				strtab = val, have_tab = 1;
-			else if (tag == DT_STRSZ_)
-				strsz = val;
-			else if (tag == DT_NEEDED_ || tag == DT_SONAME_) {
-				v = xgrow(want, &cap, nwant, sizeof *v);
-				if (!v) {
-					r = -1;
-					break;
-				}
-				want = v;
-				want[nwant++] = val;
-			}
-		}
-	}
-	if (r == 0 && !d.str_known && have_tab && vaddr_to_offset(ef, strtab, &d.str_off) == 0 &&
-	    range_ok(d.str_off, strsz, ef->size)) {
-		d.str_size = strsz;
-		d.str_known = 1;
-	}
-	for (k = 0; r == 0 && d.str_known && k < nwant; k++)
-		r = dyn_string(ef, &d, want[k], ns);
-	free(want);
-	return r ? err_oom(e) : 0;
-}
-
 int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e)
 {
-	struct names ns = {0};
-	int r = dynamic_names(ef, &ns, e);
+	struct elf_dynamic d;
 
-	for (size_t i = 0; r == 0 && i < ns.n; i++) {
-		buf_put(out, ns.v[i], strlen(ns.v[i]) + 1);
+	if (elf_dynamic_read(ef, &d, e))
+		return -1;
+	for (size_t i = 0; i < d.nneeded; i++) {
+		buf_put(out, d.needed[i], strlen(d.needed[i]) + 1);
 		(*n)++;
 	}
-	names_free(&ns);
-	return r == 0 && out->oom ? err_oom(e) : r;
+	if (d.soname) {
+		buf_put(out, d.soname, strlen(d.soname) + 1);
+		(*n)++;
+	}
+	elf_dynamic_free(&d);
+	return out->oom ? err_oom(e) : 0;
 }
 
 /* ---- the scan ---- */
@@ -384,6 +278,22 @@ static int declared_names(const struct entries *declared, struct names *ns)
 	}
 	buf_free(&s);
 	return r;
+}
+
+/* The file's DT_NEEDED and DT_SONAME names, into ns. */
+static int dynamic_names(const struct elf *ef, struct names *ns, struct err *e)
+{
+	struct elf_dynamic dy;
+	int r = 0;
+
+	if (elf_dynamic_read(ef, &dy, e))
+		return -1;
+	for (size_t i = 0; r == 0 && i < dy.nneeded; i++)
+		r = names_push(ns, dy.needed[i], strlen(dy.needed[i]));
+	if (r == 0 && dy.soname)
+		r = names_push(ns, dy.soname, strlen(dy.soname));
+	elf_dynamic_free(&dy);
+	return r ? err_oom(e) : 0;
 }
 
 int discover_file(const struct elf *ef, const struct entries *declared, const char *path,

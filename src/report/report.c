@@ -10,7 +10,7 @@
 int report_format_parse(const char *name)
 {
 	static const char *const names[] = {"table", "json", "sonames", "features",
-					    "rpm",   "deb",  "jsonl"};
+					    "rpm",   "deb",  "jsonl",   "cyclonedx"};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(name, names[i]) == 0)
@@ -64,8 +64,30 @@ int report_listing_add(struct listing *l, struct entries *es, const char *path,
 	const char *owned = NULL;
 	int rc = 0;
 
+	/* The SBOM names every file, with dependencies or not. */
+	if (r && r->format == FORMAT_CYCLONEDX && !(owned = listing_path(l, path)))
+		return -1;
 	for (size_t i = 0; i < es->n && rc == 0; i++) {
 		struct listing_from *v;
+		if (r && r->policy) { /* the one place the listings apply the policy */
+			int rank = policy_rank(r->policy, &es->v[i], path);
+			if (rank == POLICY_UNKNOWN) {
+				struct buf label = {0};
+				manifest_entry_label(&es->v[i], &label);
+				print_text(stderr,
+					   PROGRAM_NAME
+					   ": %s: %s: the policy does not name this feature\n",
+					   path, label.p ? label.p : "");
+				buf_free(&label);
+				r->policy_refused++;
+			}
+			if (rank < 0)
+				continue;
+			if (policy_set_priority(&es->v[i], rank)) {
+				rc = -1;
+				break;
+			}
+		}
 		if (r && !entry_selected(&es->v[i], r, &tmp))
 			continue;
 		if (!owned && !(owned = listing_path(l, path))) {
@@ -292,6 +314,7 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 	case FORMAT_FEATURES: rc = list_features(l, out); break;
 	case FORMAT_RPM: rc = pkgdeps_rpm(l, r->rpm_tag, out); break;
 	case FORMAT_DEB: rc = pkgdeps_deb(l, &r->deb_map, r->deb_map_path, quiet, out); break;
+	case FORMAT_CYCLONEDX: rc = sbom_cyclonedx(l, out); break;
 	case FORMAT_TABLE:
 	case FORMAT_JSONL:
 	case FORMAT_RPM_GENERATE: break; /* printed file by file */

@@ -28,6 +28,8 @@ enum { RANK_SUGGESTED, RANK_RECOMMENDED, RANK_REQUIRED, RANKS };
 
 /* A priority name, or -1. */
 int deps_rank_parse(const char *name, size_t len);
+/* A rank's name ("suggested", "recommended", "required"). */
+const char *deps_rank_name(int rank);
 
 /* Names given on the command line as comma-separated lists.  Each remembers whether it selected
  * an entry, so that a name that selects nothing can be reported. */
@@ -305,6 +307,29 @@ int header_write(const char *path, const struct entries *es, const struct output
  * declared manifest (--check --expect), and printing a discovered draft (--discover).  The
  * packaging formats (rpm, deb) are pkgdeps.c's (above). */
 
+/* policy.c: --policy=FILE, applied by every consumer (docs/policy.md):
+ *   {"unknown": "accept" | "error",
+ *    "features": [{"feature": GLOB, "files": GLOB, "priority": P | "ignored"}, ...]}
+ * The first rule whose feature glob matches an entry's feature ("" for none) and whose files
+ * glob (when given) matches the end of the declaring file's path decides. */
+enum { POLICY_IGNORED = -2, POLICY_UNKNOWN = -3 };
+struct policy {
+	struct policy_rule {
+		char *feature, *files;
+		int rank, has_rank; /* rank: RANK_* or POLICY_IGNORED */
+	} * v;
+	size_t n;
+	int unknown_error;
+};
+
+int policy_parse(const char *text, size_t len, struct policy *p, struct err *e);
+void policy_free(struct policy *p);
+/* The rank an entry of `file` gets: a rule's, else its own (POLICY_UNKNOWN when the policy
+ * refuses features it does not name); POLICY_IGNORED.  p may be NULL: the entry's own. */
+int policy_rank(const struct policy *p, const struct entry *en, const char *file);
+/* Write that rank into the entry's "priority". -1 when out of memory. */
+int policy_set_priority(struct entry *en, int rank);
+
 /* The --format names in order, then the generator's own output (--rpm-generate). */
 enum report_format {
 	FORMAT_TABLE,
@@ -314,6 +339,7 @@ enum report_format {
 	FORMAT_RPM,
 	FORMAT_DEB,
 	FORMAT_JSONL,
+	FORMAT_CYCLONEDX,
 	FORMAT_RPM_GENERATE
 };
 
@@ -327,7 +353,9 @@ struct report_opts {
 	struct namelist rpm_tag[RANKS]; /* --rpm-suggests/--rpm-recommends/--rpm-requires */
 	const char *deb_map_path;
 	struct debmap deb_map;
-	struct rpm_generator gen; /* --rpm-generate */
+	struct rpm_generator gen;    /* --rpm-generate */
+	const struct policy *policy; /* --policy, or NULL */
+	size_t policy_refused;       /* entries of features the policy does not name (refused) */
 };
 
 void report_opts_free(struct report_opts *r);

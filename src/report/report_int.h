@@ -63,6 +63,12 @@ void trace_callers_free(struct trace *t);
 
 void pkgdeps_debmap_free(struct debmap *map);
 
+/* sbom.c: --format=cyclonedx: a CycloneDX 1.6 JSON document: each file of the listing a
+ * component of type file, each distinct dependency of their notes (a soname with its entry's
+ * feature, description and priority) a component of type library, scope required or optional,
+ * and the files' dependencies.  Returns -1 when out of memory. */
+int sbom_cyclonedx(const struct listing *l, FILE *out);
+
 /* --format=rpm: "Requires: libfoo.so.1()(64bit)" lines.  With names in tags[] (--rpm-suggests,
  * ...), the strongest list that selects an entry's feature gives its tag, and entries no list
  * selects are left out; else each entry's own priority does.  Returns -1 when out of memory. */

@@ -3,7 +3,7 @@
 """make bench: dlnote-inject against cp and objcopy on the same files, alternating, medians of
 RUNS runs, peak RSS from wait4().  Timings are noisy: this is not part of the test suite.
 
-  bench.py TOOL [RUNS] [archive]      (archive: only the static-archive table)
+  bench.py TOOL [RUNS] [archive|closure]   (archive, closure: only that table)
 """
 import os
 import shutil
@@ -18,6 +18,7 @@ RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 LLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"
 PYTHON_A = "/usr/lib/x86_64-linux-gnu/libpython3.11.a"    # Debian's libpython3.11-dev
 ONLY_ARCHIVE = len(sys.argv) > 3 and sys.argv[3] == "archive"
+ONLY_CLOSURE = len(sys.argv) > 3 and sys.argv[3] == "closure"
 
 
 def measure(argv, cwd):
@@ -89,6 +90,21 @@ def main():
                                ".note.dlopen=alloc,readonly", src, "objcopy.out"]
         print(f"Machine: {os.uname().nodename} {os.uname().machine}, {os.cpu_count()} cores; "
               f"{time.strftime('%Y-%m-%d')}; {RUNS} runs each, alternating; medians.")
+
+        # 0. --closure over a whole root: every program of this machine's / (its ELF files in
+        # the bin and libexec directories), one run, at recommended and suggested, paths and JSON.
+        progs = subprocess.run(["sh", "-c", "find /usr/bin /usr/sbin /usr/libexec /usr/lib/systemd -type f -perm -u+x "
+                                "2>/dev/null | sort > progs.txt; wc -l < progs.txt"], cwd=work, capture_output=True,
+                               text=True, check=True).stdout.strip()
+        some = lambda *a: ["sh", "-c", f"'{TOOL}' --closure --skip-non-elf --files-from=progs.txt {' '.join(a)} "
+                           "> out.txt 2>/dev/null; [ $? -le 1 ]"]
+        r = bench({"--closure (recommended)": some(), "--closure --min-priority=suggested": some("--min-priority=suggested"),
+                   "--closure --format=json": some("--format=json")}, work)
+        listed = subprocess.run(["sh", "-c", f"'{TOOL}' --closure --skip-non-elf --files-from=progs.txt 2>/dev/null | wc -l"],
+                                cwd=work, capture_output=True, text=True).stdout.strip()
+        table(f"--closure of every program of / ({progs} files, {listed} paths listed)", progs, r, "--closure (recommended)")
+        if ONLY_CLOSURE:
+            return
 
         # 6. (first, so that "archive" can stop after it) A large static archive: every ELF
         # member edited, written with -o and in place.

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* object.c - the ELF files the walk meets, each read once: class, machine, type, PT_INTERP,
+ * the dynamic table's names and paths, and the dlopen notes; the flavour of the loader for
+ * each class and machine; and the walk's messages (see closure_int.h). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "closure_int.h"
+
+/* "dlnote-inject: DIR/PATH: ..." names a path of the root as it is on this machine. */
+void closure_say(const struct closure *c, const char *path, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	print_text(stderr, PROGRAM_NAME ": %s%s: %s\n",
+		   strcmp(c->o.root, "/") == 0 ? "" : c->o.root, path, msg);
+}
+
+/* ---- objects ---- */
+
+static void object_read(struct closure *c, struct object *o, int fd)
+{
+	unsigned char m[8];
+	char interp[ROOT_PATH_MAX];
+	struct stat st;
+	struct elf ef;
+	struct scan sc = {0};
+	struct err e = {0};
+
+	if (fstat(fd, &st) || !magic_is_elf(m, magic_read(fd, 0, (uint64_t)st.st_size, m)))
+		return;
+	if (elf_open(&ef, fd, o->path, (uint64_t)st.st_size, &e)) {
+		o->broken = xstrndup(e.msg, strlen(e.msg));
+		return;
+	}
+	o->elf = 1;
+	o->is64 = ef.is64;
+	o->big = ef.big;
+	o->machine = ef.machine;
+	o->flags = ef.flags;
+	o->type = ef.type;
+	if (elf_interp(&ef, interp, sizeof interp, &e) == 0 && interp[0])
+		o->interp = xstrndup(interp, strlen(interp));
+	if (elf_dynamic_read(&ef, &o->dyn, &e))
+		closure_say(c, o->path, "%s", e.msg);
+	if (scan_file(&ef, &sc, &e) || scan_entries(&ef, &sc, &o->notes, &e))
+		closure_say(c, o->path, "its dlopen notes are not read: %s", e.msg);
+	scan_free(&sc);
+	elf_close(&ef);
+}
+
+long closure_object(struct closure *c, const char *path, int fd)
+{
+	size_t len = strlen(path), v;
+	struct object *o;
+	int found;
+
+	v = strmap_get(&c->obj_by_path, path, len, &found);
+	if (found) {
+		close(fd);
+		return (long)v;
+	}
+	o = xgrow(c->objs, &c->objs_cap, c->nobjs, sizeof *o);
+	if (!o) {
+		close(fd);
+		return -1;
+	}
+	c->objs = o;
+	o = &c->objs[c->nobjs];
+	memset(o, 0, sizeof *o);
+	o->path = xstrndup(path, len);
+	if (o->path)
+		object_read(c, o, fd);
+	close(fd);
+	o->said = xcalloc(o->dyn.nneeded + o->notes.n + 1, 1);
+	if (!o->path || !o->said || strmap_put(&c->obj_by_path, path, len, c->nobjs)) {
+		c->nobjs++; /* freed with the others */
+		return -1;
+	}
+	return (long)c->nobjs++;
+}
+
+const struct ldflavour *closure_flavour(struct closure *c, const struct object *o)
+{
+	struct ldflavour *f;
+
+	for (size_t i = 0; i < c->nflav; i++)
+		if (c->flav[i].is64 == o->is64 && c->flav[i].big == o->big &&
+		    c->flav[i].machine == o->machine)
+			return &c->flav[i];
+	f = xrealloc(c->flav, c->nflav + 1, sizeof *f);
+	if (!f)
+		return NULL;
+	c->flav = f;
+	if (ldconf_flavour(&c->r, o->is64, o->big, o->machine, o->flags, &f[c->nflav], &c->e))
+		return NULL;
+	return &c->flav[c->nflav++];
+}

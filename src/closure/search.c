@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* search.c - the loader's search for one library, as glibc's _dl_map_object does it inside the
+ * root (see closure_int.h, docs/closure.md). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "closure_int.h"
+
+/* Expand $ORIGIN, $LIB and $PLATFORM (also as ${NAME}) in one path element.  0 done, 1 when the
+ * element is dropped (as glibc drops one whose substitution it cannot make), -1 too long. */
+static int expand(const struct ldflavour *fl, const char *origin, const char *in, size_t len,
+		  char *out, size_t outsz)
+{
+	size_t o = 0, i = 0;
+
+	while (i < len) {
+		const char *val = NULL;
+		size_t nlen = 0, skip = 0;
+		if (in[i] == '$') {
+			int brace = i + 1 < len && in[i + 1] == '{';
+			size_t s = i + 1 + (size_t)brace;
+			while (s + nlen < len && (in[s + nlen] == '_' ||
+						  (in[s + nlen] >= 'A' && in[s + nlen] <= 'Z')))
+				nlen++;
+			if (brace && (s + nlen >= len || in[s + nlen] != '}'))
+				nlen = 0;
+			skip = nlen ? 1 + (size_t)brace * 2 + nlen : 0;
+			if (nlen == 6 && memcmp(in + s, "ORIGIN", 6) == 0)
+				val = origin;
+			else if (nlen == 3 && memcmp(in + s, "LIB", 3) == 0)
+				val = fl->lib;
+			else if (nlen == 8 && memcmp(in + s, "PLATFORM", 8) == 0) {
+				if (!fl->platform)
+					return 1;
+				val = fl->platform;
+			} else
+				skip = 0;
+			if (skip && !val)
+				return 1;
+		}
+		if (skip) {
+			size_t vl = strlen(val);
+			if (o + vl >= outsz)
+				return -1;
+			memcpy(out + o, val, vl);
+			o += vl;
+			i += skip;
+		} else {
+			if (o + 1 >= outsz)
+				return -1;
+			out[o++] = in[i++];
+		}
+	}
+	out[o] = 0;
+	return 0;
+}
+
+static int flavour_matches(const struct ldflavour *fl, const struct object *o)
+{
+	return o->elf && o->is64 == fl->is64 && o->big == fl->big && o->machine == fl->machine &&
+	       o->type == ET_DYN_;
+}
+
+/* DIR/NAME, when it is a library of the program's flavour: its object, -1 when not, -2 out of
+ * memory.  Each answer is kept; the links on the way are listed when the file is taken. */
+static long try_path(struct closure *c, const struct ldflavour *fl, const char *dir,
+		     const char *name)
+{
+	char key[2 * ROOT_PATH_MAX + 64];
+	struct buf links = {0};
+	struct root_found f;
+	size_t v;
+	long obj = -1;
+	int found, n, rc;
+
+	n = snprintf(key, sizeof key, "%d%d%u|%s|%s", fl->is64, fl->big, fl->machine, dir, name);
+	if (n < 0 || (size_t)n >= sizeof key)
+		return -1;
+	v = strmap_get(&c->searched, key, (size_t)n, &found);
+	if (found)
+		return (long)v - 1;
+	snprintf(key + n + 1, sizeof key - (size_t)n - 1, "%s%s%s", dir,
+		 *dir && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+	rc = root_resolve(&c->r, "", *name == '/' ? name : key + n + 1, ROOT_OPEN, &links, &f,
+			  &c->e);
+	if (rc < 0) /* a link loop, a name too long: once, the answer is kept */
+		print_text(stderr, PROGRAM_NAME ": %s%s: %s\n",
+			   strcmp(c->o.root, "/") == 0 ? "" : c->o.root, key + n + 1, c->e.msg);
+	if (rc == 0 && f.fd >= 0) {
+		obj = closure_object(c, f.path, f.fd);
+		if (obj >= 0 && !flavour_matches(fl, &c->objs[obj]))
+			obj = -1;
+		else if (obj >= 0 && (closure_list_links(c, links.p, links.len, f.path) ||
+				      closure_list(c, f.path, 0, NULL)))
+			obj = -2;
+	}
+	if (links.oom)
+		obj = -2;
+	buf_free(&links);
+	if (obj == -2 || strmap_put(&c->searched, key, (size_t)n, (size_t)(obj + 1)))
+		return -2;
+	return obj;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return xstrndup(path, s && s != path ? (size_t)(s - path) : 1);
+}
+
+/* Each element of a colon-separated list, expanded for node `n`. */
+static long try_list(struct closure *c, const struct ldflavour *fl, const char *list, size_t n,
+		     const char *name, char **origin)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ":");
+		char dir[ROOT_PATH_MAX];
+		if (len && expand(fl, c->nodes[n].origin, p, len, dir, sizeof dir) == 0) {
+			long obj = try_path(c, fl, dir, name);
+			if (obj >= 0)
+				return (*origin = xstrndup(dir, strlen(dir))) ? obj : -2;
+			if (obj == -2)
+				return -2;
+		}
+		p += len + (p[len] == ':');
+	}
+	return -1;
+}
+
+/* ld.so.cache, as ldconfig would write it from ld.so.conf: its directories.  A library found
+ * in one the loader does not search by itself needs the cache in the copy too. */
+static long try_cache(struct closure *c, const struct ldflavour *fl, const char *name,
+		      char **origin)
+{
+	size_t pos = 0;
+	const char *dir;
+
+	if (!c->conf_read) {
+		c->conf_read = 1;
+		if (ldconf_read(&c->r, &c->conf, c->o.verbose, &c->e))
+			return -2;
+	}
+	while ((dir = dirlist_next(&c->conf, &pos)) != NULL) {
+		long obj = try_path(c, fl, dir, name);
+		if (obj == -2)
+			return -2;
+		if (obj < 0)
+			continue;
+		if (!dirlist_has(&fl->defaults, dir)) {
+			struct buf links = {0};
+			struct root_found f;
+			int rc = root_resolve(&c->r, "", "/etc/ld.so.cache", 0, &links, &f, &c->e);
+			if (rc == 0 && S_ISREG(f.st.st_mode) &&
+			    (closure_list_links(c, links.p, links.len, f.path) ||
+			     closure_list(c, f.path, 0, "\"kind\":\"ld.so.cache\"")))
+				obj = -2;
+			buf_free(&links);
+		}
+		if (obj >= 0 && !(*origin = xstrndup(dir, strlen(dir))))
+			obj = -2;
+		return obj;
+	}
+	return -1;
+}
+
+long search_library(struct closure *c, const struct ldflavour *fl, size_t from, const char *name,
+		    char **origin)
+{
+	const struct object *lo = &c->objs[c->nodes[from].obj];
+	size_t pos = 0;
+	const char *dir;
+	long obj = -1;
+
+	*origin = NULL;
+	if (strchr(name, '/')) { /* a path: only DSTs are expanded */
+		char path[ROOT_PATH_MAX];
+		if (expand(fl, c->nodes[from].origin, name, strlen(name), path, sizeof path))
+			return -1;
+		obj = try_path(c, fl, "", path);
+		if (obj >= 0 && !(*origin = dir_of(path)))
+			return -2;
+		return obj;
+	}
+	/* DT_RPATH of the loader chain, unless the loader has DT_RUNPATH (glibc ignores the
+	 * DT_RPATH of an object that has a DT_RUNPATH: get-dynamic-info.h). */
+	for (size_t n = from; !lo->dyn.runpath && n != NO_NODE && obj == -1;
+	     n = c->nodes[n].loader) {
+		const struct object *o = &c->objs[c->nodes[n].obj];
+		if (o->dyn.rpath && !o->dyn.runpath)
+			obj = try_list(c, fl, o->dyn.rpath, n, name, origin);
+	}
+	if (obj == -1 && lo->dyn.runpath)
+		obj = try_list(c, fl, lo->dyn.runpath, from, name, origin);
+	if (lo->dyn.flags_1 & DF_1_NODEFLIB_)
+		return obj;
+	if (obj == -1)
+		obj = try_cache(c, fl, name, origin);
+	while (obj == -1 && (dir = dirlist_next(&fl->defaults, &pos)) != NULL)
+		if ((obj = try_path(c, fl, dir, name)) >= 0 &&
+		    !(*origin = xstrndup(dir, strlen(dir))))
+			obj = -2;
+	return obj;
+}

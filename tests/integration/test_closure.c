@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/* test_closure.c - --closure on roots built here (docs/closure.md): $ORIGIN runpaths and a
+ * dlopen() through them, run in a chroot made only from the listing; DT_RPATH of the loader
+ * chain against DT_RUNPATH; an i386 program in a multiarch root ($LIB, files of the wrong class
+ * skipped); ld.so.conf and its includes; and hostile roots (links out of the root, `..`
+ * escapes, link loops, include loops, DT_NEEDED cycles) that neither escape nor hang. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* The host's C library and loader, copied into ROOT's /usr/lib/x86_64-linux-gnu, with a
+ * merged-/usr /lib64 link for the loader (as Debian trixie lays them out). */
+static void host_libc(const char *root)
+{
+	free(sh("mkdir -p %s/usr/lib/x86_64-linux-gnu %s/usr/lib64 && "
+		"cp -L /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 %s/usr/lib/x86_64-linux-gnu/ && "
+		"ln -s usr/lib64 %s/lib64 && ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 %s/usr/lib64/",
+		root, root, root, root, root));
+}
+
+/* A library NAME.so.1 (soname NAME.so.1) whose function NAME() returns VALUE, in DIR as
+ * NAME.so.1.0 with the soname link; LINKFLAGS adds needed libraries and runpaths. */
+static void library(const char *dir, const char *name, int value, const char *body, const char *flags)
+{
+	free(sh("mkdir -p %s && printf '%%s\\n' '#include <dlfcn.h>' 'int %s(void) { %s return %d; }' > %s.c && "
+		"gcc -shared -fPIC -Wl,--no-as-needed -o %s/%s.so.1.0 -Wl,-soname,%s.so.1 %s.c %s && ln -sf %s.so.1.0 %s/%s.so.1",
+		dir, name, body, value, name, dir, name, name, name, flags, name, dir, name));
+}
+
+static char *closure(const char *args, int want_status)
+{
+	struct cmd c = run("timeout 60 '%s' --closure %s", tool(), args);
+	char *out = strdup(c.out);
+	cr_expect_eq(c.status, want_status, "--closure %s exits %d: %s", args, c.status, c.err);
+	cmd_free(&c);
+	return out;
+}
+
+/* Run COMMAND in a chroot of DIR with /proc mounted (glibc reads the program's $ORIGIN from
+ * /proc/self/exe), in a mount namespace of its own: nothing stays mounted. */
+static char *in_chroot(const char *dir, const char *command)
+{
+	return sh("mkdir -p %s/proc && unshare -m --mount-proc=%s/%s/proc chroot %s %s", dir, workdir(), dir, dir, command);
+}
+
+/* Copy the listed paths of ROOT (and only them) into COPY, as a user of the listing would. */
+static void copy_listed(const char *root, const char *list, const char *copy)
+{
+	free(sh("mkdir -p %s && (cd %s && sed 's|^/||' '%s/%s' | tar --no-recursion -T - -cf -) | tar -C %s -xf -",
+		copy, root, workdir(), list, copy));
+}
+
+Test(closure, origin_runpaths_and_a_dlopen_through_them_run_in_a_chroot_of_the_listing)
+{
+	char *out;
+
+	host_libc("root");
+	/* libbar: what libfoo dlopen()s, declared by a note of libfoo, found through libfoo's
+	 * own RUNPATH ($ORIGIN); libbaz: suggested only. */
+	library("root/opt/app/lib", "libbar", 42, "", "");
+	library("root/opt/app/lib", "libbaz", 7, "", "");
+	library("root/opt/app/lib", "libfoo", 0,
+		"void *h = dlopen(\"libbar.so.1\", RTLD_NOW); int (*f)(void) = h ? (int (*)(void))dlsym(h, \"libbar\") : 0; if (f) return f();",
+		"-Wl,-rpath,\\$ORIGIN");
+	free(sh("'%s' --soname libbar.so.1 --priority recommended --feature baz --soname libbaz.so.1 --priority suggested "
+		"root/opt/app/lib/libfoo.so.1.0", tool()));
+	free(sh("mkdir -p root/opt/app/bin && printf '%%s\\n' '#include <stdio.h>' 'int libfoo(void);' "
+		"'int main(void) { return printf(\"%%d\", libfoo()) < 0; }' > app.c && "
+		"gcc -o root/opt/app/bin/app app.c -Lroot/opt/app/lib -l:libfoo.so.1 -Wl,--enable-new-dtags,-rpath,\\$ORIGIN/../lib"));
+	out = closure("--root=root /opt/app/bin/app > list", 0);
+	free(out);
+	out = get_file("list", NULL);
+	cr_expect_str_eq(out, "/lib64\n/opt/app/bin/app\n/opt/app/lib/libbar.so.1\n/opt/app/lib/libbar.so.1.0\n"
+			      "/opt/app/lib/libfoo.so.1\n/opt/app/lib/libfoo.so.1.0\n"
+			      "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n/usr/lib/x86_64-linux-gnu/libc.so.6\n"
+			      "/usr/lib64/ld-linux-x86-64.so.2\n");
+	free(out);
+	/* The copy runs, and libfoo's dlopen() finds libbar there. */
+	copy_listed("root", "list", "copy");
+	out = in_chroot("copy", "/opt/app/bin/app");
+	cr_expect_str_eq(out, "42");
+	free(out);
+	/* At suggested, libbaz too; JSON says why each path is there. */
+	out = closure("--root=root --min-priority=suggested /opt/app/bin/app", 0);
+	cr_expect(strstr(out, "/opt/app/lib/libbaz.so.1.0\n"), "%s", out);
+	free(out);
+	out = closure("--root=root --format=json /opt/app/bin/app", 0);
+	cr_expect(strstr(out, "{\"path\":\"/opt/app/lib/libbar.so.1\",\"type\":\"symlink\",\"reasons\":["
+			      "{\"kind\":\"link\",\"on_the_way_to\":\"/opt/app/lib/libbar.so.1.0\"}]}"), "%s", out);
+	cr_expect(strstr(out, "{\"path\":\"/opt/app/lib/libbar.so.1.0\",\"type\":\"file\",\"reasons\":["
+			      "{\"kind\":\"dlopen\",\"name\":\"libbar.so.1\",\"priority\":\"recommended\",\"by\":\"/opt/app/lib/libfoo.so.1.0\"}]}"),
+		  "%s", out);
+	cr_expect(strstr(out, "{\"kind\":\"needed\",\"name\":\"libfoo.so.1\",\"by\":\"/opt/app/bin/app\"}"), "%s", out);
+	cr_expect(strstr(out, "{\"kind\":\"interpreter\",\"by\":\"/opt/app/bin/app\"}"), "%s", out);
+	free(out);
+	/* Without libbar, the chroot's dlopen() fails and the tool names the entry. */
+	free(sh("rm root/opt/app/lib/libbar.so.1*"));
+	{
+		struct cmd c = run("'%s' --closure --root=root /opt/app/bin/app", tool());
+		cr_expect_eq(c.status, 0, "%s", c.err);
+		cr_expect_str_eq(c.err, "dlnote-inject: root/opt/app/lib/libfoo.so.1.0: recommended (no feature) [\"libbar.so.1\"]: "
+					"no soname of it is found (left out)\n");
+		cmd_free(&c);
+	}
+}
+
+Test(closure, rpath_of_the_loader_chain_applies_only_without_runpath)
+{
+	char *out;
+
+	host_libc("root");
+	library("root/r1", "libb", 2, "", "");
+	library("root/r1", "liba", 1, "", "-Lroot/r1 -l:libb.so.1");
+	/* DT_RPATH of the program serves its library's DT_NEEDED too. */
+	free(sh("echo 'int liba(void); int main(void) { return liba(); }' > app.c && "
+		"gcc -Wl,--no-as-needed -o root/app-rpath app.c -Lroot/r1 -l:liba.so.1 -Wl,--disable-new-dtags,-rpath,/r1 && "
+		"gcc -o root/app-runpath app.c -Lroot/r1 -l:liba.so.1 -Wl,--enable-new-dtags,-rpath,/r1"));
+	out = closure("--root=root /app-rpath", 0);
+	cr_expect(strstr(out, "/r1/libb.so.1.0\n"), "%s", out);
+	free(out);
+	/* DT_RUNPATH serves only the program's own DT_NEEDED: libb is not found. */
+	{
+		struct cmd c = run("'%s' --closure --root=root /app-runpath", tool());
+		cr_expect_eq(c.status, 1);
+		cr_expect_str_eq(c.err, "dlnote-inject: root/r1/liba.so.1.0: libb.so.1 (DT_NEEDED) is not found in the root\n");
+		cr_expect(strstr(c.out, "/r1/liba.so.1.0\n") && !strstr(c.out, "libb"), "%s", c.out);
+		cmd_free(&c);
+	}
+	/* And the real loader agrees, in a chroot of the root. */
+	out = in_chroot("root", "/app-rpath; echo $?");
+	cr_expect_str_eq(out, "1");
+	free(out);
+	{
+		struct cmd c = run("mkdir -p root/proc && unshare -m --mount-proc=%s/root/proc chroot root /app-runpath", workdir());
+		cr_expect_neq(c.status, 0);
+		cr_expect(strstr(c.err, "libb.so.1"), "%s", c.err);
+		cmd_free(&c);
+	}
+}
+
+Test(closure, an_i386_program_in_a_multiarch_root_takes_i386_libraries)
+{
+	char *out;
+
+	need("i686-linux-gnu-gcc");
+	host_libc("root");
+	/* Debian's multiarch layout: the i386 loader and libc beside the amd64 ones. */
+	free(sh("mkdir -p root/usr/lib/i386-linux-gnu root/opt/wrong root/opt/lib/i386-linux-gnu root/etc/ld.so.conf.d && "
+		"ln -s usr/lib root/lib && "
+		"cp -L /usr/i686-linux-gnu/lib/libc.so.6 /usr/i686-linux-gnu/lib/ld-linux.so.2 root/usr/lib/i386-linux-gnu/ && "
+		"ln -s i386-linux-gnu/ld-linux.so.2 root/usr/lib/ld-linux.so.2 && "
+		"echo /usr/lib/i386-linux-gnu > root/etc/ld.so.conf.d/i386-linux-gnu.conf && "
+		"echo 'include /etc/ld.so.conf.d/*.conf' > root/etc/ld.so.conf && "
+		/* A 64-bit libq first in the search path: of the wrong class, skipped. */
+		"echo 'int q(void) { return 5; }' > q.c && gcc -shared -fPIC -Wl,-soname,libq.so.1 -o root/opt/wrong/libq.so.1 q.c && "
+		"i686-linux-gnu-gcc -shared -fPIC -Wl,-soname,libq.so.1 -o root/opt/lib/i386-linux-gnu/libq.so.1 q.c && "
+		"echo 'int q(void); int main(void) { return q(); }' > app.c && "
+		"i686-linux-gnu-gcc -o root/app32 app.c root/opt/lib/i386-linux-gnu/libq.so.1 "
+		"-Wl,--enable-new-dtags,-rpath,/opt/wrong:/opt/\\$LIB && "
+		"gcc -o root/app64 app.c root/opt/wrong/libq.so.1 -Wl,--enable-new-dtags,-rpath,/opt/wrong:/opt/\\$LIB"));
+	out = closure("--root=root /app32", 0);
+	/* Its interpreter through the /lib link; libc from ld.so.conf's directory. */
+	cr_expect_str_eq(out, "/app32\n/lib\n/opt/lib/i386-linux-gnu/libq.so.1\n/usr/lib/i386-linux-gnu/ld-linux.so.2\n"
+			      "/usr/lib/i386-linux-gnu/libc.so.6\n/usr/lib/ld-linux.so.2\n");
+	free(out);
+	out = closure("--root=root /app64", 0);
+	/* libc through /lib/x86_64-linux-gnu, the first trusted directory, after the i386 one of
+	 * ld.so.conf. */
+	cr_expect_str_eq(out, "/app64\n/lib\n/lib64\n/opt/wrong/libq.so.1\n/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n"
+			      "/usr/lib/x86_64-linux-gnu/libc.so.6\n/usr/lib64/ld-linux-x86-64.so.2\n");
+	free(out);
+}
+
+Test(closure, ld_so_conf_includes_are_followed_inside_the_root_and_their_loop_cut)
+{
+	struct cmd c;
+
+	host_libc("root");
+	library("root/opt/a", "liba", 1, "", "");
+	library("root/opt/c", "libc2", 2, "", "");
+	library("root/opt/direct", "libd", 3, "", "");
+	free(sh("mkdir -p root/etc/ld.so.conf.d root/etc/more && "
+		"printf 'include ld.so.conf.d/*.conf\\n/opt/direct # a comment\\n' > root/etc/ld.so.conf && "
+		"echo /opt/a > root/etc/ld.so.conf.d/a.conf && echo 'include /etc/more/*.conf' > root/etc/ld.so.conf.d/b.conf && "
+		"echo /opt/nothing > root/etc/ld.so.conf.d/b.conf.disabled && "
+		"printf '/opt/c\\ninclude /etc/ld.so.conf\\n' > root/etc/more/c.conf && : > root/etc/ld.so.cache && "
+		"echo 'int liba(void), libc2(void), libd(void); int main(void) { return liba() + libc2() + libd(); }' > app.c && "
+		"gcc -o root/app app.c -Lroot/opt/a -Lroot/opt/c -Lroot/opt/direct -l:liba.so.1 -l:libc2.so.1 -l:libd.so.1"));
+	c = run("timeout 60 '%s' --closure --root=root /app", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.out, "/app\n/etc/ld.so.cache\n/lib64\n/opt/a/liba.so.1\n/opt/a/liba.so.1.0\n/opt/c/libc2.so.1\n"
+				"/opt/c/libc2.so.1.0\n/opt/direct/libd.so.1\n/opt/direct/libd.so.1.0\n"
+				"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n/usr/lib/x86_64-linux-gnu/libc.so.6\n"
+				"/usr/lib64/ld-linux-x86-64.so.2\n");
+	cr_expect_str_eq(c.err, "dlnote-inject: root/etc/ld.so.conf: included again (an include loop?), not read\n");
+	cmd_free(&c);
+}
+
+/* The files of the host a run of the tool touched under `outside` (strace -y names every
+ * descriptor's path, so a file reached through a directory descriptor is seen too). */
+static char *touched(const char *args, const char *outside)
+{
+	return sh("timeout 60 strace -f -y -e trace=%%file,%%desc -o trace '%s' --closure %s >/dev/null 2>&1; "
+		  "grep -F '%s' trace | grep -v -e '^[0-9]* execve' | head -n 5; true", tool(), args, outside);
+}
+
+Test(closure, hostile_roots_neither_escape_nor_hang)
+{
+	char outside[4096], *out, *seen;
+	struct cmd c;
+
+	host_libc("root");
+	/* The host's copy of a library the program needs: a tool that escaped would find it. */
+	snprintf(outside, sizeof outside, "%s/host", workdir());
+	library("host", "libesc", 1, "", "");
+	library("root/opt/build", "libesc", 1, "", "");
+	free(sh("echo 'int libesc(void); int main(void) { return libesc(); }' > app.c && "
+		"gcc -o root/app app.c -Lhost -l:libesc.so.1 -Wl,--enable-new-dtags,-rpath,/abs:/dots:/deep/x:/loop:/self && "
+		"rm -r root/opt/build && "
+		"ln -s %s root/abs && ln -s ../../../../../../../../../%s root/dots && "
+		"mkdir -p root/deep && ln -s ../../host root/deep/x && "
+		"ln -s loop2 root/loop && ln -s loop root/loop2 && ln -s self/self root/self && "
+		"mkdir -p root/etc && echo 'include /etc/ld.so.conf' > root/etc/ld.so.conf",
+		outside, outside));
+	c = run("timeout 60 '%s' --closure --root=root /app", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(!strstr(c.out, "libesc"), "%s", c.out);
+	cr_expect_str_eq(c.err, "dlnote-inject: root/loop/libesc.so.1: more than 40 symbolic links (a loop?)\n"
+				"dlnote-inject: root/self/libesc.so.1: more than 40 symbolic links (a loop?)\n"
+				"dlnote-inject: root/etc/ld.so.conf: included again (an include loop?), not read\n"
+				"dlnote-inject: root/app: libesc.so.1 (DT_NEEDED) is not found in the root\n"
+				"dlnote-inject: root/loop/libc.so.6: more than 40 symbolic links (a loop?)\n"
+				"dlnote-inject: root/self/libc.so.6: more than 40 symbolic links (a loop?)\n");
+	cmd_free(&c);
+	seen = touched("--root=root /app", outside);
+	cr_expect_str_empty(seen, "the tool touched the host's files:\n%s", seen);
+	free(seen);
+	/* FILE itself through a link out of the root, and a `..` escape in FILE. */
+	free(sh("ln -s %s/libesc.so.1.0 root/escape", outside));
+	c = run("'%s' --closure --root=root /escape ../../host/libesc.so.1.0", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_empty(c.out);
+	cr_expect_str_eq(c.err, "dlnote-inject: root/escape: no such file in the root\n"
+				"dlnote-inject: root../../host/libesc.so.1.0: no such file in the root\n");
+	cmd_free(&c);
+	/* A DT_NEEDED cycle ends. */
+	free(sh("mkdir -p root/usr/lib/x86_64-linux-gnu && cd root/usr/lib/x86_64-linux-gnu && "
+		"echo 'int y(void) { return 0; }' > %s/y.c && echo 'int x(void) { return 0; }' > %s/x.c && "
+		"gcc -shared -fPIC -Wl,-soname,liby.so.1 -o liby.so.1 %s/y.c && "
+		"gcc -shared -fPIC -Wl,--no-as-needed -Wl,-soname,libx.so.1 -o libx.so.1 %s/x.c -L. -l:liby.so.1 && "
+		"gcc -shared -fPIC -Wl,--no-as-needed -Wl,-soname,liby.so.1 -o liby.so.1 %s/y.c -L. -l:libx.so.1",
+		workdir(), workdir(), workdir(), workdir(), workdir()));
+	out = closure("--root=root /usr/lib/x86_64-linux-gnu/libx.so.1", 0);
+	cr_expect_str_eq(out, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n/usr/lib/x86_64-linux-gnu/libc.so.6\n"
+			      "/usr/lib/x86_64-linux-gnu/libx.so.1\n"
+			      "/usr/lib/x86_64-linux-gnu/liby.so.1\n");
+	free(out);
+}
+
+Test(closure, a_name_with_a_newline_is_listed_by_json_only)
+{
+	struct cmd c;
+
+	host_libc("root");
+	free(sh("echo 'int main(void) { return 0; }' > app.c && gcc -o \"root/a$(printf '\\nb')\" app.c"));
+	c = run("'%s' --closure --root=root \"/a$(printf '\\nb')\"", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect(!strstr(c.out, "/a\n"), "%s", c.out);
+	cr_expect(strstr(c.err, "root/a\\nb: a name with a newline: listed by --format=json only"), "%s", c.err);
+	cmd_free(&c);
+	c = run("'%s' --closure --format=json --root=root \"/a$(printf '\\nb')\"", tool());
+	cr_expect_eq(c.status, 0);
+	cr_expect(strstr(c.out, "{\"path\":\"/a\\\\nb\",\"type\":\"file\""), "%s", c.out);
+	cmd_free(&c);
+}
+
+Test(closure, usage_errors)
+{
+	struct cmd c = run("'%s' --root=/ --list x", tool());
+	cr_expect_eq(c.status, 2);
+	cr_expect(strstr(c.err, "--root is only for --closure"), "%s", c.err);
+	cmd_free(&c);
+	c = run("'%s' --closure --min-priority=high x", tool());
+	cr_expect_eq(c.status, 2);
+	cr_expect(strstr(c.err, "--min-priority: 'high' is not required, recommended or suggested"), "%s", c.err);
+	cmd_free(&c);
+	c = run("'%s' --closure --format=rpm x", tool());
+	cr_expect_eq(c.status, 2);
+	cmd_free(&c);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* test_policy.c - --policy=FILE (docs/policy.md): one policy gives the same priorities in
+ * --list --format=rpm, the rpm generator (--rpm-generate) and --closure; features it ignores
+ * are nowhere; a feature it does not name is an error when it says so. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const char policy[] = "{\"unknown\": \"accept\", \"features\": [\n"
+			     " {\"feature\": \"bar\", \"files\": \"opt/app/lib/*\", \"priority\": \"required\"},\n"
+			     " {\"feature\": \"b*\", \"priority\": \"suggested\"},\n"
+			     " {\"feature\": \"qux\", \"priority\": \"ignored\"}\n]}\n";
+
+/* A root whose libfoo declares bar (recommended), baz (required), qux (recommended): each
+ * library present, so that the closure shows what each priority became. */
+static void policy_root(void)
+{
+	free(sh("mkdir -p root/usr/lib/x86_64-linux-gnu root/usr/lib64 root/opt/app/lib && "
+		"cp -L /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 root/usr/lib/x86_64-linux-gnu/ && "
+		"ln -s usr/lib64 root/lib64 && ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 root/usr/lib64/ && "
+		"for n in bar baz qux; do echo \"int $n(void) { return 0; }\" > $n.c && "
+		"gcc -shared -fPIC -Wl,-soname,lib$n.so.1 -o root/opt/app/lib/lib$n.so.1 $n.c || exit 1; done && "
+		"echo 'int foo(void) { return 0; }' > foo.c && "
+		"gcc -shared -fPIC -Wl,-soname,libfoo.so.1 -Wl,-rpath,\\$ORIGIN -o root/opt/app/lib/libfoo.so.1 foo.c && "
+		"'%s' --feature bar --soname libbar.so.1 --priority recommended --feature baz --soname libbaz.so.1 "
+		"--priority required --feature qux --soname libqux.so.1 root/opt/app/lib/libfoo.so.1", tool()));
+	put_file("policy.json", policy);
+}
+
+/* The sonames a consumer gives at each rank, "required: ...; recommended: ...; suggested: ...". */
+static char *by_rpm_list(void)
+{
+	return sh("'%s' --list --format=rpm --policy=policy.json root/opt/app/lib/libfoo.so.1 | "
+		  "sed 's/()(64bit)//' | awk '{ v[$1] = v[$1] \" \" $2 } END { print \"required:\" v[\"Requires:\"] "
+		  "\"; recommended:\" v[\"Recommends:\"] \"; suggested:\" v[\"Suggests:\"] }'", tool());
+}
+
+static char *by_rpm_generator(void)
+{
+	return sh("for k in requires recommends suggests; do echo \"$PWD/root/opt/app/lib/libfoo.so.1\" | "
+		  "'%s' --rpm-generate=$k --policy=policy.json | sed 's/()(64bit)//' | tr '\\n' ' '; echo; done | "
+		  "awk 'NR == 1 { r = $0 } NR == 2 { c = $0 } NR == 3 { s = $0 } END { "
+		  "printf \"required: %%s; recommended: %%s; suggested: %%s\\n\", r, c, s }' | sed 's/ *;/;/g; s/ *$//; s/: \\([a-z]\\)/: \\1/g'",
+		  tool());
+}
+
+/* The closure at each priority: what each lowest priority adds. */
+static char *by_closure(void)
+{
+	return sh("for p in required recommended suggested; do '%s' --closure --root=root --policy=policy.json "
+		  "--min-priority=$p /opt/app/lib/libfoo.so.1 | grep -o 'lib[a-z]*\\.so\\.1$' | grep -v -e libfoo -e libc > $p.txt; done; "
+		  "echo \"required: $(cat required.txt | tr '\\n' ' ')\" \"; recommended: $(comm -13 required.txt recommended.txt | tr '\\n' ' ')\" "
+		  "\"; suggested: $(comm -13 recommended.txt suggested.txt | tr '\\n' ' ')\" | sed 's/ *;/;/g; s/ *$//; s/  */ /g'",
+		  tool());
+}
+
+Test(policy, one_policy_gives_the_same_answer_in_every_consumer)
+{
+	char *list, *gen, *clo;
+
+	policy_root();
+	list = by_rpm_list();
+	gen = by_rpm_generator();
+	clo = by_closure();
+	/* bar: required for files under opt/app/lib (the first rule); baz: suggested (b*);
+	 * qux: ignored. */
+	cr_expect_str_eq(list, "required: libbar.so.1; recommended:; suggested: libbaz.so.1");
+	cr_expect_str_eq(gen, list);
+	cr_expect_str_eq(clo, list);
+	free(list);
+	free(gen);
+	free(clo);
+}
+
+Test(policy, a_feature_the_policy_does_not_name_is_an_error_when_it_says_so)
+{
+	struct cmd c;
+
+	policy_root();
+	put_file("strict.json", "{\"unknown\": \"error\", \"features\": [{\"feature\": \"ba?\", \"priority\": \"recommended\"}]}");
+	c = run("'%s' --list --format=rpm --policy=strict.json root/opt/app/lib/libfoo.so.1", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.err, "dlnote-inject: root/opt/app/lib/libfoo.so.1: \"qux\" [\"libqux.so.1\"]: the policy does not name this feature\n");
+	cmd_free(&c);
+	c = run("'%s' --closure --root=root --policy=strict.json /opt/app/lib/libfoo.so.1", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.err, "dlnote-inject: root/opt/app/lib/libfoo.so.1: \"qux\" [\"libqux.so.1\"]: the policy does not name this feature\n");
+	cmd_free(&c);
+	put_file("bad.json", "{\"features\": [{\"feature\": \"x\", \"priority\": \"high\"}]}");
+	c = run("'%s' --list --format=rpm --policy=bad.json root/opt/app/lib/libfoo.so.1", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.err, "dlnote-inject: bad.json: line 1, column"), "%s", c.err);
+	cmd_free(&c);
+}
