@@ -46,6 +46,7 @@ static char *version(void)
 #define INSTALLED_USR \
 	"usr/bin/dh_dlnote\n" \
 	"usr/bin/dlnote-inject\n" \
+	"usr/lib/cmake/dlnote/dlnoteCheck.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteConfig.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteConfigVersion.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteFunctions.cmake\n" \
