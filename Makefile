@@ -163,7 +163,7 @@ release: $(BIN) $(RELEASE_BIN)
 check: layers unit regress integration buildsys release
 
 # The layers of src/, lowest first: a folder calls and includes only itself and the folders
-# before it, and no two files call each other in a circle (README, "Layout").  Read from the
+# before it, and no two files call each other in a circle (docs/testing.md, "The repository").  Read from the
 # objects (nm) and the #include lines by tests/tools/check-layers.sh.
 LAYERS := base elf note edit archive report closure cli
 layers: $(BIN)

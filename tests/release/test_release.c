@@ -182,12 +182,13 @@ Test(release, make_dist_is_reproducible_and_holds_the_tracked_files)
 	free(v);
 }
 
-/* The top level of the source tree holds what the layout table names (its first column), and
- * the table names nothing that is not there: test fixtures and stray outputs belong elsewhere. */
+/* The top level of the source tree holds what the layout table of docs/testing.md names (its
+ * first column), and the table names nothing that is not there: test fixtures and stray outputs
+ * belong elsewhere. */
 Test(release, the_top_level_holds_what_the_layout_names)
 {
-	const char *doc = "README.md";
-	char *named = sh("sed -n '/^## Layout of this repository/,/^## [^L]/p' '%s/%s' | grep '^| `' | cut -d'|' -f2 | "
+	const char *doc = "docs/testing.md";
+	char *named = sh("sed -n '/^## The repository$/,/^## /p' '%s/%s' | grep '^| `' | cut -d'|' -f2 | "
 			 "grep -o '`[^`]*`' | tr -d '`' | cut -d/ -f1 | LC_ALL=C sort -u", srcdir(), doc);
 	char *top;
 
