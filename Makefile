@@ -163,7 +163,7 @@ release: $(BIN) $(RELEASE_BIN)
 check: layers unit regress integration buildsys release
 
 # The layers of src/, lowest first: a folder calls and includes only itself and the folders
-# before it, and no two files call each other in a circle (README, "Layout").  Read from the
+# before it, and no two files call each other in a circle (docs/testing.md, "The repository").  Read from the
 # objects (nm) and the #include lines by tests/tools/check-layers.sh.
 LAYERS := base elf note edit archive report closure cli
 layers: $(BIN)
@@ -252,6 +252,7 @@ INSTALLED = $(BINDIR)/dlnote-inject $(BINDIR)/dh_dlnote \
 	$(BASHCOMPDIR)/dlnote-inject $(RPMFILEATTRSDIR)/dlnote.attr \
 	$(PERL_VENDORLIB)/Debian/Debhelper/Sequence/dlnote.pm \
 	$(CMAKEDIR)/dlnoteConfig.cmake $(CMAKEDIR)/dlnoteConfigVersion.cmake $(CMAKEDIR)/dlnoteFunctions.cmake \
+	$(CMAKEDIR)/dlnoteCheck.cmake \
 	$(PKGCONFIGDIR)/dlnote.pc $(DATADIR)/dlnote/dlnote-template.c $(DATADIR)/dlnote/dlnote-note.py
 SET_VERSION = sed 's|@VERSION@|$(VERSION)|g'
 
@@ -317,6 +318,7 @@ install-buildsys:
 	sed $(BUILDSYS_SED) meson/dlnote.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/dlnote.pc
 	chmod 644 $(DESTDIR)$(CMAKEDIR)/dlnoteConfig*.cmake $(DESTDIR)$(PKGCONFIGDIR)/dlnote.pc
 	install -m 644 cmake/dlnoteFunctions.cmake $(DESTDIR)$(CMAKEDIR)/dlnoteFunctions.cmake
+	install -m 644 cmake/dlnoteCheck.cmake $(DESTDIR)$(CMAKEDIR)/dlnoteCheck.cmake
 	install -m 644 meson/dlnote-template.c $(DESTDIR)$(DATADIR)/dlnote/dlnote-template.c
 	sed 's|@DLNOTE_INJECT@|$(BINDIR)/dlnote-inject|' meson/dlnote-note.py > $(DESTDIR)$(DATADIR)/dlnote/dlnote-note.py
 	chmod 755 $(DESTDIR)$(DATADIR)/dlnote/dlnote-note.py

@@ -27,12 +27,17 @@
 # takes, the program carries the entries once, with no link option.
 #
 # After each build of the target, dlnote-inject --check runs on it (<target>-dlnote-check, in
-# ALL): an entry the program would carry twice (the in-code macro left on while the manifest
-# declares the same entry) or an archive entry no link can take fails the build.
+# ALL, through dlnoteCheck.cmake): an entry the program would carry twice (the in-code macro
+# left on while the manifest declares the same entry) or an archive entry no link can take
+# fails the build, with one line in the build log that names the cause, the fix and the file
+# holding the check's every line.
 #
 # Needs the imported or built executable target dlnote::dlnote-inject (find_package(dlnote) or
 # add_subdirectory of the dlnote source tree define it).
 include_guard(GLOBAL)
+# The check's script, beside this file (installed, or in the source tree); a global property,
+# as this file is read once, in whichever directory first includes it.
+set_property(GLOBAL PROPERTY DLNOTE_CHECK_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/dlnoteCheck.cmake")
 
 if(CMAKE_VERSION VERSION_LESS 3.19)
   message(FATAL_ERROR "dlnote: target_dlopen_notes() needs CMake 3.19 or newer "
@@ -292,7 +297,11 @@ endfunction()
 
 # After every build of the target: no entry twice, none that an archive link cannot take.
 # (Objects that are LLVM bitcode, clang -flto, hold their notes in the bitcode: skipped.)
+# dlnoteCheck.cmake writes the tool's output to check.txt, touches the stamp when the check
+# passes, and says one line when it fails: then the stamp is missing, and compare_files (which
+# prints nothing) fails the build.
 function(_dlnote_check target type work)
+  get_property(script GLOBAL PROPERTY DLNOTE_CHECK_SCRIPT)
   set(stamp "${work}/checked")
   if(type STREQUAL "OBJECT_LIBRARY")
     set(files "$<TARGET_OBJECTS:${target}>")
@@ -300,9 +309,10 @@ function(_dlnote_check target type work)
     set(files "$<TARGET_FILE:${target}>")
   endif()
   add_custom_command(OUTPUT "${stamp}"
-    COMMAND "$<TARGET_FILE:dlnote::dlnote-inject>" --check -q --skip-non-elf ${files}
-    COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
-    DEPENDS dlnote::dlnote-inject "${target}" ${files}
+    COMMAND "${CMAKE_COMMAND}" "-DTOOL=$<TARGET_FILE:dlnote::dlnote-inject>" "-DTARGET=${target}"
+            "-DREPORT=${work}/check.txt" "-DSTAMP=${stamp}" -P "${script}" -- ${files}
+    COMMAND "${CMAKE_COMMAND}" -E compare_files "${stamp}" "${stamp}"
+    DEPENDS dlnote::dlnote-inject "${target}" ${files} "${script}"
     COMMENT "Checking the dlopen notes of ${target}"
     COMMAND_EXPAND_LISTS
     VERBATIM)

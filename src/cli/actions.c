@@ -54,10 +54,10 @@ int action_list(struct run *run, const char *path, struct entries *es, const str
 }
 
 /* The lines of a check report, each after "PATH: " (with -q, the errors only); the first
- * error's text is kept for the one-line summary on stderr.  With `errors` (an archive member,
- * without -v), the error lines go there instead, one a line, without the path. */
+ * error's text is kept for the one-line summary on stderr.  With `gather` (an archive member,
+ * without -v), every line goes there instead, without the path: the archive says each once. */
 static void print_report(const struct opts *o, const char *path, const struct buf *report,
-			 char *first, size_t firstsz, struct buf *errors)
+			 char *first, size_t firstsz, struct buf *gather)
 {
 	for (size_t i = 0, start = 0; i < report->len; i++) {
 		const char *line = report->p + start;
@@ -66,8 +66,8 @@ static void print_report(const struct opts *o, const char *path, const struct bu
 		if (report->p[i] != '\n')
 			continue;
 		error = strncmp(line, "error: ", 7) == 0;
-		if (error && errors)
-			buf_printf(errors, "%.*s\n", (int)(i - start), line);
+		if (gather)
+			buf_printf(gather, "%.*s\n", (int)(i - start), line);
 		else if (!o->quiet || error)
 			print_text(stdout, "%s: %.*s\n", path, (int)(i - start), line);
 		if (error && !first[0])

@@ -112,11 +112,11 @@ void action_file_kind(const struct elf *ef, struct file_kind *k);
 /* --list: the table, JSON Lines and the rpm generator print per file; other formats gather. */
 int action_list(struct run *run, const char *path, struct entries *es, const struct file_kind *k,
 		int many, struct err *e);
-/* in_archive: no "ok" line (the archive's summary says it, travel.c).  errors: NULL, or where
- * the error lines go instead of standard output (text only, one a line: an archive gathers
- * its members' and prints each distinct one once). */
+/* in_archive: no "ok" line (the archive's summary says it, travel.c).  gather: NULL, or where
+ * the error and warning lines go instead of standard output (text only, one a line: an
+ * archive gathers its members' and prints each distinct one once). */
 int action_check(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
-		 int in_archive, struct buf *errors, struct err *e);
+		 int in_archive, struct buf *gather, struct err *e);
 int action_discover(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
 		    struct err *e);
 /* What edits drop or replace of the entries files had, said on standard error once the edit is

@@ -27,9 +27,10 @@ struct ar_ctx {
 	int have_kind;
 	struct travel travel; /* --check: where the entries travel */
 	struct said said;     /* an edit: what members drop or replace, said once it is written */
-	/* --check without -v: each member's error lines, "TEXT\tMEMBER\n", printed once per
-	 * distinct TEXT at the end (gathered_errors), and how many ELF members were checked */
-	struct buf errs;
+	/* --check without -v: each member's error and warning lines, "TEXT\tMEMBER\n", printed
+	 * once per distinct TEXT at the end (gathered_lines); how many ELF members were checked,
+	 * and how many of them had errors */
+	struct buf lines;
 	size_t checked, failed;
 	uint64_t said_upto; /* the header of the last member whose plan went into `said` */
 };
@@ -204,6 +205,28 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 	return r < 0 ? -1 : 0;
 }
 
+static int is_error(const char *line)
+{
+	return strncmp(line, "error: ", 7) == 0;
+}
+
+/* A member's check lines (each "error: ..." or "warning: ..."), added to c->lines as
+ * "TEXT\tNTH\tMEMBER\n" (NTH: the member's place among those checked, as names may repeat);
+ * whether one of them is an error. */
+static int gather_lines(struct ar_ctx *c, const struct buf *mine, const char *member)
+{
+	int errors = 0;
+
+	for (size_t i = 0, start = 0; i < mine->len; i++)
+		if (mine->p[i] == '\n') {
+			buf_printf(&c->lines, "%.*s\t%zu\t%s\n", (int)(i - start), mine->p + start,
+				   c->checked, member);
+			errors |= is_error(mine->p + start);
+			start = i + 1;
+		}
+	return errors;
+}
+
 /* The read-only modes on one member; --list gathers the entries of every member. */
 static int read_member(struct ar_ctx *c, struct archive *ar, const struct archive_member *m,
 		       struct err *e)
@@ -233,17 +256,12 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 			    ? action_check(c->run, c->label, &ef, &sc, 1, gather ? &mine : NULL, e)
 			    : action_discover(c->run, c->label, &ef, &sc, e);
 		c->checked += c->run->o.mode == MODE_CHECK;
-		/* A member whose only fault is in its notes: said once for the archive. */
-		if (r && mine.len) {
-			for (size_t i = 0, start = 0; i < mine.len; i++)
-				if (mine.p[i] == '\n') {
-					buf_printf(&c->errs, "%.*s\t%s\n", (int)(i - start),
-						   mine.p + start, m->name);
-					start = i + 1;
-				}
-			c->failed++;
-			r = c->errs.oom ? err_oom(e) : 1;
-		}
+		/* What a member's notes give is said once for the archive: a member whose only
+		 * fault is in its notes has no line of its own on stderr. */
+		if (gather && gather_lines(c, &mine, m->name) && r)
+			c->failed++, r = 1;
+		if (c->lines.oom)
+			r = err_oom(e);
 		buf_free(&mine);
 		if (c->run->o.mode == MODE_CHECK) {
 			struct err te = {0};
@@ -255,15 +273,30 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 	return r;
 }
 
-/* The members' errors, each distinct text once with how many members gave it and the first
- * three of them, or as that member's own line if only one gave it (-v: every member's lines;
- * -q with a single cause: none), then one line on stderr for the archive. */
-static void gathered_errors(struct ar_ctx *c)
+/* The member that gave a gathered line: its name (of *len bytes), and its place in *nth. */
+static const char *line_member(const struct key *k, size_t *nth, int *len)
 {
+	char *name;
+
+	*nth = (size_t)strtoull(k->p + k->len + 1, &name, 10);
+	name++; /* the tab */
+	*len = (int)(strchr(name, '\n') - name);
+	return name;
+}
+
+/* The members' lines, each distinct text once with how many members gave it and the first
+ * three of them (a member that gave it twice counted once), or as that member's own line if
+ * only one gave it (-v: every member's lines; -q: the errors only, and none for a single
+ * cause), then, when members had errors, one line on stderr for the archive that names the
+ * first. */
+static void gathered_lines(struct ar_ctx *c)
+{
+	const struct opts *o = &c->run->o;
 	struct key *k = NULL;
 	struct keyed *heads = NULL;
-	size_t n = 0, nheads = 0, i, j;
-	char *p = c->errs.p, *end = p + c->errs.len;
+	size_t n = 0, nheads = 0, causes = 0, errors = 0, i, j;
+	const struct key *first_error = NULL;
+	char *p = c->lines.p, *end = p + c->lines.len;
 
 	for (char *q = p; q < end; q = strchr(q, '\n') + 1)
 		n++;
@@ -272,42 +305,52 @@ static void gathered_errors(struct ar_ctx *c)
 		print_oom();
 		goto out;
 	}
-	for (i = 0; p < end; i++, p = strchr(p, '\n') + 1)
+	for (i = 0; p < end; i++, p = strchr(p, '\n') + 1) {
 		k[i] = (struct key){p, (size_t)(strchr(p, '\t') - p), i};
+		errors += (size_t)is_error(p);
+	}
 	keys_sort(k, n);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && key_same(&k[i], &k[j]); j++)
 			;
 		heads[nheads++] = (struct keyed){k[i].pos, i}; /* first seen, in archive order */
+		causes += (size_t)is_error(k[i].p);
 	}
 	keyed_sort(heads, nheads);
-	/* -q and one cause: the line on stderr says it all (a build log shows one line). */
-	for (size_t h = 0; h < nheads && !(c->run->o.quiet && nheads == 1); h++) {
-		size_t first = heads[h].val, count = 0;
-		for (j = first; j < n && key_same(&k[first], &k[j]); j++)
-			count++;
+	for (size_t h = 0; h < nheads; h++) {
+		size_t first = heads[h].val, count = 0, shown = 0, nth = 0, prev = 0;
+		int error = is_error(k[first].p), len;
+		const char *name;
+		if (error && !first_error)
+			first_error = &k[first];
+		/* -q: no warning; one cause: the line on stderr says it all (a build log shows
+		 * one line). */
+		if (o->quiet && (!error || causes == 1))
+			continue;
+		for (j = first; j < n && key_same(&k[first], &k[j]); j++, prev = nth)
+			line_member(&k[j], &nth, &len), count += j == first || nth != prev;
+		name = line_member(&k[first], &nth, &len);
 		if (count == 1) { /* one member: named as any member is */
-			const char *name = k[first].p + k[first].len + 1;
-			print_text(stdout, "%s[%.*s]: %.*s\n", c->path,
-				   (int)(strchr(name, '\n') - name), name, (int)k[first].len,
-				   k[first].p);
+			print_text(stdout, "%s[%.*s]: %.*s\n", c->path, len, name,
+				   (int)k[first].len, k[first].p);
 			continue;
 		}
 		print_text(stdout, "%s: %.*s (in %zu of %zu ELF members: ", c->path,
 			   (int)k[first].len, k[first].p, count, c->checked);
-		for (j = first; j < first + count && j < first + 3; j++) {
-			const char *name = k[j].p + k[j].len + 1;
-			print_text(stdout, "%s%.*s", j > first ? ", " : "",
-				   (int)(strchr(name, '\n') - name), name);
+		for (j = first; shown < 3 && j < n && key_same(&k[first], &k[j]); j++, prev = nth) {
+			name = line_member(&k[j], &nth, &len);
+			if (j == first || nth != prev)
+				print_text(stdout, "%s%.*s", shown++ ? ", " : "", len, name);
 		}
 		print_text(stdout, "%s)\n", count > 3 ? ", ..." : "");
 	}
-	print_text(stderr,
-		   PROGRAM_NAME
-		   ": %s: %zu error%s in the dlopen notes of %zu of its %zu ELF members, "
-		   "the first: %.*s (-v names each member)\n",
-		   c->path, n, n == 1 ? "" : "s", c->failed, c->checked,
-		   nheads ? (int)k[heads[0].val].len - 7 : 0, nheads ? k[heads[0].val].p + 7 : "");
+	if (c->failed && first_error)
+		print_text(stderr,
+			   PROGRAM_NAME
+			   ": %s: %zu error%s in the dlopen notes of %zu of its %zu ELF "
+			   "members, the first: %.*s (-v names each member)\n",
+			   c->path, errors, errors == 1 ? "" : "s", c->failed, c->checked,
+			   (int)first_error->len - 7, first_error->p + 7);
 out:
 	free(k);
 	free(heads);
@@ -351,8 +394,8 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 				memset(&e, 0, sizeof e);
 			}
 		}
-		if (c.failed)
-			gathered_errors(&c);
+		if (c.lines.len)
+			gathered_lines(&c);
 		if (r == 0 && o->mode == MODE_LIST &&
 		    action_list(run, path, &c.merged, &c.kind, many, &e))
 			c.label[0] = '\0';
@@ -370,7 +413,7 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 	}
 	travel_free(&c.travel);
 	manifest_free(&c.merged);
-	buf_free(&c.errs);
+	buf_free(&c.lines);
 	if (e.msg[0]) {
 		err_report(c.label[0] ? c.label : path, &e);
 		status = exit_status(&e);

@@ -137,6 +137,27 @@ fails_with() {   # fails_with TEXT COMMAND...: COMMAND fails and its output cont
 	grep -qF -- "$1" <<<"$out" || { echo "missing: $1"; return 1; }
 }
 
+# said_besides LOG: what a build printed in LOG besides the build tool's own lines: ninja's and
+# make's progress, FAILED: and the command line ninja echoes, their last words, CMake's note on
+# dependencies; Meson's "--- stderr ---" before a failed command's standard error; blank lines.
+said_besides() {
+	grep -vE '^(\[ *[0-9]+(/[0-9]+\]|%\]) |FAILED: |ninja: |g?make(\[[0-9]+\])?: |cd .* && |--- stderr ---$|Consolidate compiler generated dependencies|$)|--internal exe --capture ' "$1" || true
+}
+# one_line_per_target LOG N TEXT...: a failed build said N lines in LOG besides the build
+# tool's (one per failing target: SDL3-static's check said 40), and each TEXT is in exactly one.
+one_line_per_target() {
+	local log=$1 n=$2 said lines text
+	shift 2
+	cat "$log"
+	said=$(said_besides "$log")
+	lines=$(grep -c . <<<"$said" || true)
+	echo "--- $lines line(s) besides the build tool's, expected $n"
+	[ "$lines" -eq "$n" ] || return 1
+	for text in "$@"; do
+		[ "$(grep -cF -- "$text" <<<"$said")" -eq 1 ] || { echo "not in exactly one line: $text"; return 1; }
+	done
+}
+
 # entries_once FILE EXPECTED_JSON: the entries, read by dlnote-inject and by an independent
 # PT_NOTE walker (tests/tools/readers.py), are exactly these, each once, in any order (a static
 # library's entries come with its objects, in the order the link takes them).
@@ -334,11 +355,12 @@ installed_files() {
 	local f
 	for f in bin/dlnote-inject lib/cmake/dlnote/dlnoteConfig.cmake \
 		lib/cmake/dlnote/dlnoteConfigVersion.cmake lib/cmake/dlnote/dlnoteFunctions.cmake \
+		lib/cmake/dlnote/dlnoteCheck.cmake \
 		lib/pkgconfig/dlnote.pc share/dlnote/dlnote-template.c share/dlnote/dlnote-note.py; do
 		ls -l "$PREFIX/$f"
 	done
 }
-check "installed: bin, lib/cmake/dlnote/{dlnoteConfig,dlnoteConfigVersion,dlnoteFunctions}.cmake, dlnote.pc, template, note maker" installed_files
+check "installed: bin, lib/cmake/dlnote/{dlnoteConfig,dlnoteConfigVersion,dlnoteFunctions,dlnoteCheck}.cmake, dlnote.pc, template, note maker" installed_files
 pc_names_tool() {
 	local tool
 	tool=$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --variable=dlnote_inject dlnote)

@@ -373,6 +373,22 @@ const char *rpm_isolated(int system_too, const char *extra)
 	return opts;
 }
 
+char *doc_block(const char *page, const char *mark)
+{
+	char *text = sh("awk -v m='<!-- %s -->' '$0 == m { on = 1; next } on == 1 && /^```/ { on = 2; next } "
+			"on == 2 && /^```/ { exit } on == 2 { print }' '%s/%s'",
+			mark, srcdir(), page);
+	size_t n = strlen(text);
+	char *block = malloc(n + 2);
+
+	cr_assert(n > 0, "%s has no block after <!-- %s -->", page, mark);
+	cr_assert(block);
+	memcpy(block, text, n);
+	strcpy(block + n, "\n");
+	free(text);
+	return block;
+}
+
 void put_file(const char *name, const char *text)
 {
 	char path[4200];

@@ -81,6 +81,10 @@ const char *rpm_isolated(int system_too, const char *extra);
 void need(const char *program);
 
 void put_file(const char *name, const char *text);
+/* The fenced block that follows the line "<!-- MARK -->" in PAGE (a path in the source tree),
+ * byte for byte, with its final newline: what a page shows is what a test runs.  Fails the test
+ * when the page has no such block. */
+char *doc_block(const char *page, const char *mark);
 /* A manifest of `entries` entries of about 110 bytes each: 60 make a note larger than any page
  * padding (4 KiB), so that it goes after the end of the file. */
 void put_big_manifest(const char *name, int entries);

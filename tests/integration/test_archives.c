@@ -166,17 +166,26 @@ ParameterizedTest(struct cross *c, archive, cross_archives_are_edited_linked_and
 	free(got);
 }
 
+/* Objects mN.o for each N of the shell words NUMS, each declaring M1's entry twice: by --header
+ * and by a note of its own, as SDL's and systemd's macros write it (a note that does not fold
+ * with --header's COMDAT group of the same entry). */
+static void objects_declaring_z_twice(const char *nums)
+{
+	put_file("m.json", M1);
+	put_file("sdl.h", "__attribute__((aligned(4), used, section(\".note.dlopen\"))) static const struct { unsigned h[3]; "
+			  "char n[4]; char j[44]; } note = { { 4, 41, 0x407c0c0a }, \"FDO\", "
+			  "\"[{\\\"feature\\\":\\\"z\\\",\\\"soname\\\":[\\\"libz.so.1\\\"]}]\" };\n");
+	free(sh("'%s' --header -m m.json -o h.h && for i in %s; do echo \"int f$i(void) { return $i; }\" > m$i.c && "
+		"gcc -O1 -c -include h.h -include sdl.h m$i.c -o m$i.o || exit 1; done", tool(), nums));
+}
+
 Test(archive, one_line_per_cause_for_many_members, .timeout = 60)
 {
 	struct cmd c;
 	char *n;
 
-	put_file("m.json", M1);
-	put_file("sdl.h", "__attribute__((aligned(4), used, section(\".note.dlopen\"))) static const struct { unsigned h[3]; "
-			  "char n[4]; char j[44]; } note = { { 4, 41, 0x407c0c0a }, \"FDO\", "
-			  "\"[{\\\"feature\\\":\\\"z\\\",\\\"soname\\\":[\\\"libz.so.1\\\"]}]\" };\n");
-	free(sh("'%s' --header -m m.json -o h.h && for i in $(seq 1 16); do echo \"int f$i(void) { return $i; }\" > m$i.c && "
-		"gcc -O1 -c -include h.h -include sdl.h m$i.c -o m$i.o || exit 1; done && ar rcs lib.a m*.o", tool()));
+	objects_declaring_z_twice("$(seq 1 16)");
+	free(sh("ar rcs lib.a m*.o"));
 	c = run("'%s' --check -q lib.a", tool());
 	cr_expect_eq(c.status, 1);
 	cr_expect_str_eq(c.out, "", "-q: nothing on stdout: %s", c.out);
@@ -194,6 +203,59 @@ Test(archive, one_line_per_cause_for_many_members, .timeout = 60)
 	n = sh("'%s' --check -v lib.a 2>&1 | grep -c '^lib.a\\[m[0-9]*.o\\]: error: '", tool());
 	cr_expect_str_eq(n, "16", "-v: a line per member");
 	free(n);
+}
+
+/* Warnings are gathered as errors are (issue 40: libSDL3.a printed the same warning once for
+ * each of its 338 members): each distinct one once, with the count and the first members; one
+ * that a single member gives is that member's own line; a member that gives it twice (m5.o: two
+ * entries name the soname) is counted once; -v prints every member's; -q none. */
+#define DEV_WARNING(s) "warning: soname " s " has no version after .so: it names a development symlink, which " \
+		       "packages ship for linking, not for running; declare the versioned soname"
+Test(archive, warnings_one_line_per_cause_for_many_members, .timeout = 60)
+{
+	struct cmd c;
+	char *n;
+
+	put_file("steam.json", "[{\"soname\":[\"libsteam_api.so\"],\"feature\":\"steam\"}]");
+	put_file("foo.json", "[{\"soname\":[\"libfoo.so\"],\"feature\":\"foo\"}]");
+	put_file("steam2.json", "[{\"soname\":[\"libsteam_api.so\"],\"feature\":\"steam2\"}]");
+	free(sh("for i in 1 2 3 4 5; do echo \"int f$i(void) { return $i; }\" > m$i.c && gcc -O1 -c m$i.c || exit 1; done && "
+		"'%s' -m steam.json m1.o m2.o m3.o m4.o m5.o && '%s' --merge -m foo.json m4.o && '%s' --merge -m steam2.json m5.o && ar rcs lib.a m*.o",
+		tool(), tool(), tool()));
+	c = run("'%s' --check lib.a", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.out,
+			 "lib.a: " DEV_WARNING("libsteam_api.so") " (in 5 of 5 ELF members: m1.o, m2.o, m3.o, ...)\n"
+			 "lib.a[m4.o]: " DEV_WARNING("libfoo.so") "\n"
+			 "lib.a: \"steam\" [\"libsteam_api.so\"]: in every ELF member (5); every program that takes a "
+			 "member of this archive carries it\n"
+			 "lib.a: \"foo\" [\"libfoo.so\"]: in 1 of 5 ELF members (m4.o); only a program that takes m4.o "
+			 "carries it\n"
+			 "lib.a: \"steam2\" [\"libsteam_api.so\"]: in 1 of 5 ELF members (m5.o); only a program that "
+			 "takes m5.o carries it\n"
+			 "lib.a: ok (3 dlopen entries in 5 ELF members; 1 of them reach every program that takes a member)\n");
+	cr_expect_str_eq(c.err, "");
+	cmd_free(&c);
+	c = run("'%s' --check -q lib.a", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.out, "", "-q: no warning: %s", c.out);
+	cr_expect_str_eq(c.err, "");
+	cmd_free(&c);
+	n = sh("'%s' --check -v lib.a 2>&1 | grep -c '^lib.a\\[m[0-9].o\\]: warning: soname '", tool());
+	cr_expect_str_eq(n, "7", "-v: a line per member, entry and cause");
+	free(n);
+	/* A member with an error besides: the line on stderr names the error, not the warnings
+	 * before it. */
+	objects_declaring_z_twice("6");
+	free(sh("ar rcs lib.a m6.o"));
+	c = run("'%s' --check -q lib.a", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.out, "", "-q: nothing on stdout: %s", c.out);
+	cr_expect_str_eq(c.err, "dlnote-inject: lib.a: 1 error in the dlopen notes of 1 of its 6 ELF members, the first: "
+				"entry \"z\" [\"libz.so.1\"] is declared 2 times: a program would list it 2 times "
+				"(notes that do not fold: the same entry from a manifest and from the code, or written "
+				"differently): declare it once (-v names each member)\n");
+	cmd_free(&c);
 }
 
 /* A bitcode member cannot carry a note, and a program that takes it would get no entry: an edit

@@ -22,17 +22,11 @@
 /* The block after "<!-- recipe: NAME -->" in docs/packaging.md, into FILE. */
 static void recipe(const char *name, const char *file)
 {
-	char *text = sh("awk -v m='<!-- recipe: %s -->' '$0 == m { on = 1; next } "
-			"on == 1 && /^```/ { on = 2; next } on == 2 && /^```/ { exit } on == 2 { print }' '%s/docs/packaging.md'",
-			name, srcdir());
-	size_t n = strlen(text);
-	char *with_newline = malloc(n + 2);
+	char mark[128], *text;
 
-	cr_assert(n > 0, "docs/packaging.md has no recipe %s", name);
-	memcpy(with_newline, text, n);
-	strcpy(with_newline + n, "\n");
-	put_file(file, with_newline);
-	free(with_newline);
+	snprintf(mark, sizeof mark, "recipe: %s", name);
+	text = doc_block("docs/packaging.md", mark);
+	put_file(file, text);
 	free(text);
 }
 

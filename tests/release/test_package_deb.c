@@ -22,6 +22,7 @@
  * a line starting "amd64:" is there only on amd64. */
 static const char *const files_dlnote_inject[] = {
 	"usr/bin/dlnote-inject -rwxr-xr-x root/root",
+	"usr/lib/cmake/dlnote/dlnoteCheck.cmake -rw-r--r-- root/root",
 	"usr/lib/cmake/dlnote/dlnoteConfig.cmake -rw-r--r-- root/root",
 	"usr/lib/cmake/dlnote/dlnoteConfigVersion.cmake -rw-r--r-- root/root",
 	"usr/lib/cmake/dlnote/dlnoteFunctions.cmake -rw-r--r-- root/root",

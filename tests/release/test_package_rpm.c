@@ -50,6 +50,7 @@ static const char *const generators_files[] = {
 
 static const char *const devel_files[] = {
 	"drwxr-xr-x /usr/share/cmake/dlnote",
+	"-rw-r--r-- /usr/share/cmake/dlnote/dlnoteCheck.cmake",
 	"-rw-r--r-- /usr/share/cmake/dlnote/dlnoteConfig.cmake",
 	"-rw-r--r-- /usr/share/cmake/dlnote/dlnoteConfigVersion.cmake",
 	"-rw-r--r-- /usr/share/cmake/dlnote/dlnoteFunctions.cmake",

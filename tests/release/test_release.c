@@ -46,6 +46,7 @@ static char *version(void)
 #define INSTALLED_USR \
 	"usr/bin/dh_dlnote\n" \
 	"usr/bin/dlnote-inject\n" \
+	"usr/lib/cmake/dlnote/dlnoteCheck.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteConfig.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteConfigVersion.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteFunctions.cmake\n" \
@@ -179,6 +180,25 @@ Test(release, make_dist_is_reproducible_and_holds_the_tracked_files)
 	free(names);
 	free(want);
 	free(v);
+}
+
+/* The top level of the source tree holds what the layout table of docs/testing.md names (its
+ * first column), and the table names nothing that is not there: test fixtures and stray outputs
+ * belong elsewhere. */
+Test(release, the_top_level_holds_what_the_layout_names)
+{
+	const char *doc = "docs/testing.md";
+	char *named = sh("sed -n '/^## The repository$/,/^## /p' '%s/%s' | grep '^| `' | cut -d'|' -f2 | "
+			 "grep -o '`[^`]*`' | tr -d '`' | cut -d/ -f1 | LC_ALL=C sort -u", srcdir(), doc);
+	char *top;
+
+	if (in_git())
+		top = sh("git -C '%s' ls-files | cut -d/ -f1 | LC_ALL=C sort -u", srcdir());
+	else /* an unpacked tarball: what the builds write is not the source */
+		top = sh("cd '%s' && ls -A | grep -vE '^(build|build-.*|.*\\.tar\\.gz)$' | LC_ALL=C sort", srcdir());
+	cr_expect_str_eq(top, named, "the top level holds\n%s\nwhile %s's layout table names\n%s", top, doc, named);
+	free(top);
+	free(named);
 }
 
 /* The tarball unpacked, outside git: it builds, the tool it builds has the version, and make

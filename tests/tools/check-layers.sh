@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# check-layers.sh BUILD LAYER... - the source tree's one rule (README, "Layout"): a folder of
-# src/ calls and includes only itself and the folders below it, listed lowest first, another
-# folder only through its interface header (FOLDER/FOLDER.h), and no two files call each other
-# in a circle.  Calls are read from the objects (nm -P: each undefined
-# symbol is matched with the object that defines it), includes from the #include lines.  Prints
-# one line per breach and exits 1; 0 and nothing when the tree keeps the rule.
+# check-layers.sh BUILD LAYER... - the source tree's one rule (docs/testing.md, "The
+# repository"): a folder of src/ calls and includes only itself and the folders below it,
+# listed lowest first, another folder only through its interface header (FOLDER/FOLDER.h), and
+# no two files call each other in a circle.  Calls are read from the objects (nm -P: each
+# undefined symbol is matched with the object that defines it), includes from the #include
+# lines.  Prints one line per breach and exits 1; 0 and nothing when the tree keeps the rule.
 set -eu
 build=$1
 shift

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: MIT
+# dlnoteCheck.cmake - the check that target_dlopen_notes() runs after each build of a target
+# (dlnoteFunctions.cmake, _dlnote_check), in script mode:
+#
+#   cmake -DTOOL=<dlnote-inject> -DTARGET=<name> -DREPORT=<file> -DSTAMP=<file>
+#         -P dlnoteCheck.cmake -- <file>...
+#
+# It runs `dlnote-inject --check --skip-non-elf <file>...` and writes everything the tool says
+# to REPORT. When the check passes, it touches STAMP and prints nothing. When it fails, the build
+# log gets one line: the tool's own message (one line that names the cause and the fix), how
+# many more it said (one per other file that failed), and REPORT, which holds every line (each
+# distinct error once, with the members that give it).  SDL3-static with its macros left on
+# printed 40 lines with `--check -q`, one per entry declared twice. STAMP is then missing, and the command after this one in the custom command
+# fails the build without a word (a script cannot end with a status of its own without CMake's
+# error block of several lines).
+cmake_minimum_required(VERSION 3.19)
+
+foreach(var TOOL TARGET REPORT STAMP)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "dlnoteCheck.cmake: -D${var}=... is missing")
+  endif()
+endforeach()
+set(files "")
+set(after_dashes FALSE)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE ${last})
+  if(after_dashes)
+    list(APPEND files "${CMAKE_ARGV${i}}")
+  elseif(CMAKE_ARGV${i} STREQUAL "--")
+    set(after_dashes TRUE)
+  endif()
+endforeach()
+
+file(REMOVE "${STAMP}")
+execute_process(COMMAND "${TOOL}" --check --skip-non-elf ${files}
+  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(WRITE "${REPORT}" "${out}${err}")
+if(status EQUAL 0)
+  file(TOUCH "${STAMP}")
+  return()
+endif()
+
+# The tool says one line on stderr per file that failed; the first goes to the build log.
+string(REGEX MATCHALL "[^\n]+" lines "${err}")
+list(LENGTH lines nlines)
+if(nlines EQUAL 0)
+  set(first "dlnote-inject --check ended with status ${status} and said nothing on stderr")
+else()
+  list(GET lines 0 first)
+endif()
+set(more "")
+if(nlines GREATER 1)
+  math(EXPR others "${nlines} - 1")
+  set(more " (and ${others} more line(s) like it)")
+endif()
+message("${first}${more}; target ${TARGET}, every line of the check: ${REPORT}")
