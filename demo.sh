@@ -23,7 +23,19 @@ cat > app-dlopen.json <<'JSON'
   {"soname": ["libqrencode.so.4", "libqrencode.so.3"], "feature": "qrcode", "description": "Show QR codes", "priority": "suggested"}
 ]
 JSON
-run() { echo "\$ $*"; "$@"; }
+# Each command is printed as a shell reads it back: arguments with spaces or quotes are quoted.
+quote() {
+	case $1 in
+	'' | *[!A-Za-z0-9_./=:,+@%-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+run() {
+	printf '$'
+	for a in "$@"; do printf ' '; quote "$a"; done
+	printf '\n'
+	"$@"
+}
 echo "== 1. an object file gets the note before linking"
 run cc -c app.c -o app.o
 run "$TOOL" --manifest app-dlopen.json app.o

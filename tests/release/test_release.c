@@ -201,6 +201,22 @@ Test(release, the_top_level_holds_what_the_layout_names)
 	free(named);
 }
 
+/* The demo prints each command as a shell reads it back (issue 40, item 6): a reader can copy
+ * it.  Every printed command, read by sh, gives the arguments the demo ran it with; the one with
+ * a description of two words is checked word for word. */
+Test(release, the_demo_prints_commands_a_shell_reads_back)
+{
+	char *got, want[4200];
+
+	free(sh("DLNOTE='%s' '%s/demo.sh' > demo.out 2>&1 && sed -n 's/^\\$ //p' demo.out | grep -- --description > cmd",
+		tool(), srcdir()));
+	got = sh("sh -c 'eval \"set -- $(cat cmd)\"; for a; do printf \"[%%s]\" \"$a\"; done'");
+	snprintf(want, sizeof want, "[%s][--merge][--feature][kmod][--soname][libkmod.so.2][--description][Load modules]"
+		 "[--priority][suggested][app2]", tool());
+	cr_expect_str_eq(got, want);
+	free(got);
+}
+
 /* The tarball unpacked, outside git: it builds, the tool it builds has the version, and make
  * dist in it gives the same bytes (make check-packaging runs the whole make check there). */
 Test(release, the_tarball_builds_and_makes_itself_again)
