@@ -230,7 +230,8 @@ int closure_add(struct closure *c, const char *file)
 		if (rc < 0)
 			return closure_say(c, file, "%s", c->e.msg), 1;
 		return closure_say(c, file, "%s",
-				   rc ? "no such file in the root" : "not a regular file"),
+				   rc ? "no such file in the root (FILE names a path inside it)"
+				      : "not a regular file"),
 		       1;
 	}
 	if ((obj = closure_object(c, f.path, f.fd)) < 0)

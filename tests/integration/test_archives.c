@@ -233,7 +233,7 @@ Test(archive, warnings_one_line_per_cause_for_many_members, .timeout = 60)
 			 "carries it\n"
 			 "lib.a: \"steam2\" [\"libsteam_api.so\"]: in 1 of 5 ELF members (m5.o); only a program that "
 			 "takes m5.o carries it\n"
-			 "lib.a: ok (3 dlopen entries in 5 ELF members; 1 of them reach every program that takes a member)\n");
+			 "lib.a: ok (3 dlopen entries in 5 ELF members; 1 of them reaches every program that takes a member)\n");
 	cr_expect_str_eq(c.err, "");
 	cmd_free(&c);
 	c = run("'%s' --check -q lib.a", tool());
@@ -413,7 +413,7 @@ Test(archive, files_from_check_expect_and_discover_read_archives)
 	free(got);
 	got = sh("'%s' --check lib.a", tool());
 	cr_expect_str_eq(got, "lib.a: " M1_LABEL ": in every ELF member (2); every program that takes a member of this archive "
-			      "carries it\nlib.a: ok (1 dlopen entry in 2 ELF members; 1 of them reach every program that takes a "
+			      "carries it\nlib.a: ok (1 dlopen entry in 2 ELF members; 1 of them reaches every program that takes a "
 			      "member)");
 	free(got);
 	got = sh("'%s' --check -q --expect m1.json --files-from list", tool());

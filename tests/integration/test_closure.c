@@ -243,8 +243,8 @@ Test(closure, hostile_roots_neither_escape_nor_hang)
 	c = run("'%s' --closure --root=root /escape ../../host/libesc.so.1.0", tool());
 	cr_expect_eq(c.status, 1);
 	cr_expect_str_empty(c.out);
-	cr_expect_str_eq(c.err, "dlnote-inject: root/escape: no such file in the root\n"
-				"dlnote-inject: root../../host/libesc.so.1.0: no such file in the root\n");
+	cr_expect_str_eq(c.err, "dlnote-inject: root/escape: no such file in the root (FILE names a path inside it)\n"
+				"dlnote-inject: root../../host/libesc.so.1.0: no such file in the root (FILE names a path inside it)\n");
 	cmd_free(&c);
 	/* A DT_NEEDED cycle ends. */
 	free(sh("mkdir -p root/usr/lib/x86_64-linux-gnu && cd root/usr/lib/x86_64-linux-gnu && "

@@ -226,3 +226,23 @@ Test(record_ship, a_caller_the_loader_hides_is_said)
 		  "%s", c.err);
 	cmd_free(&c);
 }
+
+/* A library rebuilt at the same path after the recording (here without its dlopen() calls) is
+ * another file: its build-id differs from the one the module recorded, so the old trace lines
+ * are not its own, and the lint says the traced file is not there any more (found by a
+ * newcomer following docs/recording.md, who recorded into the same trace again). */
+Test(record_ship, a_file_rebuilt_at_the_traced_path_is_not_the_traced_file)
+{
+	struct cmd c;
+
+	build_and_record("");
+	put_file("all.json", "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\"}]\n");
+	free(sh("cd build && printf 'int ship_load(const char *n) { (void)n; return 0; }\\n' > ship2.c && "
+		"gcc -g -O2 -fPIC -shared -Wl,-soname,libship.so.1 -o libship.so.1 ship2.c && '%s' -m ../all.json libship.so.1",
+		tool()));
+	c = run("'%s' --check --recorded=trace build/libship.so.1", tool());
+	cr_expect_eq(c.status, 1, "nothing of the recording is this file, yet: %s%s", c.out, c.err);
+	cr_expect_str_eq(c.out, "build/libship.so.1: ok (1 dlopen entry; no dlopen() by it in the recording)\n");
+	cr_expect(strstr(c.err, "/build/libship.so.1 (rebuilt since the recording)): nothing was linted against it"), "%s", c.err);
+	cmd_free(&c);
+}
