@@ -253,7 +253,8 @@ static const char *same(struct trace_caller *c, struct file_id *id, const struct
 		if (strcmp(c->build_id, id->build_id) == 0)
 			return HOW_BUILD_ID;
 		/* Another build-id: another build, even at the same path (a library rebuilt since
-		 * the recording, by the tests or by hand).  Editing the notes keeps the build-id. */
+		 * the recording, by the tests or by hand).  Editing the notes keeps the build-id.
+		 */
 	} else if ((id->known && c->known && c->dev == id->dev && c->ino == id->ino) ||
 		   (c->real && strcmp(c->real, id->real) == 0) || strcmp(c->path, id->real) == 0) {
 		return HOW_FILE;

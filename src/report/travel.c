@@ -381,11 +381,12 @@ size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
 			   path, t->foreign_members, t->foreign_members == 1 ? "" : "s",
 			   t->foreign_first, t->foreign_members > 1 ? ", ..." : "");
 	if (!quiet && !errors)
-		print_text(out,
-			   "%s: ok (%zu dlopen entr%s in %zu ELF members; %zu of them reach%s every "
-			   "program that takes a member)\n",
-			   path, t->n, t->n == 1 ? "y" : "ies", t->elf_members, everywhere,
-			   everywhere == 1 ? "es" : "");
+		print_text(
+			out,
+			"%s: ok (%zu dlopen entr%s in %zu ELF members; %zu of them reach%s every "
+			"program that takes a member)\n",
+			path, t->n, t->n == 1 ? "y" : "ies", t->elf_members, everywhere,
+			everywhere == 1 ? "es" : "");
 	buf_free(&b);
 	return errors;
 }
