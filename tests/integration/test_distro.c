@@ -230,6 +230,41 @@ Test(distro, rpm_attribute_with_the_tool_elsewhere)
 	}
 }
 
+/* The recipes' %install starts with %{dlnote_attribute_check} (docs/packaging.md): a build
+ * whose rpm would not run the attribute stops there, where it went on and gave packages
+ * without their dependencies (found by a newcomer who set only dlnote_inject).  Loaded from a
+ * directory that is not _fileattrsdir: the attribute's message; not loaded at all: the shell
+ * stops on the macro's name; loaded and named in _fileattrsdir: the build goes on. */
+Test(distro, rpm_recipe_check_stops_a_build_whose_attribute_rpm_would_not_run)
+{
+	static const char *const cases[] = {
+		"--load stage/usr/lib/rpm/fileattrs/dlnote.attr",
+		"",
+		"--define \"_fileattrsdir $PWD/stage/usr/lib/rpm/fileattrs\" --load stage/usr/lib/rpm/fileattrs/dlnote.attr",
+	};
+	char spec[4096];
+
+	RPM_RUNS_THE_TOOL();
+	rpm_sources();
+	snprintf(spec, sizeof spec, "%s%%install\n%%{dlnote_attribute_check}\n%s", spec_head, spec_tail + strlen("%install\n"));
+	put_file("check.spec", spec);
+	for (size_t i = 0; i < 3; i++) {
+		struct cmd c = run("rm -rf top && rpmbuild -bb --quiet %s --define \"_topdir $PWD/top\" --define \"_sourcedir $PWD/src\" "
+				   "%s --define \"dlnote_inject $PWD/stage/usr/bin/dlnote-inject\" --define 'debug_package %%{nil}' "
+				   "check.spec", rpm_isolated(1, NULL), cases[i]);
+		if (i == 2) {
+			cr_expect_eq(c.status, 0, "%s", c.err);
+		} else {
+			cr_expect_neq(c.status, 0, "case %zu built", i);
+			cr_expect(i ? strstr(c.err, "dlnote_attribute_check}: not found") != NULL
+				    : strstr(c.err, "error: dlnote.attr is loaded but not in %{_fileattrsdir} (") &&
+					      strstr(c.err, "): rpm will not run it, and the packages would get no dependencies"),
+				  "case %zu: %s", i, c.err);
+		}
+		cmd_free(&c);
+	}
+}
+
 /* The attribute loaded twice (installed and vendored): the dependencies once, and
  * `%undefine _dlnote_generator` still turns them all off. */
 Test(distro, rpm_attribute_loaded_twice_gives_each_dependency_once_and_opts_out)
