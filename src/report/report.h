@@ -134,10 +134,11 @@ struct trace {
 	size_t n;
 	struct trace_caller *callers;
 	size_t ncallers;
-	size_t *slots, nslots; /* callers' indexes + 1 by the hash of path and build-id */
-	char *cwd;             /* the recording's working directory (its "record" line), or NULL */
-	size_t processes;      /* "start" lines: processes recorded */
-	size_t unauditable;    /* processes the module could not run in */
+	size_t *slots, nslots;  /* callers' indexes + 1 by the hash of path and build-id */
+	char *cwd;              /* the recording's working directory (its "record" line), or NULL */
+	char *tree, *tree_real; /* the build tree: cwd, else the lint's (trace_match.c) */
+	size_t processes;       /* "start" lines: processes recorded */
+	size_t unauditable;     /* processes the module could not run in */
 };
 
 /* Read TRACE (streamed line by line).  Errors carry the line number. */

@@ -67,11 +67,36 @@ static int under(const char *path, const char *dir, size_t len)
 	       (path[len] == '/' || dir[len - 1] == '/');
 }
 
-/* Where the caller is now, to compare with a FILE, and whether it is in the build tree. */
-static void caller_resolve(const struct trace *t, struct trace_caller *c)
+/* The build tree: the recording's working directory (or, for an older trace, the lint's), as
+ * written and as its real path; found once. */
+static int tree_find(struct trace *t)
 {
-	char real[PATH_MAX], cwd[PATH_MAX], cwd_real[PATH_MAX];
+	char cwd[PATH_MAX], real[PATH_MAX];
 	const char *tree = t->cwd;
+
+	if (t->tree)
+		return 0;
+	if (!tree && getcwd(cwd, sizeof cwd))
+		tree = cwd;
+	if (!tree)
+		tree = "";
+	if (!realpath(tree, real))
+		snprintf(real, sizeof real, "%s", tree);
+	t->tree = xstrndup(tree, strlen(tree));
+	t->tree_real = xstrndup(real, strlen(real));
+	return t->tree && t->tree_real ? 0 : -1;
+}
+
+static int under_tree(const struct trace *t, const char *path)
+{
+	return under(path, t->tree, strlen(t->tree)) ||
+	       under(path, t->tree_real, strlen(t->tree_real));
+}
+
+/* Where the caller is now, to compare with a FILE, and whether it is in the build tree. */
+static int caller_resolve(struct trace *t, struct trace_caller *c)
+{
+	char real[PATH_MAX];
 	struct stat st;
 
 	if (stat(c->path, &st) == 0) {
@@ -79,16 +104,12 @@ static void caller_resolve(const struct trace *t, struct trace_caller *c)
 		c->dev = st.st_dev;
 		c->ino = st.st_ino;
 	}
-	c->real = realpath(c->path, real) ? xstrndup(real, strlen(real)) : NULL;
-	if (!tree && getcwd(cwd, sizeof cwd))
-		tree = cwd;
-	if (!tree)
-		return;
-	if (!realpath(tree, cwd_real))
-		snprintf(cwd_real, sizeof cwd_real, "%s", tree);
-	c->in_tree = under(c->path, tree, strlen(tree)) || under(c->real, tree, strlen(tree)) ||
-		     under(c->path, cwd_real, strlen(cwd_real)) ||
-		     under(c->real, cwd_real, strlen(cwd_real));
+	if (realpath(c->path, real) && !(c->real = xstrndup(real, strlen(real))))
+		return -1;
+	if (tree_find(t))
+		return -1;
+	c->in_tree = under_tree(t, c->path) || under_tree(t, c->real);
+	return 0;
 }
 
 long trace_caller_add(struct trace *t, const char *path, const char *build_id, int hidden)
@@ -121,7 +142,12 @@ long trace_caller_add(struct trace *t, const char *path, const char *build_id, i
 	}
 	c->by_loader = hidden;
 	c->asks = 1;
-	caller_resolve(t, c);
+	if (caller_resolve(t, c)) {
+		free(c->path);
+		free(c->build_id);
+		free(c->real);
+		return -1;
+	}
 	t->slots[k] = t->ncallers + 1;
 	return (long)t->ncallers++;
 }
@@ -135,6 +161,8 @@ void trace_callers_free(struct trace *t)
 	}
 	free(t->callers);
 	free(t->slots);
+	free(t->tree);
+	free(t->tree_real);
 }
 
 /* ---- the file at a caller's path ---- */
