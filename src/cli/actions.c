@@ -22,21 +22,25 @@ void action_file_kind(const struct elf *ef, struct file_kind *k)
 }
 
 /* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
- * its members' entries merged); every other format gathers all files and prints once. */
-int action_list(struct run *run, const char *path, struct entries *es, const struct file_kind *k,
-		int many, struct err *e)
+ * its members' entries merged); every other format gathers all files and prints once.  The
+ * symbols a file looks up are read for the formats that need them, from linked files (ef; not
+ * from objects, whose notes are for the programs linked from them). */
+int action_list(struct run *run, const char *path, const struct elf *ef, struct entries *es,
+		const struct file_kind *k, int many, struct err *e)
 {
 	struct opts *o = &run->o; /* its --list filters note which names selected an entry */
 	struct listing one = {0};
 	const char *suffix = pkgdeps_rpm_suffix(k->is64, k->machine);
 	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL ||
 		       o->rep.format == FORMAT_RPM_GENERATE;
+	struct listing *l = per_file ? &one : &run->got.listed;
+	size_t first = l->es.n;
 	int r = 0;
 
-	if (!per_file && report_listing_add(&run->got.listed, es, path, suffix, &o->rep))
+	if (report_listing_add(l, es, path, suffix, &o->rep))
 		r = err_oom(e);
-	if (r == 0 && per_file && report_listing_add(&one, es, path, suffix, &o->rep))
-		r = err_oom(e);
+	if (r == 0 && ef && !k->object && report_format_symbols(o->rep.format))
+		r = report_listing_symbols(l, first, ef, &o->rep, e);
 	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
 		if (many)
 			print_text(stdout, "%s:\n", path);
@@ -47,7 +51,7 @@ int action_list(struct run *run, const char *path, struct entries *es, const str
 	/* An object's notes are for the programs linked from it, not for the package shipping it
 	 * (rpm's elfdeps also looks at executables and shared objects only). */
 	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && !k->object &&
-	    pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
+	    pkgdeps_rpm_generate(&one, &o->rep.gen, stdout))
 		r = err_oom(e);
 	report_listing_free(&one);
 	return r;

@@ -30,7 +30,7 @@ size_t deps_join_sonames(const struct entry *en, const char *sep, const char *su
 struct dep {
 	char *bucket, *text;
 	int rank;
-	size_t first;
+	size_t first, seq; /* seq: the order of the pushes, for the lines of one entry */
 };
 
 struct deps {
@@ -49,6 +49,14 @@ void deps_sort_first(struct deps *d);
 /* The names a file accounts for without a note, its DT_NEEDED and DT_SONAME strings: appended
  * to `out`, each followed by a NUL byte; *n counts them. */
 int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e);
+/* Stream the file's read-only bytes to fn: every PT_LOAD without PF_W, or in a file without
+ * segments (an object) every allocated, non-writable section with file bytes, 64 KiB at a time
+ * with their file offset; a region's end is a call with n == 0.  fn returns -1 with e set to
+ * stop. */
+int discover_readonly(const struct elf *ef,
+		      int (*fn)(void *ctx, uint64_t off, const unsigned char *p, size_t n,
+				struct err *e),
+		      void *ctx, struct err *e);
 /* Append one found entry: names[0] and its alternatives, unless names[0] is there already. */
 /* asked_as (recorded only, else NULL): the name asked for, when the object loaded for it has
  * names[0] as its soname. */
