@@ -12,6 +12,13 @@
 #ifndef DLNOTE_VERSIONS_FIXTURE_H
 #define DLNOTE_VERSIONS_FIXTURE_H
 
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
 /* Every lookup prints its result, so that the program fails when a symbol is missing.  One
  * name is built at run time ("lzma_" "version_string"): the read-only data does not hold it. */
 static const char dlapp_c[] =
@@ -26,7 +33,8 @@ static const char dlapp_c[] =
 	"\tvoid *xz = load(\"liblzma.so.5\"), *h;\n"
 	"\tchar built[64];\n"
 	"\tneed(xz, \"lzma_code\");\n\tneed(xz, \"lzma_stream_decoder_mt\");\n"
-	"\tsnprintf(built, sizeof built, \"%s_%s\", \"lzma\", \"version_string\");\n\tneed(xz, built);\n"
+	"\tsnprintf(built, sizeof built, \"%s_%s\", \"lzma\", \"version_string\");\n\tneed(xz, "
+	"built);\n"
 	"\tneed(load(\"libcap.so.2\"), \"cap_iab_get_proc\");\n"
 	"\tneed(load(\"libsystemd.so.0\"), \"sd_device_get_devname\");\n"
 	"\tneed(load(\"libz.so.1\"), \"inflateGetHeader\");\n"
@@ -37,32 +45,64 @@ static const char dlapp_c[] =
 	"\tputs(bad ? \"dlapp: failed\" : \"dlapp: ok\");\n\treturn bad;\n}\n";
 
 /* The same symbols, linked (and the run-time one, which the recording sees). */
-static const char twin_c[] =
-	"void lzma_code(void), lzma_stream_decoder_mt(void), lzma_version_string(void), cap_iab_get_proc(void),\n"
-	"\tsd_device_get_devname(void), inflateGetHeader(void), ZSTD_decompress(void), vhelper_run(void),\n"
-	"\tLZ4_versionNumber(void);\n"
-	"void (*volatile keep[])(void) = {lzma_code, lzma_stream_decoder_mt, lzma_version_string, cap_iab_get_proc,\n"
-	"\tsd_device_get_devname, inflateGetHeader, ZSTD_decompress, vhelper_run, LZ4_versionNumber};\n"
-	"int main(void) { return keep[0] == 0; }\n";
+static const char twin_c[] = "void lzma_code(void), lzma_stream_decoder_mt(void), "
+			     "lzma_version_string(void), cap_iab_get_proc(void),\n"
+			     "\tsd_device_get_devname(void), inflateGetHeader(void), "
+			     "ZSTD_decompress(void), vhelper_run(void),\n"
+			     "\tLZ4_versionNumber(void);\n"
+			     "void (*volatile keep[])(void) = {lzma_code, lzma_stream_decoder_mt, "
+			     "lzma_version_string, cap_iab_get_proc,\n"
+			     "\tsd_device_get_devname, inflateGetHeader, ZSTD_decompress, "
+			     "vhelper_run, LZ4_versionNumber};\n"
+			     "int main(void) { return keep[0] == 0; }\n";
 
 /* The twin's link: the libraries by path (their -dev packages need not be installed) and
  * libvhelper from the directory VHELPER_DIR. */
-#define TWIN_LIBS(multiarch) \
-	"/lib/" multiarch "/liblzma.so.5 /lib/" multiarch "/libcap.so.2 /lib/" multiarch "/libsystemd.so.0 " \
-	"/lib/" multiarch "/libz.so.1 /lib/" multiarch "/libzstd.so.1 /lib/" multiarch "/liblz4.so.1"
+#define TWIN_LIBS(multiarch)                                                                       \
+	"/lib/" multiarch "/liblzma.so.5 /lib/" multiarch "/libcap.so.2 /lib/" multiarch           \
+	"/libsystemd.so.0 "                                                                        \
+	"/lib/" multiarch "/libz.so.1 /lib/" multiarch "/libzstd.so.1 /lib/" multiarch             \
+	"/liblz4.so.1"
 
 static const char vhelper_c[] = "int vhelper_run(void) { return 0; }\n";
 static const char vhelper_map[] = "VHELPER_1.0 { global: vhelper_run; local: *; };\n";
 
 /* Every entry required, so that one field holds them all. */
-#define N_DLAPP \
-	"[{\"soname\":[\"liblzma.so.5\"],\"feature\":\"xz\",\"priority\":\"required\"}," \
-	"{\"soname\":[\"libcap.so.2\"],\"feature\":\"cap\",\"priority\":\"required\"}," \
-	"{\"soname\":[\"libsystemd.so.0\"],\"feature\":\"device\",\"priority\":\"required\"}," \
-	"{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"priority\":\"required\"}," \
-	"{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"}," \
-	"{\"soname\":[\"libvhelper.so.1\"],\"feature\":\"helper\",\"priority\":\"required\"}," \
-	"{\"soname\":[\"liblz4.so.1\",\"liblzma.so.5\"],\"feature\":\"fast\",\"priority\":\"required\"}," \
+#define N_DLAPP                                                                                    \
+	"[{\"soname\":[\"liblzma.so.5\"],\"feature\":\"xz\",\"priority\":\"required\"},"           \
+	"{\"soname\":[\"libcap.so.2\"],\"feature\":\"cap\",\"priority\":\"required\"},"            \
+	"{\"soname\":[\"libsystemd.so.0\"],\"feature\":\"device\",\"priority\":\"required\"},"     \
+	"{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"priority\":\"required\"},"             \
+	"{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"},"          \
+	"{\"soname\":[\"libvhelper.so.1\"],\"feature\":\"helper\",\"priority\":\"required\"},"     \
+	"{\"soname\":[\"liblz4.so.1\",\"liblzma.so.5\"],\"feature\":\"fast\",\"priority\":"        \
+	"\"required\"},"                                                                           \
 	"{\"soname\":[\"libcrypt.so.1\"],\"feature\":\"crypt\",\"priority\":\"required\"}]\n"
+
+/* elfdeps' lines for one soname of the twin (the file TWIN), as one alternative of a rich
+ * dependency: the line alone, or "(a and b ...)". */
+static inline char *twin_rpm_alternative(const char *twin, const char *prefix)
+{
+	return sh("/usr/lib/rpm/elfdeps -R %s | grep '^%s' | LC_ALL=C sort | "
+		  "awk '{ s = s (NR > 1 ? \" and \" : \"\") $0 } END { print (NR > 1 ? \"(\" s "
+		  "\")\" : s) }'",
+		  twin, prefix);
+}
+
+/* What dlapp's entry liblz4.so.1 | liblzma.so.5 gives in rpm: each alternative with the
+ * version nodes elfdeps gives the twin. */
+static inline char *twin_rpm_rich(const char *twin)
+{
+	char *lz4 = twin_rpm_alternative(twin, "liblz4"),
+	     *xz = twin_rpm_alternative(twin, "liblzma"), *rich;
+	size_t n = strlen(lz4) + strlen(xz) + 8;
+
+	rich = malloc(n);
+	cr_assert(rich);
+	snprintf(rich, n, "(%s or %s)", lz4, xz);
+	free(lz4);
+	free(xz);
+	return rich;
+}
 
 #endif

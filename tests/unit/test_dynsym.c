@@ -11,12 +11,20 @@
 #include "helpers.h"
 
 /* Where each table goes; the PT_LOAD maps the whole file at address 0. */
-enum { SYMTAB = 0x100, STRTAB = 0x300, HASH = 0x400, VERSYM = 0x600, VERDEF = 0x680, DYNAMIC = 0x800, SIZE = 0x900 };
+enum {
+	SYMTAB = 0x100,
+	STRTAB = 0x300,
+	HASH = 0x400,
+	VERSYM = 0x600,
+	VERDEF = 0x680,
+	DYNAMIC = 0x800,
+	SIZE = 0x900
+};
 
 /* Symbols 1..5: alpha@V1 (index 2), beta@V2 hidden (0x8003), beta@@V3 (4), gamma undefined,
  * delta unversioned (1). */
-static const char *const names[] = { "", "alpha", "beta", "beta", "gamma", "delta" };
-static const unsigned versyms[] = { 0, 2, 0x8003, 4, 1, 1 };
+static const char *const names[] = {"", "alpha", "beta", "beta", "gamma", "delta"};
+static const unsigned versyms[] = {0, 2, 0x8003, 4, 1, 1};
 enum { NSYM = 6 };
 
 struct image {
@@ -78,7 +86,7 @@ static void build(struct image *im, int gnu)
 	/* Version names, then the verdefs 1 (the base, the soname), 2 V1, 3 V2, 4 V3. */
 	for (int v = 1; v <= 4; v++) {
 		unsigned char *d = e + VERDEF + 28 * (v - 1);
-		static const char *const vn[] = { "", "libt.so.1", "V1", "V2", "V3" };
+		static const char *const vn[] = {"", "libt.so.1", "V1", "V2", "V3"};
 		put(d, 1, 2);
 		put(d + 4, (uint64_t)v, 2);
 		put(d + 6, 1, 2);
@@ -128,17 +136,19 @@ static int lookup(const struct image *im, const char *name, char *version, struc
 	version[0] = '\0';
 	r = elf_dynsym_open(&ef, &d, e);
 	if (r == 0) {
-		r = elf_dynsym_find(&d, name, strlen(name), elf_gnu_hash(name, strlen(name)), version, 64, e);
+		r = elf_dynsym_find(&d, name, strlen(name), elf_gnu_hash(name, strlen(name)),
+				    version, 64, e);
 		elf_dynsym_close(&d);
 	}
 	t_elf_close(&ef, fd);
 	return r;
 }
 
-static void expect_found(const struct image *im, const char *name, int found, const char *want_version, const char *what)
+static void expect_found(const struct image *im, const char *name, int found,
+			 const char *want_version, const char *what)
 {
 	char version[64];
-	struct err e = { 0 };
+	struct err e = {0};
 	int r = lookup(im, name, version, &e);
 
 	cr_assert_eq(r, found, "%s: %s: %d (%s)", what, name, r, e.msg);
@@ -149,7 +159,7 @@ static void expect_found(const struct image *im, const char *name, int found, co
 static void expect_refused(const struct image *im, const char *name, const char *msg)
 {
 	char version[64];
-	struct err e = { 0 };
+	struct err e = {0};
 
 	cr_assert_eq(lookup(im, name, version, &e), -1, "%s accepted; expected: %s", name, msg);
 	T_STR_EQ(e.msg, msg, "%s", name);
@@ -163,7 +173,8 @@ Test(dynsym, definitions_are_found_at_their_default_version_through_either_hash_
 		const char *what = gnu ? ".gnu.hash" : ".hash";
 		build(&im, gnu);
 		expect_found(&im, "alpha", 1, "V1", what);
-		/* beta@V2 is hidden (a non-default version): dlsym() and the linker take beta@@V3. */
+		/* beta@V2 is hidden (a non-default version): dlsym() and the linker take beta@@V3.
+		 */
 		expect_found(&im, "beta", 1, "V3", what);
 		expect_found(&im, "delta", 1, "", what);
 		/* An undefined symbol is the library's import, not its export. */
@@ -189,7 +200,8 @@ Test(dynsym, tables_that_do_not_fit_loop_or_name_unknown_versions_are_refused)
 
 	build(&im, 1);
 	put(im.p + HASH, 0x7fffffff, 4);
-	expect_refused(&im, "alpha", ".gnu.hash: a table of 2147483647 buckets and 1 bloom words does not fit");
+	expect_refused(&im, "alpha",
+		       ".gnu.hash: a table of 2147483647 buckets and 1 bloom words does not fit");
 	/* A chain whose last word never ends it runs off the file: a table at the file's end. */
 	build(&im, 1);
 	memcpy(im.p + SIZE - 32, im.p + HASH, 28);
