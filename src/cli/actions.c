@@ -25,8 +25,8 @@ void action_file_kind(const struct elf *ef, struct file_kind *k)
  * its members' entries merged); every other format gathers all files and prints once.  The
  * symbols a file looks up are read for the formats that need them, from linked files (ef; not
  * from objects, whose notes are for the programs linked from them). */
-int action_list(struct run *run, const char *path, const struct elf *ef, struct entries *es,
-		const struct file_kind *k, int many, struct err *e)
+int action_list(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
+		struct entries *es, const struct file_kind *k, int many, struct err *e)
 {
 	struct opts *o = &run->o; /* its --list filters note which names selected an entry */
 	struct listing one = {0};
@@ -40,7 +40,7 @@ int action_list(struct run *run, const char *path, const struct elf *ef, struct 
 	if (report_listing_add(l, es, path, suffix, &o->rep))
 		r = err_oom(e);
 	if (r == 0 && ef && !k->object && report_format_symbols(o->rep.format))
-		r = report_listing_symbols(l, first, ef, &o->rep, e);
+		r = report_listing_symbols(l, first, ef, sc, &o->rep, e);
 	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
 		if (many)
 			print_text(stdout, "%s:\n", path);
@@ -129,8 +129,8 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 		 * when every check passed, so it is never followed by a failure.  A detached debug
 		 * file is not what runs: the recording is not matched to it. */
 		if (o->recorded_path && !ef->detached)
-			r = trace_check(&run->o.trace, ef, sc, path, &es, o->verbose > 0, stdout, &v,
-					e);
+			r = trace_check(&run->o.trace, ef, sc, path, &es, o->verbose > 0, stdout,
+					&v, e);
 		if (r == 0 && !o->quiet && !in_archive && !v.undeclared)
 			print_ok(o, path, ef, es.n, &v);
 		if (o->expect_path && r == 0 &&

@@ -457,8 +457,10 @@ static int check_usage(struct opts *o, int nfiles)
 		return usage_error("%s", "--only-feature and --only-priority are only for --list");
 	if (o->mode == MODE_CLOSURE)
 		o->list_only = 0;
-	if (o->recorded_path && o->mode != MODE_CHECK && o->mode != MODE_DISCOVER)
-		return usage_error("%s", "--recorded is only for --check and --discover");
+	if (o->recorded_path && o->mode != MODE_CHECK && o->mode != MODE_DISCOVER &&
+	    !(o->mode == MODE_LIST && report_format_symbols(o->rep.format)))
+		return usage_error("%s", "--recorded is only for --check, --discover and the lists "
+					 "of symbols (--format=symbols, rpm, --rpm-generate)");
 	if (o->gen_opt && !o->generate)
 		return usage_error("%s is only for --rpm-generate", o->gen_opt);
 	/* rpm hands a generator the file names on standard input. */
@@ -545,6 +547,8 @@ int main(int argc, char **argv)
 	}
 	if (r < 0 && o->recorded_path && files_load_trace(o))
 		r = EXIT_BAD_INPUT;
+	if (r < 0 && o->recorded_path && o->mode == MODE_LIST)
+		o->rep.trace = &o->trace;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
 			int s = files_process(&run, argv[i], o->files_from || argc - optind > 1);

@@ -65,14 +65,16 @@ static const char *listing_path(struct listing *l, const char *path)
 }
 
 int report_listing_symbols(struct listing *l, size_t first, const struct elf *ef,
-			   struct report_opts *r, struct err *e)
+			   const struct scan *sc, struct report_opts *r, struct err *e)
 {
 	struct entries added = {.v = l->es.v + first, .n = l->es.n - first};
-	size_t from = l->syms.n;
+	size_t from = l->syms.n, file = l->npaths - 1;
 
 	if (first >= l->es.n)
 		return 0;
-	if (symbols_file(&r->libs, ef, &added, l->npaths - 1, &l->syms, e))
+	if (symbols_file(&r->libs, ef, &added, file, &l->syms, e) ||
+	    (r->trace && trace_symbols_of(r->trace, &r->libs, l->paths[file], ef, sc, &added, file,
+					  &l->syms, e)))
 		return -1;
 	for (size_t i = first; i < l->es.n; i++) {
 		l->from[i].sym_first = from;

@@ -197,10 +197,19 @@ struct trace_ask {
 	char *soname; /* that object's DT_SONAME, when it has one */
 };
 
+/* One dlsym() or dlvsym() result (a "symbol" line: glibc >= 2.35 reports them): the library's
+ * soname, the symbol, the version node it resolved at ("" for none). */
+struct trace_symbol {
+	size_t caller; /* index into the trace's callers */
+	char *soname, *name, *version;
+};
+
 struct trace {
 	const char *path;
 	struct trace_ask *v;
 	size_t n;
+	struct trace_symbol *syms;
+	size_t nsyms, syms_cap;
 	struct trace_caller *callers;
 	size_t ncallers;
 	size_t *slots, nslots; /* callers' indexes + 1 by the hash of path and build-id */
@@ -427,6 +436,7 @@ struct report_opts {
 	const struct policy *policy; /* --policy, or NULL */
 	size_t policy_refused;       /* entries of features the policy does not name (refused) */
 	struct libfind libs;         /* --build-root, and the libraries found */
+	struct trace *trace;         /* --recorded: the symbols looked up during the tests */
 };
 
 /* Whether a format needs the symbols each file looks up (symbols, rpm, the generator). */
@@ -434,10 +444,12 @@ int report_format_symbols(enum report_format f);
 
 void report_opts_free(struct report_opts *r);
 
-/* After report_listing_add of one file (ef), whose entries start at l->es.v[first]: the
- * symbols it looks up from the libraries of their sonames (symbols.c), for those entries. */
+/* After report_listing_add of one file (ef, scanned as sc), whose entries start at
+ * l->es.v[first]: the symbols it looks up from the libraries of their sonames, for those
+ * entries: named in its data (symbols.c), and with r->trace looked up during the recording
+ * (trace_symbols.c). */
 int report_listing_symbols(struct listing *l, size_t first, const struct elf *ef,
-			   struct report_opts *r, struct err *e);
+			   const struct scan *sc, struct report_opts *r, struct err *e);
 /* Move the entries of one file that the filters select (all of them when r is NULL) out of es
  * into the listing: they are left empty there, and not copied. */
 int report_listing_add(struct listing *l, struct entries *es, const char *path,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* report_int.h - private to src/report/: what its files share beyond report.h.  deps.c's
  * ranks by name, name lists and sets of rendered dependencies (report.c, pkgdeps.c),
- * discover.c's additions (trace.c), the trace's callers (trace_match.c), and pkgdeps.c's package formats (report.c). */
+ * discover.c's additions (trace.c), the trace's callers (trace_match.c), and pkgdeps.c's package
+ * formats (report.c). */
 #ifndef DLNOTE_REPORT_INT_H
 #define DLNOTE_REPORT_INT_H
 
@@ -67,6 +68,15 @@ int discover_add(struct discovery *d, const char *const *names, size_t n, const 
  * this ask (counted), or -1 when out of memory.  hidden: the loader is named instead of the
  * file that called. */
 long trace_caller_add(struct trace *t, const char *path, const char *build_id, int hidden);
+/* trace_symbols.c: a "symbol" line kept; and the symbols FILE (path, ef, sc: one of the trace's
+ * callers, as trace_match finds it) looked up from the sonames its entries es declare,
+ * appended to out as recorded records of the listing's file `file`. */
+int trace_symbol_add(struct trace *t, size_t caller, const char *soname, const char *name,
+		     const char *version);
+void trace_symbols_free(struct trace *t);
+int trace_symbols_of(struct trace *t, struct libfind *f, const char *path, const struct elf *ef,
+		     const struct scan *sc, const struct entries *es, size_t file,
+		     struct symbols *out, struct err *e);
 void trace_callers_free(struct trace *t);
 
 void pkgdeps_debmap_free(struct debmap *map);

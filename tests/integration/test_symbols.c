@@ -193,3 +193,89 @@ Test(symbols, a_damaged_library_is_an_error_that_names_it)
 			 "%s", c.err);
 	cmd_free(&c);
 }
+
+/* ---- recorded lookups (--recorded: the audit module's "symbol" lines, glibc >= 2.35) ---- */
+
+/* rt builds the name it looks up in libz at run time, which its data does not hold, and asks
+ * libc for memcpy at its old version with dlvsym(); helper, a program of the build tree, looks a
+ * symbol up without dlopen()ing anything. */
+static const char rt_c[] =
+	"#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdio.h>\n\n"
+	"int main(void)\n{\n"
+	"\tvoid *z = dlopen(\"libz.so.1\", RTLD_NOW), *c = dlopen(\"libc.so.6\", RTLD_NOW);\n"
+	"\tchar name[32];\n"
+	"\tsnprintf(name, sizeof name, \"%s%s\", \"infl\", \"ateGetHeader\");\n"
+	"\treturn !z || !c || !dlsym(z, name) || !dlvsym(c, \"memcpy\", \"GLIBC_2.2.5\");\n}\n";
+static const char helper_c[] =
+	"#include <dlfcn.h>\nint main(void) { return dlsym(RTLD_DEFAULT, \"puts\") == 0; }\n";
+static const char rt_twin_c[] =
+	"void inflateGetHeader(void);\nvoid (*volatile keep)(void) = inflateGetHeader;\n"
+	"int main(void) { return keep == 0; }\n";
+#define N_RT                                                                                       \
+	"[{\"soname\":[\"libz.so.1\"],\"priority\":\"required\"},{\"soname\":[\"libc.so.6\"],"     \
+	"\"priority\":\"required\"}]"
+
+Test(symbols, recorded_lookups_version_what_the_data_does_not_name)
+{
+	struct cmd c;
+	char *got, *want;
+
+	need("/usr/lib/rpm/elfdeps");
+	put_file("rt.c", rt_c);
+	put_file("helper.c", helper_c);
+	put_file("twin.c", rt_twin_c);
+	put_file("rt.json", N_RT);
+	free(sh("gcc -O2 -o rt rt.c && gcc -O2 -o helper helper.c && gcc -o twin twin.c "
+		"/lib/" MULTIARCH "/libz.so.1 && "
+		"'%s' -m rt.json rt && '%s' --record=t.trace -- sh -c './rt && ./helper'",
+		tool(), tool()));
+	/* From the file alone: no symbol of libz (its name is built at run time); libc's memcpy at
+	 * its default version. */
+	got = sh("'%s' --list --format=symbols rt | grep -e '^libz' -e ' memcpy '", tool());
+	cr_expect_str_eq(got, "libc.so.6 memcpy GLIBC_2.14 data /lib/" MULTIARCH
+			      "/libc.so.6\nlibz.so.1 - - - /lib/" MULTIARCH "/libz.so.1");
+	free(got);
+	/* Recorded: the symbol and the version it resolved at; dlvsym()'s old memcpy too. */
+	got = sh("'%s' --list --format=symbols --recorded=t.trace rt | grep -e '^libz' -e ' memcpy "
+		 "'",
+		 tool());
+	cr_expect_str_eq(got,
+			 "libc.so.6 memcpy GLIBC_2.14 data /lib/" MULTIARCH "/libc.so.6\n"
+			 "libc.so.6 memcpy GLIBC_2.2.5 recorded /lib/" MULTIARCH "/libc.so.6\n"
+			 "libz.so.1 inflateGetHeader ZLIB_1.2.2 recorded /lib/" MULTIARCH
+			 "/libz.so.1",
+			 "%s", got);
+	free(got);
+	/* rpm, recorded: libz's lines are what elfdeps gives the twin linked with the symbol. */
+	got = sh("'%s' --list --format=rpm --recorded=t.trace rt | sed -n 's/^Requires: //p' | "
+		 "grep '^libz'",
+		 tool());
+	want = sh("/usr/lib/rpm/elfdeps -R twin | grep '^libz' | LC_ALL=C sort");
+	cr_expect_str_eq(got, want);
+	free(got);
+	free(want);
+	got = sh("'%s' --list --format=rpm rt | sed -n 's/^Requires: //p' | grep '^libz'", tool());
+	cr_expect_str_eq(got, "libz.so.1()(64bit)", "from the file alone");
+	free(got);
+	/* The lint: what it says of a trace with lookups; helper only looked a symbol up, so it is
+	 * no dlopen() caller the lint missed. */
+	c = run("'%s' --check --recorded=t.trace rt", tool());
+	cr_expect_eq(c.status, 0, "%s%s", c.out, c.err);
+	cr_expect(strstr(c.out, "rt: ok (2 dlopen entries; recorded: 2 libraries dlopen()ed, none "
+				"undeclared)"),
+		  "%s", c.out);
+	cr_expect(!strstr(c.err, "helper") && !strstr(c.out, "helper"), "%s%s", c.out, c.err);
+	cmd_free(&c);
+	/* An older trace, without "symbol" lines: the lint and the listing as before. */
+	free(sh("grep -v '\"event\":\"symbol\"' t.trace > old.trace"));
+	c = run("'%s' --check --recorded=old.trace rt", tool());
+	cr_expect_eq(c.status, 0, "%s%s", c.out, c.err);
+	cr_expect(strstr(c.out, "rt: ok (2 dlopen entries; recorded: 2 libraries dlopen()ed, none "
+				"undeclared)"),
+		  "%s", c.out);
+	cmd_free(&c);
+	got = sh("'%s' --list --format=symbols --recorded=old.trace rt | grep -c recorded || true",
+		 tool());
+	cr_expect_str_eq(got, "0");
+	free(got);
+}

@@ -155,13 +155,24 @@ Test(versions, debian_dependencies_are_what_dpkg_shlibdeps_gives_the_twin, .time
 	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
 	/* The tests ran under the recorder and the lint read the shipped files; the sibling's
 	 * library is no warning. */
-	cr_expect(strstr(c.out, "debian/dlapp/usr/bin/dlapp: ok (8 dlopen entries; recorded: 8 libraries dlopen()ed, none undeclared)") &&
+	cr_expect(strstr(c.out, "debian/dlapp/usr/bin/dlapp: ok (8 dlopen entries; recorded: 8 "
+				"libraries dlopen()ed, none undeclared)") &&
 			  strstr(c.out, "dlapp: ok\n"),
 		  "no recorded test run and lint:\n%s", c.out);
 	cr_expect(!strstr(c.out, "no package for"), "a warning:\n%s", c.out);
 	cmd_free(&c);
 	got = sh("grep -c vhelper_run deb/debian/libvhelper1/DEBIAN/symbols");
 	cr_expect_str_eq(got, "1", "dh_makeshlibs wrote no symbols file for libvhelper1");
+	free(got);
+	/* dh_dlnotedeps reads the symbols the tests looked up from the trace dh_dlnote linted. */
+	got = sh("cat deb/debian/.debhelper/generated/dlapp/dlnote.recorded");
+	cr_expect_str_eq(got, "debian/dlopen.trace");
+	free(got);
+	got = sh("cd deb && '%s' --list --format=symbols --recorded=debian/dlopen.trace "
+		 "debian/dlapp/usr/bin/dlapp | "
+		 "grep -c ' recorded '",
+		 tool());
+	cr_expect_str_eq(got, "9", "the recorded lookups of dlapp");
 	free(got);
 	expect_deb_deps("dlapp", "deb", "tests recorded");
 	expect_deb_deps("dlapp-udeb", "udeb", "tests recorded");
@@ -217,11 +228,23 @@ Test(versions, rpm_dependencies_are_what_elfdeps_gives_the_twin, .timeout = 300)
 		"2>&1",
 		rpm_isolated(0, "stage/usr/lib/rpm/fileattrs/dlnote.attr"));
 	cr_assert_eq(c.status, 0, "rpmbuild failed:\n%s", c.out);
-	cr_expect(strstr(c.out, "/usr/bin/dlapp: ok (8 dlopen entries; recorded: 8 libraries dlopen()ed, none undeclared)") &&
+	cr_expect(strstr(c.out, "/usr/bin/dlapp: ok (8 dlopen entries; recorded: 8 libraries "
+				"dlopen()ed, none undeclared)") &&
 			  strstr(c.out, "dlapp: ok\n"),
 		  "no recorded test run and lint:\n%s", c.out);
 	cmd_free(&c);
 	root = sh("ls -d $PWD/top/BUILDROOT/dlapp-1.0-1.*");
+	/* The generators ran with the trace %check wrote (the attribute's arguments, evaluated as
+	 * in this build). */
+	got = sh("rpm --load stage/usr/lib/rpm/fileattrs/dlnote.attr --define 'buildsubdir "
+		 "dlapp-1.0' "
+		 "--define \"_builddir $PWD/top/BUILD\" --define 'buildroot /r' --eval "
+		 "'%%{_dlnote_args}' | "
+		 "grep -o \"\\-\\-recorded='[^']*'\"");
+	want = sh("echo \"--recorded='$PWD/top/BUILD/dlapp-1.0/dlopen.trace'\"");
+	cr_expect_str_eq(got, want);
+	free(got);
+	free(want);
 	/* elfdeps of the twin, but libc's lines, liblz4's (an alternative) and libcrypt's (not
 	 * linked): each of dlapp's single sonames with its version nodes. */
 	twin = sh("/usr/lib/rpm/elfdeps -R %s/usr/bin/twin | grep -v -e '^libc\\.so' -e '^rtld(' "
