@@ -208,6 +208,8 @@ Test(package_deb, dpkg_buildpackage_of_the_release_tarball, .timeout = 1800)
 		cr_assert_fail("asprintf");
 	cr_expect(strstr(got, want), "dh-dlnote depends on '%s', not on %s", got, want);
 	cr_expect(strstr(got, "debhelper"), "dh-dlnote depends on '%s', not on debhelper", got);
+	/* dh_dlnotedeps reads symbols files with dpkg's Dpkg::Shlibs::SymbolFile */
+	cr_expect(strstr(got, "libdpkg-perl"), "dh-dlnote depends on '%s', not on libdpkg-perl", got);
 	free(got);
 	free(want);
 	got = sh("dpkg-deb -f %s Depends", deb_tool);
