@@ -38,7 +38,7 @@ BUILD      := build-san
 endif
 
 # One line: CMakeLists.txt and meson.build read the sources from it.
-CORE_SRC  := src/base/util.c src/base/json.c src/base/io.c src/base/sha256.c src/note/manifest.c src/note/identity.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/elf/code_id.c src/elf/dynamic.c src/archive/archive.c src/archive/archive_index.c src/archive/archive_write.c src/note/scan.c src/edit/layout.c src/edit/plan.c src/edit/edit.c src/edit/layout_facts.c src/edit/layout_sections.c src/edit/layout_linked.c src/edit/layout_place.c src/edit/layout_remove.c src/edit/layout_front.c src/edit/layout_tail.c src/edit/objplan.c src/edit/objedit.c src/edit/objedit_sym.c src/edit/objedit_patch.c src/edit/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/report/deps.c src/report/report.c src/report/pkgdeps.c src/report/discover.c src/report/policy.c src/report/sbom.c src/report/trace.c src/report/trace_match.c src/closure/root.c src/closure/ldconf.c src/closure/strmap.c src/closure/search.c src/closure/object.c src/closure/closure.c src/closure/closure_out.c src/cli/record.c src/cli/run_closure.c src/cli/usage.c
+CORE_SRC  := src/base/util.c src/base/json.c src/base/io.c src/base/sha256.c src/note/manifest.c src/note/identity.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/elf/code_id.c src/elf/dynamic.c src/elf/dynsym.c src/archive/archive.c src/archive/archive_index.c src/archive/archive_write.c src/note/scan.c src/edit/layout.c src/edit/plan.c src/edit/edit.c src/edit/layout_facts.c src/edit/layout_sections.c src/edit/layout_linked.c src/edit/layout_place.c src/edit/layout_remove.c src/edit/layout_front.c src/edit/layout_tail.c src/edit/objplan.c src/edit/objedit.c src/edit/objedit_sym.c src/edit/objedit_patch.c src/edit/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/report/deps.c src/report/report.c src/report/pkgdeps.c src/report/discover.c src/report/libfind.c src/report/symbols.c src/report/policy.c src/report/sbom.c src/report/trace.c src/report/trace_match.c src/report/trace_symbols.c src/closure/root.c src/closure/ldconf.c src/closure/strmap.c src/closure/search.c src/closure/object.c src/closure/closure.c src/closure/closure_out.c src/cli/record.c src/cli/run_closure.c src/cli/usage.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
@@ -247,8 +247,8 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds/.done
 
 # Every file install writes, by the variable naming its directory; uninstall removes exactly
 # these (and the directories that are dlnote's own), for the same PREFIX and DESTDIR.
-INSTALLED = $(BINDIR)/dlnote-inject $(BINDIR)/dh_dlnote \
-	$(MANDIR)/man1/dlnote-inject.1 $(MANDIR)/man1/dh_dlnote.1 \
+INSTALLED = $(BINDIR)/dlnote-inject $(BINDIR)/dh_dlnote $(BINDIR)/dh_dlnotedeps \
+	$(MANDIR)/man1/dlnote-inject.1 $(MANDIR)/man1/dh_dlnote.1 $(MANDIR)/man1/dh_dlnotedeps.1 \
 	$(BASHCOMPDIR)/dlnote-inject $(RPMFILEATTRSDIR)/dlnote.attr \
 	$(PERL_VENDORLIB)/Debian/Debhelper/Sequence/dlnote.pm \
 	$(CMAKEDIR)/dlnoteConfig.cmake $(CMAKEDIR)/dlnoteConfigVersion.cmake $(CMAKEDIR)/dlnoteFunctions.cmake \
@@ -272,14 +272,17 @@ install: $(BIN)
 	install -m 644 completion/dlnote-inject.bash $(DESTDIR)$(BASHCOMPDIR)/dlnote-inject
 	install -d $(DESTDIR)$(RPMFILEATTRSDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' packaging/rpm/dlnote.attr.in > $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
-	$(SET_VERSION) packaging/debhelper/dh_dlnote > $(DESTDIR)$(BINDIR)/dh_dlnote
-	chmod 755 $(DESTDIR)$(BINDIR)/dh_dlnote
-	pod2man --section=1 --center=Debhelper --release='dlnote-inject $(VERSION)' --name=DH_DLNOTE \
-		--date='$(shell sed -n 's/^.TH [^"]*"\([^"]*\)".*/\1/p' docs/dlnote-inject.1)' \
-		packaging/debhelper/dh_dlnote > $(DESTDIR)$(MANDIR)/man1/dh_dlnote.1
+	for h in dh_dlnote dh_dlnotedeps; do \
+		$(SET_VERSION) packaging/debhelper/$$h > $(DESTDIR)$(BINDIR)/$$h && chmod 755 $(DESTDIR)$(BINDIR)/$$h && \
+		pod2man --section=1 --center=Debhelper --release='dlnote-inject $(VERSION)' \
+			--name=$$(echo $$h | tr a-z A-Z) \
+			--date='$(shell sed -n 's/^.TH [^"]*"\([^"]*\)".*/\1/p' docs/dlnote-inject.1)' \
+			packaging/debhelper/$$h > $(DESTDIR)$(MANDIR)/man1/$$h.1 || exit 1; \
+	done
 	install -d $(DESTDIR)$(PERL_VENDORLIB)/Debian/Debhelper/Sequence
 	install -m 644 packaging/debhelper/Debian/Debhelper/Sequence/dlnote.pm $(DESTDIR)$(PERL_VENDORLIB)/Debian/Debhelper/Sequence/dlnote.pm
-	chmod 644 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dh_dlnote.1 $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/dlnote-inject.1 $(DESTDIR)$(MANDIR)/man1/dh_dlnote.1 \
+		$(DESTDIR)$(MANDIR)/man1/dh_dlnotedeps.1 $(DESTDIR)$(RPMFILEATTRSDIR)/dlnote.attr
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED)) $(DESTDIR)$(LIBDIR)/dlnote/*/dlnote-audit.so \

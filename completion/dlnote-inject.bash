@@ -8,7 +8,7 @@ _dlnote_inject()
 	COMPREPLY=()
 	local opts="--manifest --feature --soname --description --priority --merge --remove --list
 		--json --check --discover --header --closure --root --min-priority --policy --record --recorded --format --only-feature --only-priority --rpm-requires
-		--rpm-recommends --rpm-suggests --deb-map --rpm-generate --rpm-package --rpm-features
+		--rpm-recommends --rpm-suggests --deb-map --build-root --rpm-generate --rpm-package --rpm-features
 		--rpm-protocol --expect --skip-non-elf --files-from --null --member
 		--output --fsync --verbose --quiet --version --help"
 
@@ -25,7 +25,7 @@ _dlnote_inject()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
-	--root)
+	--root | --build-root)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
@@ -41,7 +41,7 @@ _dlnote_inject()
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W "table json jsonl sonames features rpm deb cyclonedx" -- "$cur"))
+		COMPREPLY=($(compgen -W "table json jsonl sonames features rpm deb cyclonedx symbols" -- "$cur"))
 		return
 		;;
 	--rpm-generate)

@@ -39,7 +39,26 @@ HIDDEN void line_start(struct line *l, const char *event);
 HIDDEN void line_start_for(struct line *l, const char *event, const char *exe);
 HIDDEN void line_write(struct line *l);
 HIDDEN const char *absolute(const char *path, char *buf);
+/* FNV-1a over strings (fnv_end closes one, so that "ab"+"c" and "a"+"bc" differ), and a set
+ * of such hashes: 1 when h was in it, else it is added (while there is room). */
+#define FNV_START 1469598103934665603u
+HIDDEN uint64_t fnv_str(uint64_t h, const char *s);
+HIDDEN uint64_t fnv_end(uint64_t h);
+HIDDEN int seen_add(uint64_t *set, size_t *n, size_t max, uint64_t h);
 HIDDEN const char *build_id_of(const char *path);
+
+/* dlnote-audit.c: when lock() says it is a forked child's first, the forgetting of the (caller,
+ * name) pairs its parent wrote. */
+HIDDEN void pairs_forget(void);
+
+/* audit_dlsym.c: DT_SONAME of a mapped object ("" when it has none). */
+struct link_map;
+HIDDEN const char *map_soname(struct link_map *m);
+
+/* audit_dlsym.c: a "symbol" line for a dlsym()/dlvsym() result: symname, symbol ndx of def's
+ * dynamic symbol table, looked up by the object caller. */
+HIDDEN void dlsym_record(unsigned ndx, struct link_map *caller, struct link_map *def,
+			 const char *symname);
 
 /* audit_exec.c: the binding of a PLT call to an exec or spawn function to its watcher. */
 HIDDEN uintptr_t exec_bind(const char *symname, uintptr_t value);

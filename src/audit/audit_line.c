@@ -45,6 +45,28 @@ void unlock(void)
 	__atomic_store_n(&lock_holder, 0, __ATOMIC_RELEASE);
 }
 
+uint64_t fnv_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+uint64_t fnv_end(uint64_t h)
+{
+	return (h ^ 0xff) * 1099511628211u;
+}
+
+int seen_add(uint64_t *set, size_t *n, size_t max, uint64_t h)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (set[i] == h)
+			return 1;
+	if (*n < max)
+		set[(*n)++] = h;
+	return 0;
+}
+
 void put(struct line *l, const char *s, size_t n)
 {
 	if (l->len + n >= sizeof l->p) {

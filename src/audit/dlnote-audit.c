@@ -88,7 +88,12 @@ static void settle(void);
 static void lock_pairs(void)
 {
 	if (lock())
-		st.nseen = 0;
+		pairs_forget();
+}
+
+void pairs_forget(void)
+{
+	st.nseen = 0;
 }
 static void put_loaded(struct line *l, const char *by, const char *caller, const char *name,
 		       struct link_map *map);
@@ -100,45 +105,10 @@ static const char *map_path(struct link_map *m, char *buf)
 	return m == st.main_map || !m->l_name || !m->l_name[0] ? out.exe : absolute(m->l_name, buf);
 }
 
-/* DT_SONAME of a mapped object.  glibc relocates the dynamic section's address entries in place
- * when the section is writable, and leaves them as link-time addresses when it is read-only: an
- * address below l_addr has not been relocated. */
-static const char *map_soname(struct link_map *m)
-{
-	ElfW(Addr) strtab = 0;
-	ElfW(Xword) soname = 0;
-	int have = 0;
-
-	if (!m->l_ld)
-		return "";
-	for (const ElfW(Dyn) *d = m->l_ld; d->d_tag != DT_NULL; d++) {
-		if (d->d_tag == DT_STRTAB)
-			strtab = d->d_un.d_ptr;
-		else if (d->d_tag == DT_SONAME)
-			soname = d->d_un.d_val, have = 1;
-	}
-	if (!have || !strtab)
-		return "";
-	if (strtab < m->l_addr)
-		strtab += m->l_addr;
-	return (const char *)strtab + soname;
-}
-
 static int seen_before(const char *caller, const char *name)
 {
-	uint64_t h = 1469598103934665603u;
-
-	for (const char *s = caller; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	h = (h ^ 0xff) * 1099511628211u;
-	for (const char *s = name; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	for (size_t i = 0; i < st.nseen; i++)
-		if (st.seen[i] == h)
-			return 1;
-	if (st.nseen < SEEN_MAX)
-		st.seen[st.nseen++] = h;
-	return 0;
+	return seen_add(st.seen, &st.nseen, SEEN_MAX,
+			fnv_end(fnv_str(fnv_end(fnv_str(FNV_START, caller)), name)));
 }
 
 unsigned la_version(unsigned version)
@@ -480,15 +450,6 @@ static struct handoff {
 	struct link_map *caller;
 } handoff[HANDOFFS];
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
 static void handoff_put(const char *name, struct link_map *caller)
 {
 	pid_t tid = gettid();
@@ -499,7 +460,7 @@ static void handoff_put(const char *name, struct link_map *caller)
 			free_slot = i;
 	if (i == HANDOFFS)
 		i = free_slot < HANDOFFS ? free_slot : (size_t)tid % HANDOFFS;
-	handoff[i] = (struct handoff){tid, name_hash(name), caller};
+	handoff[i] = (struct handoff){tid, fnv_str(FNV_START, name), caller};
 }
 
 /* Under the lock. */
@@ -509,8 +470,9 @@ static struct link_map *handoff_take(const char *name)
 
 	for (size_t i = 0; i < HANDOFFS; i++)
 		if (handoff[i].tid == tid) {
-			struct link_map *m =
-				handoff[i].name == name_hash(name) ? handoff[i].caller : NULL;
+			struct link_map *m = handoff[i].name == fnv_str(FNV_START, name)
+						     ? handoff[i].caller
+						     : NULL;
 			handoff[i].tid = 0;
 			return m;
 		}
@@ -577,7 +539,7 @@ static struct link_map *handoff_take(const char *name)
 
 /* Every PLT binding (lazy, or at load time with BIND_NOW: glibc 2.35 and later) of the objects
  * la_objopen asked about: dlopen() to its wrapper where there is one, exec and spawn functions to
- * their watchers (audit_exec.c) everywhere. */
+ * their watchers (audit_exec.c) everywhere; and every dlsym() result, written down. */
 #if __ELF_NATIVE_CLASS == 64
 uintptr_t la_symbind64(ElfW(Sym) * sym, unsigned ndx, uintptr_t *refcook, uintptr_t *defcook,
 		       unsigned *flags, const char *symname)
@@ -586,9 +548,16 @@ uintptr_t la_symbind32(ElfW(Sym) * sym, unsigned ndx, uintptr_t *refcook, uintpt
 		       unsigned *flags, const char *symname)
 #endif
 {
-	(void)ndx, (void)refcook, (void)defcook, (void)flags;
 	if (!out.trace)
 		return sym->st_value;
+	/* A dlsym() or dlvsym() result (audit_dlsym.c): glibc >= 2.35 reports every one.  Before
+	 * start-up is done, the loader's own (its malloc's) are no program's. */
+	if (*flags & LA_SYMB_DLSYM) {
+		if (st.started)
+			dlsym_record(ndx, (struct link_map *)*refcook, (struct link_map *)*defcook,
+				     symname);
+		return sym->st_value;
+	}
 #ifdef DLOPEN_WRAPPER
 	if (strcmp(symname, "dlopen") == 0)
 		return dlopen_bind(sym->st_value, (struct link_map *)*refcook);

@@ -22,21 +22,25 @@ void action_file_kind(const struct elf *ef, struct file_kind *k)
 }
 
 /* The table, JSON Lines and the rpm generator are printed file by file (an archive is one file:
- * its members' entries merged); every other format gathers all files and prints once. */
-int action_list(struct run *run, const char *path, struct entries *es, const struct file_kind *k,
-		int many, struct err *e)
+ * its members' entries merged); every other format gathers all files and prints once.  The
+ * symbols a file looks up are read for the formats that need them, from linked files (ef; not
+ * from objects, whose notes are for the programs linked from them). */
+int action_list(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
+		struct entries *es, const struct file_kind *k, int many, struct err *e)
 {
 	struct opts *o = &run->o; /* its --list filters note which names selected an entry */
 	struct listing one = {0};
 	const char *suffix = pkgdeps_rpm_suffix(k->is64, k->machine);
 	int per_file = o->rep.format == FORMAT_TABLE || o->rep.format == FORMAT_JSONL ||
 		       o->rep.format == FORMAT_RPM_GENERATE;
+	struct listing *l = per_file ? &one : &run->got.listed;
+	size_t first = l->es.n;
 	int r = 0;
 
-	if (!per_file && report_listing_add(&run->got.listed, es, path, suffix, &o->rep))
+	if (report_listing_add(l, es, path, suffix, &o->rep))
 		r = err_oom(e);
-	if (r == 0 && per_file && report_listing_add(&one, es, path, suffix, &o->rep))
-		r = err_oom(e);
+	if (r == 0 && ef && !k->object && report_format_symbols(o->rep.format))
+		r = report_listing_symbols(l, first, ef, sc, &o->rep, e);
 	if (r == 0 && o->rep.format == FORMAT_TABLE && one.es.n) {
 		if (many)
 			print_text(stdout, "%s:\n", path);
@@ -47,7 +51,7 @@ int action_list(struct run *run, const char *path, struct entries *es, const str
 	/* An object's notes are for the programs linked from it, not for the package shipping it
 	 * (rpm's elfdeps also looks at executables and shared objects only). */
 	if (r == 0 && o->rep.format == FORMAT_RPM_GENERATE && !k->object &&
-	    pkgdeps_rpm_generate(&one.es, path, suffix, &o->rep.gen, stdout))
+	    pkgdeps_rpm_generate(&one, &o->rep.gen, stdout))
 		r = err_oom(e);
 	report_listing_free(&one);
 	return r;
@@ -125,8 +129,8 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 		 * when every check passed, so it is never followed by a failure.  A detached debug
 		 * file is not what runs: the recording is not matched to it. */
 		if (o->recorded_path && !ef->detached)
-			r = trace_check(&run->o.trace, ef, sc, path, &es, o->verbose > 0, stdout, &v,
-					e);
+			r = trace_check(&run->o.trace, ef, sc, path, &es, o->verbose > 0, stdout,
+					&v, e);
 		if (r == 0 && !o->quiet && !in_archive && !v.undeclared)
 			print_ok(o, path, ef, es.n, &v);
 		if (o->expect_path && r == 0 &&

@@ -118,6 +118,7 @@ enum {
 	OPT_ROOT,
 	OPT_MIN_PRIORITY,
 	OPT_POLICY,
+	OPT_BUILD_ROOT,
 };
 
 static const struct option longopts[] = {
@@ -146,6 +147,7 @@ static const struct option longopts[] = {
 	{"rpm-recommends", optional_argument, NULL, OPT_RPM_RECOMMENDS},
 	{"rpm-requires", optional_argument, NULL, OPT_RPM_REQUIRES},
 	{"deb-map", required_argument, NULL, OPT_DEB_MAP},
+	{"build-root", required_argument, NULL, OPT_BUILD_ROOT},
 	{"rpm-generate", required_argument, NULL, OPT_RPM_GENERATE},
 	{"rpm-package", required_argument, NULL, OPT_RPM_PACKAGE},
 	{"rpm-features", required_argument, NULL, OPT_RPM_FEATURES},
@@ -346,7 +348,8 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			if (report_format_parse(optarg) < 0)
 				return usage_error(
 					"--format: unknown format '%s' (table, json, "
-					"jsonl, sonames, features, rpm, deb or cyclonedx)",
+					"jsonl, sonames, features, rpm, deb, cyclonedx or "
+					"symbols)",
 					optarg);
 			bad = set_format(o, (enum report_format)report_format_parse(optarg),
 					 "--format");
@@ -370,6 +373,17 @@ static int parse_loop(int argc, char **argv, struct opts *o, struct flag_entry *
 			bad = add_rpm_tag(o, RANK_REQUIRED, "--rpm-requires", optarg);
 			break;
 		case OPT_DEB_MAP: o->rep.deb_map_path = optarg; break;
+		case OPT_BUILD_ROOT: {
+			struct libfind *f = &o->rep.libs;
+			const char **v = xgrow(f->roots, &f->roots_cap, f->nroots, sizeof *v);
+			if (!v) {
+				bad = out_of_memory();
+				break;
+			}
+			f->roots = v;
+			f->roots[f->nroots++] = optarg;
+			break;
+		}
 		case OPT_RPM_GENERATE:
 		case OPT_RPM_PACKAGE:
 		case OPT_RPM_FEATURES:
@@ -443,8 +457,10 @@ static int check_usage(struct opts *o, int nfiles)
 		return usage_error("%s", "--only-feature and --only-priority are only for --list");
 	if (o->mode == MODE_CLOSURE)
 		o->list_only = 0;
-	if (o->recorded_path && o->mode != MODE_CHECK && o->mode != MODE_DISCOVER)
-		return usage_error("%s", "--recorded is only for --check and --discover");
+	if (o->recorded_path && o->mode != MODE_CHECK && o->mode != MODE_DISCOVER &&
+	    !(o->mode == MODE_LIST && report_format_symbols(o->rep.format)))
+		return usage_error("%s", "--recorded is only for --check, --discover and the lists "
+					 "of symbols (--format=symbols, rpm, --rpm-generate)");
 	if (o->gen_opt && !o->generate)
 		return usage_error("%s is only for --rpm-generate", o->gen_opt);
 	/* rpm hands a generator the file names on standard input. */
@@ -468,6 +484,9 @@ static int check_usage(struct opts *o, int nfiles)
 							    : o->rep.only_feature.given
 								    ? "--only-feature"
 								    : "--only-priority");
+	if (o->rep.libs.nroots && (o->mode != MODE_LIST || !report_format_symbols(o->rep.format)))
+		return usage_error("%s", "--build-root is only for --list --format=symbols or rpm, "
+					 "and --rpm-generate");
 	if (o->rep.deb_map_path && (o->mode != MODE_LIST || o->rep.format != FORMAT_DEB))
 		return usage_error("%s", "--deb-map is only for --list --format=deb");
 	if (o->mode == MODE_LIST && o->rep.format == FORMAT_DEB && !o->rep.deb_map_path)
@@ -528,6 +547,8 @@ int main(int argc, char **argv)
 	}
 	if (r < 0 && o->recorded_path && files_load_trace(o))
 		r = EXIT_BAD_INPUT;
+	if (r < 0 && o->recorded_path && o->mode == MODE_LIST)
+		o->rep.trace = &o->trace;
 	if (r < 0) {
 		for (i = optind; i < argc; i++) {
 			int s = files_process(&run, argv[i], o->files_from || argc - optind > 1);

@@ -109,9 +109,10 @@ struct file_kind {
 
 /* actions.c: one mode on one ELF object (a file or an archive member). */
 void action_file_kind(const struct elf *ef, struct file_kind *k);
-/* --list: the table, JSON Lines and the rpm generator print per file; other formats gather. */
-int action_list(struct run *run, const char *path, struct entries *es, const struct file_kind *k,
-		int many, struct err *e);
+/* --list: the table, JSON Lines and the rpm generator print per file; other formats gather.
+ * ef, sc: the file and its scan (NULL for an archive's merged members). */
+int action_list(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
+		struct entries *es, const struct file_kind *k, int many, struct err *e);
 /* in_archive: no "ok" line (the archive's summary says it, travel.c).  gather: NULL, or where
  * the error and warning lines go instead of standard output (text only, one a line: an
  * archive gathers its members' and prints each distinct one once). */

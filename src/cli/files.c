@@ -220,7 +220,7 @@ int files_process(struct run *run, const char *path, int many)
 			if (r == 0) {
 				struct file_kind k;
 				action_file_kind(&ef, &k);
-				r = action_list(run, path, &es, &k, many, &e);
+				r = action_list(run, path, &ef, &sc, &es, &k, many, &e);
 			}
 			manifest_free(&es);
 			break;

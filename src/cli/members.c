@@ -397,7 +397,7 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 		if (c.lines.len)
 			gathered_lines(&c);
 		if (r == 0 && o->mode == MODE_LIST &&
-		    action_list(run, path, &c.merged, &c.kind, many, &e))
+		    action_list(run, path, NULL, NULL, &c.merged, &c.kind, many, &e))
 			c.label[0] = '\0';
 		else if (r == 0)
 			memset(&e, 0, sizeof e);

@@ -7,8 +7,7 @@
 
 #include "elf.h"
 
-/* The file offset of a virtual address, through the PT_LOAD that maps it from file bytes. */
-static int vaddr_to_offset(const struct elf *ef, uint64_t vaddr, uint64_t *off)
+int elf_vaddr_offset(const struct elf *ef, uint64_t vaddr, uint64_t *off)
 {
 	for (size_t i = 0; i < ef->phnum; i++) {
 		const struct elf_phdr *ph = &ef->ph[i];
@@ -20,15 +19,7 @@ static int vaddr_to_offset(const struct elf *ef, uint64_t vaddr, uint64_t *off)
 	return -1;
 }
 
-struct dyn {
-	uint64_t off, size;         /* the table */
-	uint64_t str_off, str_size; /* its string table */
-	int str_known;
-};
-
-/* Where the dynamic table and its strings are: from the SHT_DYNAMIC section and its sh_link when
- * there are section headers, else from PT_DYNAMIC with DT_STRTAB/DT_STRSZ (filled in later). */
-static int find_dynamic(const struct elf *ef, struct dyn *d)
+int elf_dyntab_find(const struct elf *ef, struct elf_dyntab *d)
 {
 	size_t i;
 
@@ -54,9 +45,33 @@ static int find_dynamic(const struct elf *ef, struct dyn *d)
 	return 0;
 }
 
+int elf_dyntab_each(const struct elf *ef, const struct elf_dyntab *d,
+		    int (*fn)(void *ctx, uint64_t tag, uint64_t val), void *ctx, struct err *e)
+{
+	unsigned char chunk[4096];
+	size_t w = ef->is64 ? 8 : 4, es = 2 * w, per = sizeof chunk / es, i;
+	uint64_t total = d->size / es, pos, n;
+	int r;
+
+	for (pos = 0; pos < total; pos += n) {
+		n = total - pos < per ? total - pos : per;
+		if (elf_read(ef, d->off + pos * es, n * es, chunk, e))
+			return err_prefix(e, "dynamic section: ");
+		for (i = 0; i < n; i++) {
+			uint64_t tag = elf_get(ef, chunk + i * es, (int)w),
+				 val = elf_get(ef, chunk + i * es + w, (int)w);
+			if (tag == DT_NULL_)
+				return 0;
+			if ((r = fn(ctx, tag, val)) != 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 /* One string of the dynamic string table, at most ELF_DYN_MAX_STRING bytes; NULL (and not an
  * error) for an offset outside the table. */
-static char *dyn_string(const struct elf *ef, const struct dyn *d, uint64_t at, int *oom)
+static char *dyn_string(const struct elf *ef, const struct elf_dyntab *d, uint64_t at, int *oom)
 {
 	char s[ELF_DYN_MAX_STRING + 1];
 	uint64_t len;
@@ -95,36 +110,45 @@ static int is_string_tag(uint64_t tag)
 	return tag == DT_NEEDED_ || tag == DT_SONAME_ || tag == DT_RPATH_ || tag == DT_RUNPATH_;
 }
 
-static int read_table(const struct elf *ef, struct dyn *d, struct elf_dynamic *out,
+/* What the walk of the table keeps: the string tags, and where the string table is. */
+struct table_walk {
+	struct elf_dynamic *out;
+	struct want *want;
+	size_t nwant, cap;
+	uint64_t strtab, strsz;
+	int have_tab;
+};
+
+static int walk_tag(void *ctx, uint64_t tag, uint64_t val)
+{
+	struct table_walk *t = ctx;
+
+	if (tag == DT_STRTAB_)
+		t->strtab = val, t->have_tab = 1;
+	else if (tag == DT_STRSZ_)
+		t->strsz = val;
+	else if (tag == DT_FLAGS_1_)
+		t->out->flags_1 = val;
+	else if (is_string_tag(tag) && want_push(&t->want, &t->nwant, &t->cap, tag, val))
+		return -2;
+	return 0;
+}
+
+static int read_table(const struct elf *ef, struct elf_dyntab *d, struct elf_dynamic *out,
 		      struct want **want, size_t *nwant, struct err *e)
 {
-	unsigned char chunk[4096];
-	size_t w = ef->is64 ? 8 : 4, es = 2 * w, per = sizeof chunk / es, i, cap = 0;
-	uint64_t pos, strtab = 0, strsz = 0, n, total = d->size / es;
-	int done = 0, have_tab = 0;
+	struct table_walk t = {.out = out};
+	int r = elf_dyntab_each(ef, d, walk_tag, &t, e);
 
-	for (pos = 0; pos < total && !done; pos += n) {
-		n = total - pos < per ? total - pos : per;
-		if (elf_read(ef, d->off + pos * es, n * es, chunk, e))
-			return err_prefix(e, "dynamic section: ");
-		for (i = 0; i < n && !done; i++) {
-			uint64_t tag = elf_get(ef, chunk + i * es, (int)w),
-				 val = elf_get(ef, chunk + i * es + w, (int)w);
-			if (tag == DT_NULL_)
-				done = 1;
-			else if (tag == DT_STRTAB_)
-				strtab = val, have_tab = 1;
-			else if (tag == DT_STRSZ_)
-				strsz = val;
-			else if (tag == DT_FLAGS_1_)
-				out->flags_1 = val;
-			else if (is_string_tag(tag) && want_push(want, nwant, &cap, tag, val))
-				return err_oom(e);
-		}
-	}
-	if (!d->str_known && have_tab && vaddr_to_offset(ef, strtab, &d->str_off) == 0 &&
-	    range_ok(d->str_off, strsz, ef->size)) {
-		d->str_size = strsz;
+	*want = t.want;
+	*nwant = t.nwant;
+	if (r == -2)
+		return err_oom(e);
+	if (r)
+		return -1;
+	if (!d->str_known && t.have_tab && elf_vaddr_offset(ef, t.strtab, &d->str_off) == 0 &&
+	    range_ok(d->str_off, t.strsz, ef->size)) {
+		d->str_size = t.strsz;
 		d->str_known = 1;
 	}
 	return 0;
@@ -157,11 +181,11 @@ int elf_dynamic_read(const struct elf *ef, struct elf_dynamic *out, struct err *
 {
 	struct want *want = NULL;
 	size_t nwant = 0, cap = 0, k;
-	struct dyn d;
+	struct elf_dyntab d;
 	int oom = 0;
 
 	memset(out, 0, sizeof *out);
-	if (!find_dynamic(ef, &d))
+	if (!elf_dyntab_find(ef, &d))
 		return 0;
 	out->dynamic = 1;
 	if (read_table(ef, &d, out, &want, &nwant, e))

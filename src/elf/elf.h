@@ -209,8 +209,9 @@ const char *elf_type_name(const struct elf *ef);
  * to the file a package ships after find-debuginfo gave it a new build-id, strip, dwz, objcopy
  * and this tool.  Files without section headers, objects and detached debug files have none. */
 struct elf_code_id {
-	int have; /* 0: the file has no identity (no section headers, not linked, nothing counted) */
-	uint64_t bytes;  /* what it covers, for a cheap comparison before hashing */
+	int have; /* 0: the file has no identity (no section headers, not linked, nothing counted)
+		   */
+	uint64_t bytes; /* what it covers, for a cheap comparison before hashing */
 	size_t sections;
 	unsigned char digest[SHA256_BYTES]; /* set by elf_code_id_hash only */
 };
@@ -218,6 +219,43 @@ struct elf_code_id {
 int elf_code_id_size(const struct elf *ef, struct elf_code_id *id, struct err *e);
 /* The whole identity, reading the counted sections in 64 KiB pieces. */
 int elf_code_id_hash(const struct elf *ef, struct elf_code_id *id, struct err *e);
+
+/* dynsym.c: the dynamic symbols of a linked file looked up by name as the dynamic loader looks
+ * them up (dlsym() without a version, or a link): a definition at its default version, found
+ * through .gnu.hash or .hash, with the name of that version node. */
+
+/* Longest symbol name looked up. */
+#define ELF_DYNSYM_MAX_NAME 1024
+
+struct elf_dynsym {
+	const struct elf *ef;
+	uint64_t sym, str, strsz, versym; /* file offsets, and the string table's size */
+	int has_versym, gnu;              /* gnu: .gnu.hash, else .hash */
+	uint32_t nbucket, symoffset, bloom_words, bloom_shift;
+	uint64_t bloom_off, buckets, chains, nchain;
+	int hash_word; /* .hash entry size */
+	unsigned char
+		*bloom; /* .gnu.hash's bloom filter, when small (else read a word at a time) */
+	struct elf_verdef {
+		uint32_t name; /* into the dynamic string table */
+		uint16_t ndx;
+	} * defs; /* .gnu.version_d */
+	size_t ndefs;
+};
+
+/* Find the tables of a linked object through its dynamic table; fails, saying why, when it has
+ * none (not a shared library) or they do not fit in the file. */
+int elf_dynsym_open(const struct elf *ef, struct elf_dynsym *d, struct err *e);
+void elf_dynsym_close(struct elf_dynsym *d);
+/* The .gnu.hash function (the dynamic loader's dl_new_hash). */
+uint32_t elf_gnu_hash(const char *s, size_t n);
+/* 0 when the bloom filter says a name of GNU hash h is not defined (always 1 without one). */
+int elf_dynsym_maybe(const struct elf_dynsym *d, uint32_t h);
+/* Look (name, len) up, gnu_hash being its elf_gnu_hash: 1 when it is defined at its default
+ * version, the version node's name then in `version` ("" when the symbol has none, truncated to
+ * versz - 1 bytes); 0 when it is not; -1 (e set) when the tables are damaged. */
+int elf_dynsym_find(const struct elf_dynsym *d, const char *name, size_t len, uint32_t gnu_hash,
+		    char *version, size_t versz, struct err *e);
 
 /* magic.c: what a file or archive member is, from its first bytes. */
 
@@ -253,6 +291,24 @@ struct elf_dynamic {
 	char *soname, *rpath, *runpath; /* the first of each, or NULL */
 	uint64_t flags_1;               /* DT_FLAGS_1 */
 };
+
+/* The file offset of a virtual address, through the PT_LOAD that maps it from file bytes:
+ * 0, or -1 when no PT_LOAD does. */
+int elf_vaddr_offset(const struct elf *ef, uint64_t vaddr, uint64_t *off);
+
+/* Where the dynamic table is: the SHT_DYNAMIC section and its sh_link string table when there
+ * are section headers, else PT_DYNAMIC (the string table then from DT_STRTAB: str_known 0). */
+struct elf_dyntab {
+	uint64_t off, size;
+	uint64_t str_off, str_size;
+	int str_known;
+};
+/* 1 when the file has a dynamic table, else 0. */
+int elf_dyntab_find(const struct elf *ef, struct elf_dyntab *d);
+/* fn on each entry before DT_NULL, read in chunks; a nonzero return of fn stops the walk and is
+ * returned.  -1 (e set) when the table cannot be read. */
+int elf_dyntab_each(const struct elf *ef, const struct elf_dyntab *d,
+		    int (*fn)(void *ctx, uint64_t tag, uint64_t val), void *ctx, struct err *e);
 
 /* The dynamic table's strings (from SHT_DYNAMIC, else PT_DYNAMIC).  A file without one gives an
  * empty result; a string offset outside the string table names nothing. */

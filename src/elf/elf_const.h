@@ -65,8 +65,11 @@ enum {
 	PN_XNUM_ = 0xffff,
 	GRP_COMDAT_ = 1,
 	/* symbols */
+	STB_GLOBAL_ = 1,
 	STB_WEAK_ = 2,
+	STB_GNU_UNIQUE_ = 10,
 	STT_SECTION_ = 3,
+	STT_FILE_ = 4,
 	STV_HIDDEN_ = 2,
 	/* d_tag */
 	DT_NULL_ = 0,
@@ -77,6 +80,7 @@ enum {
 	DT_SYMTAB_ = 6,
 	DT_RELA_ = 7,
 	DT_STRSZ_ = 10,
+	DT_SYMENT_ = 11,
 	DT_INIT_ = 12,
 	DT_FINI_ = 13,
 	DT_SONAME_ = 14,
@@ -91,12 +95,18 @@ enum {
 	DT_FLAGS_1_ = 0x6ffffffb,
 	DF_1_NODEFLIB_ = 0x800,
 	DT_ADDRRNGLO_ = 0x6ffffe00,
+	DT_GNU_HASH_ = 0x6ffffef5,
 	DT_ADDRRNGHI_ = 0x6ffffeff,
 	DT_VERSYM_ = 0x6ffffff0,
 	DT_VERDEF_ = 0x6ffffffc,
+	DT_VERDEFNUM_ = 0x6ffffffd,
 	DT_VERNEED_ = 0x6ffffffe,
 	DT_LOPROC_ = 0x70000000,
 	DT_HIPROC_ = 0x7fffffff,
+	/* symbol versions (.gnu.version, .gnu.version_d) */
+	VER_NDX_GLOBAL_ = 1,
+	VERSYM_HIDDEN_ = 0x8000,
+	VERSYM_INDEX_ = 0x7fff,
 	/* e_machine */
 	EM_SPARC_ = 2,
 	EM_386_ = 3,

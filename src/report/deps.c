@@ -157,6 +157,7 @@ int deps_push(struct deps *d, const char *bucket, const char *text, int rank, si
 	v->text = xstrndup(text, strlen(text));
 	v->rank = rank;
 	v->first = first;
+	v->seq = d->n;
 	if (!v->text || (bucket && !v->bucket)) {
 		free(v->bucket);
 		free(v->text);
@@ -193,7 +194,11 @@ static int dep_cmp(const void *x, const void *y)
 	const struct dep *a = x, *b = y;
 	int c = dep_key_cmp(a, b);
 
-	return c ? c : a->first < b->first ? -1 : a->first > b->first;
+	if (c)
+		return c;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* Spec: the same dependency declared twice (two notes, two files) is one dependency; packaging
@@ -223,7 +228,9 @@ static int by_first(const void *x, const void *y)
 {
 	const struct dep *a = x, *b = y;
 
-	return a->first < b->first ? -1 : a->first > b->first;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 void deps_sort_first(struct deps *d)

@@ -203,12 +203,19 @@ static int token_end(struct scanner *sc)
 	return r;
 }
 
-static int scan_bytes(struct scanner *sc, const unsigned char *p, size_t n)
+/* The scanner's side of discover_readonly: a chunk of bytes, or (n == 0) a region's end, which
+ * ends a token. */
+static int scan_bytes(void *ctx, uint64_t off, const unsigned char *p, size_t n, struct err *e)
 {
+	struct scanner *sc = ctx;
+
+	(void)off;
+	if (n == 0)
+		return (sc->len || sc->too_long) && token_end(sc) ? err_oom(e) : 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!name_char(p[i])) {
 			if ((sc->len || sc->too_long) && token_end(sc))
-				return -1;
+				return err_oom(e);
 		} else if (sc->len < DISCOVER_MAX_NAME) {
 			sc->tok[sc->len++] = (char)p[i];
 		} else {
@@ -218,10 +225,10 @@ static int scan_bytes(struct scanner *sc, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* Stream [off, off+size) through the scanner, CHUNK bytes at a time.  A region's end ends a
- * token. */
-static int scan_region(const struct elf *ef, struct scanner *sc, unsigned char *buf, uint64_t off,
-		       uint64_t size, struct err *e)
+/* Stream [off, off+size) through fn, CHUNK bytes at a time, then a region's end. */
+static int stream_region(const struct elf *ef, unsigned char *buf, uint64_t off, uint64_t size,
+			 int (*fn)(void *, uint64_t, const unsigned char *, size_t, struct err *),
+			 void *ctx, struct err *e)
 {
 	uint64_t pos, n;
 
@@ -231,15 +238,16 @@ static int scan_region(const struct elf *ef, struct scanner *sc, unsigned char *
 		n = size - pos < CHUNK ? size - pos : CHUNK;
 		if (elf_read(ef, off + pos, n, buf, e))
 			return -1;
-		if (scan_bytes(sc, buf, (size_t)n))
-			return err_oom(e);
+		if (fn(ctx, off + pos, buf, (size_t)n, e))
+			return -1;
 	}
-	return (sc->len || sc->too_long) && token_end(sc) ? err_oom(e) : 0;
+	return fn(ctx, off + size, buf, 0, e);
 }
 
-/* Read-only data: every PT_LOAD without PF_W (text and rodata); in a file without segments (an
- * object), every allocated, non-writable section with file bytes. */
-static int scan_readonly(const struct elf *ef, struct scanner *sc, struct err *e)
+int discover_readonly(const struct elf *ef,
+		      int (*fn)(void *ctx, uint64_t off, const unsigned char *p, size_t n,
+				struct err *e),
+		      void *ctx, struct err *e)
 {
 	unsigned char *buf = malloc(CHUNK);
 	int loads = 0, r = 0;
@@ -253,13 +261,13 @@ static int scan_readonly(const struct elf *ef, struct scanner *sc, struct err *e
 			continue;
 		loads = 1;
 		if (!(ph->flags & PF_W_))
-			r = scan_region(ef, sc, buf, ph->offset, ph->filesz, e);
+			r = stream_region(ef, buf, ph->offset, ph->filesz, fn, ctx, e);
 	}
 	for (i = 1; i < ef->shnum && r == 0 && !loads; i++) {
 		const struct elf_shdr *sh = &ef->sh[i];
 		if ((sh->flags & SHF_ALLOC_) && !(sh->flags & SHF_WRITE_) &&
 		    sh->type != SHT_NOBITS_)
-			r = scan_region(ef, sc, buf, sh->offset, sh->size, e);
+			r = stream_region(ef, buf, sh->offset, sh->size, fn, ctx, e);
 	}
 	free(buf);
 	return r;
@@ -313,7 +321,7 @@ int discover_file(const struct elf *ef, const struct entries *declared, const ch
 		sc.known = &known;
 		sc.d = d;
 		sc.path = path;
-		r = scan_readonly(ef, &sc, e);
+		r = discover_readonly(ef, scan_bytes, &sc, e);
 	}
 	names_free(&known);
 	return r;

@@ -57,11 +57,60 @@ static int starts_with(const char *s, size_t len, const char *prefix)
 	return len >= n && memcmp(s, prefix, n) == 0;
 }
 
-/* One line "PKG[:ARCH][, PKG[:ARCH]...]: PATH". */
+/* Debian Policy §5.6.12: upstream and revision characters, an epoch's colon. */
+static int deb_version_ok(const char *s, size_t len)
+{
+	if (len == 0 || !(s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr(".+~:-", s[i])))
+			return 0;
+	return 1;
+}
+
+/* One package of a map line: "NAME[:ARCH][ (RELATION VERSION)]".  The name goes into `out`
+ * with its version restriction ("zlib1g (>= 1:1.2.2)"), the qualifier dropped ("zlib1g:amd64"
+ * depends as "zlib1g"). */
+static int map_package(const char *p, size_t len, size_t line, struct buf *out, struct err *e)
+{
+	static const char *const rels[] = {">=", "<=", ">>", "<<", "="};
+	size_t n = 0, q, v;
+
+	while (n < len && p[n] != ':' && p[n] != ' ')
+		n++;
+	if (!deb_name_ok(p, n))
+		return err_set(e, "line %zu: \"%.*s\" is not a Debian package name", line, (int)n,
+			       p);
+	for (q = n; q < len && p[q] != ' '; q++)
+		;
+	out->len = 0;
+	buf_put(out, p, n);
+	if (q == len)
+		return buf_put(out, "", 1), 0;
+	for (size_t k = 0; k < sizeof rels / sizeof rels[0]; k++) {
+		size_t rl = strlen(rels[k]);
+		if (len - q < rl + 5 || memcmp(p + q, " (", 2) != 0 ||
+		    memcmp(p + q + 2, rels[k], rl) != 0 || p[q + 2 + rl] != ' ' ||
+		    p[len - 1] != ')')
+			continue;
+		v = q + 3 + rl;
+		if (!deb_version_ok(p + v, len - 1 - v))
+			break;
+		buf_printf(out, " (%s %.*s)", rels[k], (int)(len - 1 - v), p + v);
+		return buf_put(out, "", 1), 0;
+	}
+	return err_set(e, "line %zu: \"%.*s\" is not PACKAGE (RELATION VERSION)", line, (int)len,
+		       p);
+}
+
+/* One line "PKG[:ARCH][ (REL VERSION)][, PKG...]: PATH". */
 static int map_line(struct debmap *map, const char *s, size_t len, size_t line, struct err *e)
 {
 	const char *sep = NULL, *path, *base, *p, *end;
+	struct buf pkg = {0};
 	size_t i;
+	int r = 0;
 
 	if (starts_with(s, len, "diversion by ") || starts_with(s, len, "local diversion "))
 		return 0;
@@ -81,20 +130,17 @@ static int map_line(struct debmap *map, const char *s, size_t len, size_t line, 
 			base = p + 1;
 	if (base == s + len)
 		return err_set(e, "line %zu: no soname after the package", line);
-	for (p = s; p < sep; p = end + (end < sep ? 2 : 0)) {
-		size_t plen;
+	for (p = s; p < sep && r == 0; p = end + (end < sep ? 2 : 0)) {
 		for (end = p; end < sep && !(end[0] == ',' && end + 1 < sep && end[1] == ' ');
 		     end++)
 			;
-		for (plen = 0; p + plen < end && p[plen] != ':'; plen++)
-			; /* "zlib1g:amd64" depends as "zlib1g" */
-		if (!deb_name_ok(p, plen))
-			return err_set(e, "line %zu: \"%.*s\" is not a Debian package name", line,
-				       (int)plen, p);
-		if (map_push(map, base, (size_t)(s + len - base), p, plen, line))
-			return err_oom(e);
+		if ((r = map_package(p, (size_t)(end - p), line, &pkg, e)) == 0 &&
+		    (pkg.oom ||
+		     map_push(map, base, (size_t)(s + len - base), pkg.p, pkg.len - 1, line)))
+			r = err_oom(e);
 	}
-	return 0;
+	buf_free(&pkg);
+	return r;
 }
 
 int pkgdeps_debmap_parse(const char *text, size_t len, struct debmap *map, struct err *e)
@@ -153,16 +199,67 @@ static int rpm_rank(const struct entry *en, struct namelist *tags, struct buf *t
 	return rank;
 }
 
-/* An entry as an rpm dependency: "libfoo.so.1()(64bit)", or for alternatives the rich
- * dependency "(a()(64bit) or b()(64bit))" (rpm >= 4.13). */
-static void rpm_dep(const struct entry *en, const char *suffix, struct buf *tmp, struct buf *dep)
+/* The marker rpm writes after SONAME(VERSION): the class suffix without its "()". */
+static const char *rpm_marker(const char *suffix)
 {
-	dep->len = 0;
-	if (deps_join_sonames(en, " or ", suffix, tmp) > 1)
-		buf_printf(dep, "(%s)", tmp->p);
-	else
-		buf_puts(dep, tmp->p ? tmp->p : "");
-	buf_put(dep, "", 0);
+	return strncmp(suffix, "()", 2) == 0 ? suffix + 2 : suffix;
+}
+
+/* One soname as rpm requires it, into out: "libfoo.so.1()(64bit)", and with the version nodes
+ * of the symbols looked up from it (the NUL-separated vers), what elfdeps gives a file linked
+ * with them: "libfoo.so.1(V)(64bit)" each, one line apart (lines), or together in a rich
+ * dependency "(libfoo.so.1()(64bit) and libfoo.so.1(V)(64bit))" (an alternative). */
+static void rpm_soname(const char *soname, const char *suffix, const struct buf *vers, size_t nv,
+		       int lines, struct buf *out)
+{
+	const char *v = vers->p;
+
+	if (nv && !lines)
+		buf_putc(out, '(');
+	buf_printf(out, "%s%s", soname, suffix);
+	for (size_t k = 0; k < nv; k++, v += strlen(v) + 1)
+		buf_printf(out, "%s%s(%s)%s", lines ? "\n" : " and ", soname, v,
+			   rpm_marker(suffix));
+	if (nv && !lines)
+		buf_putc(out, ')');
+}
+
+/* Entry i of the listing as rpm dependencies, pushed at `rank`: one soname gives its lines
+ * (rpm_soname), alternatives the rich dependency "(a()(64bit) or b()(64bit))" (rpm >= 4.13), in
+ * which each alternative keeps its versions. */
+static int rpm_push(const struct listing *l, size_t i, int rank, struct deps *d)
+{
+	const struct listing_from *f = &l->from[i];
+	const struct keyval *m = entry_find(&l->es.v[i], "soname");
+	struct buf s = {0}, vers = {0}, dep = {0}, names = {0};
+	size_t pos = 0, n = deps_join_sonames(&l->es.v[i], " ", "", &names), k = 0;
+	int r = 0;
+
+	if (n > 1)
+		buf_putc(&dep, '(');
+	while (m && json_array_next_string(m->val, m->vallen, &pos, &s) == 1) {
+		size_t nv;
+		buf_put(&s, "", 0);
+		nv = symbols_versions(&l->syms, f->sym_first, f->sym_n, s.p ? s.p : "", &vers);
+		buf_puts(&dep, k++ ? " or " : "");
+		rpm_soname(s.p ? s.p : "", f->rpm_suffix, &vers, nv, n == 1, &dep);
+	}
+	if (n > 1)
+		buf_putc(&dep, ')');
+	buf_put(&dep, "", 0);
+	if (s.oom || vers.oom || dep.oom || names.oom)
+		r = -1;
+	/* One line each, in order (deps keeps the order of what one entry pushes). */
+	for (char *line = dep.p, *nl; r == 0 && line; line = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		r = deps_push(d, NULL, line, rank, i);
+	}
+	buf_free(&s);
+	buf_free(&vers);
+	buf_free(&dep);
+	buf_free(&names);
+	return r;
 }
 
 /* --format=rpm: "Requires: libfoo.so.1()(64bit)", alternatives as a rich dependency
@@ -171,15 +268,14 @@ static void rpm_dep(const struct entry *en, const char *suffix, struct buf *tmp,
 int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out)
 {
 	struct deps d = {0};
-	struct buf t = {0}, p = {0}, dep = {0};
+	struct buf p = {0};
 	size_t i;
 	int r = 0, rank, k;
 
 	for (i = 0; i < l->es.n && r == 0; i++) {
 		if ((rank = rpm_rank(&l->es.v[i], tags, &p)) < 0)
 			continue;
-		rpm_dep(&l->es.v[i], l->from[i].rpm_suffix, &t, &dep);
-		r = dep.oom || deps_push(&d, NULL, dep.p, rank, i);
+		r = rpm_push(l, i, rank, &d);
 	}
 	deps_merge(&d);
 	deps_sort_first(&d);
@@ -188,9 +284,7 @@ int pkgdeps_rpm(const struct listing *l, struct namelist tags[RANKS], FILE *out)
 			if (d.v[i].rank == k)
 				print_text(out, "%s: %s\n", rpm_tags[k], d.v[i].text);
 	deps_free(&d);
-	buf_free(&t);
 	buf_free(&p);
-	buf_free(&dep);
 	return r;
 }
 
@@ -411,35 +505,30 @@ static int generate_rank(const struct entry *en, const struct rpm_generator *g, 
 	return deps_entry_rank(en, tmp);
 }
 
-int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char *suffix,
-			 const struct rpm_generator *g, FILE *out)
+int pkgdeps_rpm_generate(const struct listing *one, const struct rpm_generator *g, FILE *out)
 {
 	struct deps d = {0};
-	struct buf t = {0}, p = {0}, dep = {0};
+	struct buf p = {0};
 	size_t i, k;
 	int r = 0;
 
 	/* Every entry's dependency at its rank, merged: a dependency the file gives at two ranks
 	 * is printed by the generator of the strongest alone, as --format=rpm prints it. */
-	for (i = 0; i < es->n && r == 0; i++) {
-		int rank = generate_rank(&es->v[i], g, &p);
-		if (rank < 0)
-			continue;
-		rpm_dep(&es->v[i], suffix, &t, &dep);
-		r = dep.oom || deps_push(&d, NULL, dep.p, rank, i);
+	for (i = 0; i < one->es.n && r == 0; i++) {
+		int rank = generate_rank(&one->es.v[i], g, &p);
+		if (rank >= 0)
+			r = rpm_push(one, i, rank, &d);
 	}
 	deps_merge(&d);
 	deps_sort_first(&d);
 	for (i = 0, k = 0; i < d.n; i++)
 		k += d.v[i].rank == g->kind;
 	if (r == 0 && k && g->multifile)
-		fprintf(out, ";%s\n", path);
+		fprintf(out, ";%s\n", one->from[0].path);
 	for (i = 0; i < d.n && r == 0; i++)
 		if (d.v[i].rank == g->kind)
 			fprintf(out, "%s\n", d.v[i].text);
 	deps_free(&d);
-	buf_free(&t);
 	buf_free(&p);
-	buf_free(&dep);
 	return r;
 }

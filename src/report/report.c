@@ -9,8 +9,8 @@
 
 int report_format_parse(const char *name)
 {
-	static const char *const names[] = {"table", "json", "sonames", "features",
-					    "rpm",   "deb",  "jsonl",   "cyclonedx"};
+	static const char *const names[] = {"table", "json",  "sonames",   "features", "rpm",
+					    "deb",   "jsonl", "cyclonedx", "symbols"};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(name, names[i]) == 0)
@@ -25,6 +25,13 @@ void report_opts_free(struct report_opts *r)
 		deps_namelist_free(&r->rpm_tag[i]);
 	pkgdeps_debmap_free(&r->deb_map);
 	pkgdeps_overrides_free(&r->gen.over);
+	libfind_free(&r->libs);
+	free(r->libs.roots);
+}
+
+int report_format_symbols(enum report_format f)
+{
+	return f == FORMAT_SYMBOLS || f == FORMAT_RPM || f == FORMAT_RPM_GENERATE;
 }
 
 /* ---- the listing ---- */
@@ -55,6 +62,25 @@ static const char *listing_path(struct listing *l, const char *path)
 	if (!(v[l->npaths] = xstrndup(path, strlen(path))))
 		return NULL;
 	return l->paths[l->npaths++];
+}
+
+int report_listing_symbols(struct listing *l, size_t first, const struct elf *ef,
+			   const struct scan *sc, struct report_opts *r, struct err *e)
+{
+	struct entries added = {.v = l->es.v + first, .n = l->es.n - first};
+	size_t from = l->syms.n, file = l->npaths - 1;
+
+	if (first >= l->es.n)
+		return 0;
+	if (symbols_file(&r->libs, ef, &added, file, &l->syms, e) ||
+	    (r->trace && trace_symbols_of(r->trace, &r->libs, l->paths[file], ef, sc, &added, file,
+					  &l->syms, e)))
+		return -1;
+	for (size_t i = first; i < l->es.n; i++) {
+		l->from[i].sym_first = from;
+		l->from[i].sym_n = l->syms.n - from;
+	}
+	return 0;
 }
 
 int report_listing_add(struct listing *l, struct entries *es, const char *path,
@@ -104,6 +130,7 @@ int report_listing_add(struct listing *l, struct entries *es, const char *path,
 		l->from = v;
 		l->from[l->es.n - 1].path = owned;
 		l->from[l->es.n - 1].rpm_suffix = rpm_suffix;
+		l->from[l->es.n - 1].sym_first = l->from[l->es.n - 1].sym_n = 0;
 	}
 	buf_free(&tmp);
 	return rc;
@@ -121,6 +148,7 @@ void report_listing_free(struct listing *l)
 	l->npaths = 0;
 	l->from_cap = 0;
 	l->paths_cap = 0;
+	symbols_free(&l->syms);
 }
 
 /* ---- the table and JSON ---- */
@@ -315,6 +343,7 @@ int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE 
 	case FORMAT_RPM: rc = pkgdeps_rpm(l, r->rpm_tag, out); break;
 	case FORMAT_DEB: rc = pkgdeps_deb(l, &r->deb_map, r->deb_map_path, quiet, out); break;
 	case FORMAT_CYCLONEDX: rc = sbom_cyclonedx(l, out); break;
+	case FORMAT_SYMBOLS: rc = symbols_list(&l->syms, out); break;
 	case FORMAT_TABLE:
 	case FORMAT_JSONL:
 	case FORMAT_RPM_GENERATE: break; /* printed file by file */

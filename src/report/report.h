@@ -46,17 +46,86 @@ struct namelist {
  * value: every entry).  Returns -1 when out of memory. */
 int deps_namelist_add(struct namelist *l, const char *list);
 
+/* libfind.c: where the library of a declared soname is, as dpkg-shlibdeps finds a linked
+ * file's: in the package trees being built (--build-root, in the order given), then in the
+ * system (the multiarch, multilib and default directories of the file's machine); only a shared
+ * object of the file's class, byte order and machine counts.  A tree is searched as if it were
+ * "/": its symbolic links never lead out of it. */
+struct libfind_lib {
+	char *soname;
+	int is64, big;
+	unsigned machine;
+	int found;  /* the fields below are valid */
+	char *path; /* ROOT/DIR/SONAME as found */
+	int fd;
+	struct elf ef;
+	struct elf_dynsym syms;
+};
+
+struct libfind {
+	const char **roots; /* --build-root */
+	size_t nroots, roots_cap;
+	struct libfind_lib **v; /* each library once per class and machine, held open */
+	size_t n, cap;
+};
+
+/* The library of soname for a file like `of` (found or not: see ->found), or NULL (e set) when
+ * the one found cannot be read or a tree cannot be searched safely. */
+const struct libfind_lib *libfind_get(struct libfind *f, const char *soname, const struct elf *of,
+				      struct err *e);
+/* Before a file: close the libraries when many are open (what libfind_get gave is then gone). */
+void libfind_trim(struct libfind *f);
+void libfind_free(struct libfind *f);
+
+/* symbols.c: which exported symbols of each declared soname a file looks up.  From the file
+ * alone, a heuristic: every C string of its read-only data (and every tail of one, which the
+ * linker may have merged into a longer string) that the library defines, at the version node
+ * it defines it at.  It misses names built at run time ("%s_init") and may count a string that
+ * is no lookup (a message that ends with a function's name, a tail of a longer name). */
+struct symref {
+	char *soname;
+	char *name;    /* NULL: no symbol of the soname is known */
+	char *version; /* the version node, "" when none */
+	char *library; /* the library's path, NULL when none was found */
+	size_t file;   /* the file that looks it up: its index in the listing's paths */
+	int recorded;  /* looked up during a recording (--recorded), not guessed */
+};
+
+struct symbols {
+	struct symref *v;
+	size_t n, cap;
+};
+
+int symbols_add(struct symbols *s, const char *soname, const char *name, const char *version,
+		const char *library, size_t file, int recorded);
+/* Append what file (ef, the listing's file index `file`) looks up from the libraries of the
+ * sonames of its entries: one record per distinct symbol, and one without a name for a soname
+ * none of whose symbols it names (its library, or none). */
+int symbols_file(struct libfind *f, const struct elf *ef, const struct entries *es, size_t file,
+		 struct symbols *out, struct err *e);
+/* The distinct version nodes of soname among records [first, first+n), sorted, each followed by
+ * a NUL byte, into out (emptied first); returns how many (out->oom on failure). */
+size_t symbols_versions(const struct symbols *s, size_t first, size_t n, const char *soname,
+			struct buf *out);
+/* --format=symbols: "SONAME SYMBOL VERSION SOURCE LIBRARY" lines, sorted, each once; "-" for
+ * what is not known.  Returns -1 when out of memory. */
+int symbols_list(const struct symbols *s, FILE *out);
+void symbols_free(struct symbols *s);
+
 /* What --list and --check --expect gather from every FILE: the entries, in file order, and for
- * each one the file it came from (a copy, in paths) and that file's rpm class suffix. */
+ * each one the file it came from (a copy, in paths), that file's rpm class suffix and the
+ * records of the symbols it looks up (syms.v[sym_first..sym_first+sym_n)). */
 struct listing {
 	struct entries es;
 	struct listing_from {
 		const char *path;
 		const char *rpm_suffix;
+		size_t sym_first, sym_n;
 	} * from;
 	char **paths; /* the copies of the names `from` points to */
 	size_t npaths, paths_cap;
 	size_t from_cap;
+	struct symbols syms;
 };
 
 /* discover.c: a heuristic for finding undeclared dlopen() dependencies: strings shaped like
@@ -128,10 +197,19 @@ struct trace_ask {
 	char *soname; /* that object's DT_SONAME, when it has one */
 };
 
+/* One dlsym() or dlvsym() result (a "symbol" line: glibc >= 2.35 reports them): the library's
+ * soname, the symbol, the version node it resolved at ("" for none). */
+struct trace_symbol {
+	size_t caller; /* index into the trace's callers */
+	char *soname, *name, *version;
+};
+
 struct trace {
 	const char *path;
 	struct trace_ask *v;
 	size_t n;
+	struct trace_symbol *syms;
+	size_t nsyms, syms_cap;
 	struct trace_caller *callers;
 	size_t ncallers;
 	size_t *slots, nslots;  /* callers' indexes + 1 by the hash of path and build-id */
@@ -288,11 +366,11 @@ int pkgdeps_kind_parse(const char *name);
  * SUBPACKAGE:FEATURE:LEVEL words; a line starting with '#' is a comment. */
 int pkgdeps_overrides_parse(const char *text, struct rpm_overrides *o, struct err *e);
 void pkgdeps_overrides_free(struct rpm_overrides *o);
-/* The dependencies of one file's entries that get g->kind in g->package, one per line, each
- * once, in entry order; in the multifile protocol preceded by ";PATH" when there are any.
- * Returns -1 when out of memory. */
-int pkgdeps_rpm_generate(const struct entries *es, const char *path, const char *suffix,
-			 const struct rpm_generator *g, FILE *out);
+/* The dependencies of one file's entries (the listing of that file alone) that get g->kind in
+ * g->package, one per line, each once, in entry order, with the version nodes of the symbols it
+ * looks up (its listing's records); in the multifile protocol preceded by ";PATH" when there
+ * are any.  Returns -1 when out of memory. */
+int pkgdeps_rpm_generate(const struct listing *one, const struct rpm_generator *g, FILE *out);
 
 /* header.c: --header: entries as a C header that gives every object compiled with it
  * (-include) the notes, as payload-keyed COMDAT groups. */
@@ -341,6 +419,7 @@ enum report_format {
 	FORMAT_DEB,
 	FORMAT_JSONL,
 	FORMAT_CYCLONEDX,
+	FORMAT_SYMBOLS,
 	FORMAT_RPM_GENERATE
 };
 
@@ -357,10 +436,21 @@ struct report_opts {
 	struct rpm_generator gen;    /* --rpm-generate */
 	const struct policy *policy; /* --policy, or NULL */
 	size_t policy_refused;       /* entries of features the policy does not name (refused) */
+	struct libfind libs;         /* --build-root, and the libraries found */
+	struct trace *trace;         /* --recorded: the symbols looked up during the tests */
 };
+
+/* Whether a format needs the symbols each file looks up (symbols, rpm, the generator). */
+int report_format_symbols(enum report_format f);
 
 void report_opts_free(struct report_opts *r);
 
+/* After report_listing_add of one file (ef, scanned as sc), whose entries start at
+ * l->es.v[first]: the symbols it looks up from the libraries of their sonames, for those
+ * entries: named in its data (symbols.c), and with r->trace looked up during the recording
+ * (trace_symbols.c). */
+int report_listing_symbols(struct listing *l, size_t first, const struct elf *ef,
+			   const struct scan *sc, struct report_opts *r, struct err *e);
 /* Move the entries of one file that the filters select (all of them when r is NULL) out of es
  * into the listing: they are left empty there, and not copied. */
 int report_listing_add(struct listing *l, struct entries *es, const char *path,

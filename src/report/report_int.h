@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* report_int.h - private to src/report/: what its files share beyond report.h.  deps.c's
  * ranks by name, name lists and sets of rendered dependencies (report.c, pkgdeps.c),
- * discover.c's additions (trace.c), the trace's callers (trace_match.c), and pkgdeps.c's package formats (report.c). */
+ * discover.c's additions (trace.c), the trace's callers (trace_match.c), and pkgdeps.c's package
+ * formats (report.c). */
 #ifndef DLNOTE_REPORT_INT_H
 #define DLNOTE_REPORT_INT_H
 
@@ -30,7 +31,7 @@ size_t deps_join_sonames(const struct entry *en, const char *sep, const char *su
 struct dep {
 	char *bucket, *text;
 	int rank;
-	size_t first;
+	size_t first, seq; /* seq: the order of the pushes, for the lines of one entry */
 };
 
 struct deps {
@@ -49,6 +50,14 @@ void deps_sort_first(struct deps *d);
 /* The names a file accounts for without a note, its DT_NEEDED and DT_SONAME strings: appended
  * to `out`, each followed by a NUL byte; *n counts them. */
 int discover_linked_names(const struct elf *ef, struct buf *out, size_t *n, struct err *e);
+/* Stream the file's read-only bytes to fn: every PT_LOAD without PF_W, or in a file without
+ * segments (an object) every allocated, non-writable section with file bytes, 64 KiB at a time
+ * with their file offset; a region's end is a call with n == 0.  fn returns -1 with e set to
+ * stop. */
+int discover_readonly(const struct elf *ef,
+		      int (*fn)(void *ctx, uint64_t off, const unsigned char *p, size_t n,
+				struct err *e),
+		      void *ctx, struct err *e);
 /* Append one found entry: names[0] and its alternatives, unless names[0] is there already. */
 /* asked_as (recorded only, else NULL): the name asked for, when the object loaded for it has
  * names[0] as its soname. */
@@ -59,6 +68,15 @@ int discover_add(struct discovery *d, const char *const *names, size_t n, const 
  * this ask (counted), or -1 when out of memory.  hidden: the loader is named instead of the
  * file that called. */
 long trace_caller_add(struct trace *t, const char *path, const char *build_id, int hidden);
+/* trace_symbols.c: a "symbol" line kept; and the symbols FILE (path, ef, sc: one of the trace's
+ * callers, as trace_match finds it) looked up from the sonames its entries es declare,
+ * appended to out as recorded records of the listing's file `file`. */
+int trace_symbol_add(struct trace *t, size_t caller, const char *soname, const char *name,
+		     const char *version);
+void trace_symbols_free(struct trace *t);
+int trace_symbols_of(struct trace *t, struct libfind *f, const char *path, const struct elf *ef,
+		     const struct scan *sc, const struct entries *es, size_t file,
+		     struct symbols *out, struct err *e);
 void trace_callers_free(struct trace *t);
 
 void pkgdeps_debmap_free(struct debmap *map);

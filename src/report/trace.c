@@ -13,9 +13,22 @@
 /* The module writes lines of at most 16 KiB; anything much longer is not ours. */
 #define TRACE_MAX_LINE 65536
 
-enum field { F_EVENT, F_BY, F_CALLER, F_NAME, F_SONAME, F_BUILD_ID, F_HIDDEN, F_CWD, FIELDS };
+enum field {
+	F_EVENT,
+	F_BY,
+	F_CALLER,
+	F_NAME,
+	F_SONAME,
+	F_BUILD_ID,
+	F_HIDDEN,
+	F_CWD,
+	F_SYMBOL,
+	F_VERSION,
+	FIELDS
+};
 static const char *const field_names[FIELDS] = {
-	"event", "by", "caller", "name", "soname", "caller_build_id", "hidden", "cwd"};
+	"event",           "by",     "caller", "name",   "soname",
+	"caller_build_id", "hidden", "cwd",    "symbol", "version"};
 
 struct line {
 	struct buf f[FIELDS];
@@ -125,6 +138,19 @@ static int mark_loaded(struct trace *t, const struct line *l)
 	return 0;
 }
 
+/* A "symbol" line: a dlsym() or dlvsym() result (trace_symbols.c reads them per FILE). */
+static int add_symbol(struct trace *t, const struct line *l)
+{
+	const char *id = l->f[F_BUILD_ID].p;
+	long c = trace_caller_add(t, l->f[F_CALLER].p, id[0] ? id : NULL, 0);
+
+	if (c < 0)
+		return -1;
+	t->callers[c].asks--; /* a lookup, not a dlopen() ask */
+	return trace_symbol_add(t, (size_t)c, l->f[F_SONAME].p, l->f[F_SYMBOL].p,
+				l->f[F_VERSION].p);
+}
+
 static int take_line(struct trace *t, const struct line *l)
 {
 	if (is(l, F_EVENT, "unauditable"))
@@ -135,6 +161,9 @@ static int take_line(struct trace *t, const struct line *l)
 	if (is(l, F_EVENT, "record") && !t->cwd && l->f[F_CWD].p[0] == '/' &&
 	    !(t->cwd = xstrndup(l->f[F_CWD].p, strlen(l->f[F_CWD].p))))
 		return -1;
+	if (is(l, F_EVENT, "symbol") && is(l, F_BY, "dlsym") && l->f[F_SYMBOL].p[0] &&
+	    l->f[F_SONAME].p[0])
+		return add_symbol(t, l);
 	/* Only dlopen() by name: a DT_NEEDED entry is declared already, a path is a plugin. */
 	if (!is(l, F_BY, "dlopen") || strchr(l->f[F_NAME].p, '/') || !l->f[F_NAME].p[0])
 		return 0;
@@ -187,6 +216,7 @@ void trace_free(struct trace *t)
 	}
 	free(t->v);
 	free(t->cwd);
+	trace_symbols_free(t);
 	trace_callers_free(t);
 	memset(t, 0, sizeof *t);
 }

@@ -325,7 +325,7 @@ int trace_unmatched(struct trace *t, struct trace_unmatched *u)
 		struct trace_caller *c = &t->callers[i];
 		if (c->by_loader)
 			u->by_loader += c->asks;
-		if (!c->in_tree || c->by_loader)
+		if (!c->in_tree || c->by_loader || !c->asks) /* !asks: it only looked symbols up */
 			continue;
 		u->tree++;
 		if (c->matched)

@@ -106,6 +106,17 @@ def main():
         if ONLY_CLOSURE:
             return
 
+        # 0b. Which symbols a large program's data names from libLLVM (100,000 dynamic symbols,
+        # looked up through .gnu.hash), libstdc++ and zlib: --list --format=symbols and rpm.
+        big = shutil.which("gdb") or TOOL
+        shutil.copy(big, w("sym.bin"))
+        subprocess.run([TOOL, "--feature", "llvm", "--soname", "libLLVM-15.so.1", "--feature", "cxx", "--soname",
+                        "libstdc++.so.6", "--feature", "z", "--soname", "libz.so.1", "sym.bin"], cwd=work, check=True)
+        r = bench({"--list": [TOOL, "--list", "sym.bin"], "--list --format=symbols": [TOOL, "--list", "--format=symbols", "sym.bin"],
+                   "--list --format=rpm": [TOOL, "--list", "--format=rpm", "sym.bin"]}, work)
+        table(f"The symbols {os.path.basename(big)} names from libLLVM, libstdc++ and zlib", human(os.path.getsize(w("sym.bin"))),
+              r, "--list")
+
         # 6. (first, so that "archive" can stop after it) A large static archive: every ELF
         # member edited, written with -o and in place.
         shutil.copy(PYTHON_A, w("py.a"))

@@ -346,6 +346,18 @@ void need(const char *program)
 		strcpy(found[nfound++], program);
 }
 
+char *shlibs_dependency(const char *package, const char *soname, const char *type)
+{
+	char *dep = sh("dpkg-query --control-show '%s' shlibs | awk -v so='%s' -v type='%s' '"
+		       "{ t = \"\"; if ($1 ~ /:$/) { t = substr($1, 1, length($1) - 1); $1 = \"\"; $0 = $0 } } "
+		       "so == $1 \".so.\" $2 && (t == type || (t == \"\" && !found)) "
+		       "{ found = t == type; $1 = $2 = \"\"; sub(/^ +/, \"\"); d = $0 } END { print d }'",
+		       package, soname, type);
+
+	cr_assert(dep[0], "%s's shlibs file has no line for %s", package, soname);
+	return dep;
+}
+
 void stage_install(void)
 {
 	need("make");

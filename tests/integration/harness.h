@@ -66,6 +66,10 @@ void log_time_as(const char *test, const char *line, struct timespec t0, struct 
 /* The running test's "category::name" (a static buffer), "-" outside a test. */
 const char *current_test_name(void);
 
+/* What dpkg-shlibdeps takes from the shlibs file of the installed PACKAGE for SONAME: the
+ * dependency of its line (of the given type, "deb" or "udeb", else the untyped one). */
+char *shlibs_dependency(const char *package, const char *soname, const char *type);
+
 /* `make install` of the source tree into stage/usr in the work directory (PREFIX, so rpm's and
  * Perl's directories are there too), with the tool under test as its program. */
 void stage_install(void);

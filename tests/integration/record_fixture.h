@@ -39,5 +39,8 @@ extern const char record_hi_c[];
 	"\",\"name\":\"" N "\"}\n"
 #define LOADED(P, E, BY, C, N, S, F) "{\"event\":\"loaded\",\"pid\":\"" P "\",\"exe\":\"" E "\",\"by\":\"" BY "\",\"caller\":\"" \
 	C "\",\"name\":\"" N "\",\"soname\":\"" S "\",\"path\":\"" F "\"}\n"
+/* A dlsym() result: the symbol, its version node, the library's soname and path. */
+#define SYMBOL(P, E, C, N, V, S, F) "{\"event\":\"symbol\",\"pid\":\"" P "\",\"exe\":\"" E "\",\"by\":\"dlsym\",\"caller\":\"" \
+	C "\",\"symbol\":\"" N "\",\"version\":\"" V "\",\"soname\":\"" S "\",\"path\":\"" F "\"}\n"
 
 #endif

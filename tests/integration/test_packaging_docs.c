@@ -91,7 +91,12 @@ Test(packaging, bash_completion_completes_options_and_values)
 	cr_expect_str_eq(got, "--format ");
 	free(got);
 	got = complete("dlnote-inject --list --format s", 3);
-	cr_expect_str_eq(got, "sonames ");
+	cr_expect_str_eq(got, "sonames symbols ");
+	free(got);
+	make_dirs("tree/usr");
+	put_file("trees", "not a directory");
+	got = complete("dlnote-inject --build-root tre", 2);
+	cr_expect_str_eq(got, "tree ", "--build-root completes directories");
 	free(got);
 	/* readline splits --format=r at '='. */
 	got = complete("dlnote-inject --list --format = r", 4);

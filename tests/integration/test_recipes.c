@@ -227,9 +227,14 @@ Test(recipes, debian_recipe_compat_9_one_manifest_per_package, .timeout = 300)
 		 tool(), tool());
 	cr_expect_str_eq(got, "libz.so.1 required\n--\nliblzma.so.5 suggested\nlibz.so.1 required", "%s", got);
 	free(got);
-	got = sh("dpkg-deb -f libapp1_1.0_*.deb Suggests");
-	cr_expect_str_eq(got, "liblzma5", "libapp1's Suggests: %s", got);
-	free(got);
+	/* libapp names no symbol of liblzma: the version of its shlibs line. */
+	{
+		char *xz = shlibs_dependency("liblzma5", "liblzma.so.5", "deb");
+		got = sh("dpkg-deb -f libapp1_1.0_*.deb Suggests");
+		cr_expect_str_eq(got, xz, "libapp1's Suggests: %s", got);
+		free(got);
+		free(xz);
+	}
 	got = sh("LD_LIBRARY_PATH=root/usr/lib root/usr/bin/app libz.so.1");
 	cr_expect_str_eq(got, "libz.so.1: loaded");
 	free(got);

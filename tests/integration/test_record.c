@@ -29,6 +29,7 @@ Test(record, each_dlopen_attributed_to_its_caller_with_needed_and_missing)
 		LOADED("P1", "W/prog", "needed", "W/libdlr_a.so.1", "libdlr_c.so.1", "libdlr_c.so.1", "W/libdlr_c.so.1")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so")
 		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so", "", "W/plugin.so")
+		SYMBOL("P1", "W/prog", "W/prog", "plugin_run", "", "", "W/plugin.so")
 		ASKED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1")
 		LOADED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_missing.so.2"));
@@ -64,12 +65,14 @@ Test(record, repeated_and_noload_dlopen_recorded_once)
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_c.so.1")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so")
 		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin.so", "", "W/plugin.so")
+		SYMBOL("P1", "W/prog", "W/prog", "plugin_run", "", "", "W/plugin.so")
 		ASKED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1")
 		LOADED("P1", "W/prog", "dlopen", "W/plugin.so", "libdlr_b.so.1", "libdlr_b.so.1", "W/libdlr_b.so.1")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t4.so.1")
 		LOADED("P1", "W/prog", "dlopen", "W/prog", "libdlr_t4.so.1", "libdlr_t4.so.1", "W/libdlr_t4.so.1")
 		ASKED("P1", "W/prog", "dlopen", "W/prog", "./plugin_noplt.so")
 		LOADED("P1", "W/prog", "dlopen", "W/prog", "./plugin_noplt.so", "", "W/plugin_noplt.so")
+		SYMBOL("P1", "W/prog", "W/prog", "plugin_run", "", "", "W/plugin_noplt.so")
 		ASKED("P1", "W/prog", "dlopen", "W/plugin_noplt.so", "libdlr_t3.so.1")
 		LOADED("P1", "W/prog", "dlopen", "W/plugin_noplt.so", "libdlr_t3.so.1", "libdlr_t3.so.1", "W/libdlr_t3.so.1"));
 	free(t);
@@ -216,7 +219,9 @@ Test(record, command_status_and_streams_passed_through)
 	cmd_free(&c);
 	c = run("'%s' --list --recorded=trace prog", tool());
 	cr_assert_eq(c.status, 2);
-	cr_assert(strstr(c.err, "dlnote-inject: --recorded is only for --check and --discover\n"), "%s", c.err);
+	cr_assert(strstr(c.err, "dlnote-inject: --recorded is only for --check, --discover and the lists of symbols "
+				"(--format=symbols, rpm, --rpm-generate)\n"),
+		  "%s", c.err);
 	cmd_free(&c);
 	c = run("'%s' --check --recorded=no-such-trace prog", tool());
 	cr_assert_eq(c.status, 1);

@@ -42,9 +42,11 @@ static const char *const files_dlnote_inject[] = {
 
 static const char *const files_dh_dlnote[] = {
 	"usr/bin/dh_dlnote -rwxr-xr-x root/root",
+	"usr/bin/dh_dlnotedeps -rwxr-xr-x root/root",
 	"usr/share/doc/dh-dlnote/changelog.gz -rw-r--r-- root/root",
 	"usr/share/doc/dh-dlnote/copyright -rw-r--r-- root/root",
 	"usr/share/man/man1/dh_dlnote.1.gz -rw-r--r-- root/root",
+	"usr/share/man/man1/dh_dlnotedeps.1.gz -rw-r--r-- root/root",
 	"usr/share/perl5/Debian/Debhelper/Sequence/dlnote.pm -rw-r--r-- root/root",
 	NULL,
 };
@@ -206,6 +208,8 @@ Test(package_deb, dpkg_buildpackage_of_the_release_tarball, .timeout = 1800)
 		cr_assert_fail("asprintf");
 	cr_expect(strstr(got, want), "dh-dlnote depends on '%s', not on %s", got, want);
 	cr_expect(strstr(got, "debhelper"), "dh-dlnote depends on '%s', not on debhelper", got);
+	/* dh_dlnotedeps reads symbols files with dpkg's Dpkg::Shlibs::SymbolFile */
+	cr_expect(strstr(got, "libdpkg-perl"), "dh-dlnote depends on '%s', not on libdpkg-perl", got);
 	free(got);
 	free(want);
 	got = sh("dpkg-deb -f %s Depends", deb_tool);
@@ -242,22 +246,35 @@ Test(package_deb, dpkg_buildpackage_of_the_release_tarball, .timeout = 1800)
 	free(got);
 	free(want);
 
-	/* dh-dlnote: dh --with dlnote runs dh_dlnote right before dh_dwz, and dh_dlnote turns a
-	 * note of the staged dlnote-inject into its dlopen:Depends (with the packaged tool). */
+	/* dh-dlnote: dh --with dlnote runs dh_dlnote right before dh_dwz and dh_dlnotedeps right
+	 * before dh_gencontrol, and they turn a note of the staged dlnote-inject into its
+	 * dlopen:Depends (with the packaged tool): libz.so.1, none of whose symbols the program
+	 * names, so the version of zlib1g's shlibs line. */
 /* (export: an assignment before `cd` would not reach the commands after it.) */
 #define ADDON_ENV "export PATH=\"$PWD/root/usr/bin:$PATH\" PERL5LIB=\"$PWD/root/usr/share/perl5\"; "
-	got = sh(ADDON_ENV "cd '%s' && dh binary --with dlnote --no-act | grep -A1 'dh_dlnote' | sed 's/^ *//'", tree);
-	cr_expect_str_eq(got, "dh_dlnote\ndh_dwz -a", "dh binary --with dlnote runs\n%s", got);
+	got = sh(ADDON_ENV "cd '%s' && dh binary --with dlnote --no-act | grep -A1 -E '^ *dh_dlnote(deps)?$' | sed 's/^ *//'", tree);
+	cr_expect_str_eq(got, "dh_dlnote\ndh_dwz -a\n--\ndh_dlnotedeps\ndh_gencontrol", "dh binary --with dlnote runs\n%s", got);
 	free(got);
 	got = sh(ADDON_ENV "cd '%s' && dh binary --no-act | grep -c dh_dlnote || true", tree);
 	cr_expect_str_eq(got, "0", "dh runs dh_dlnote without --with dlnote");
 	free(got);
-	free(sh("root/usr/bin/dlnote-inject --feature libc --soname libc.so.6 --priority required "
+	free(sh("root/usr/bin/dlnote-inject --feature zlib --soname libz.so.1 --priority required "
 		"'%s/debian/dlnote-inject/usr/bin/dlnote-inject'",
 		tree));
-	got = sh(ADDON_ENV "cd '%s' && dh_dlnote -pdlnote-inject && grep '^dlopen:' debian/dlnote-inject.substvars", tree);
-	cr_expect_str_eq(got, "dlopen:Depends?=libc6\ndlopen:Recommends?=\ndlopen:Suggests?=");
+	got = sh("root/usr/bin/dlnote-inject --list --format=symbols '%s/debian/dlnote-inject/usr/bin/dlnote-inject' | cut -d' ' -f1-4", tree);
+	cr_expect_str_eq(got, "libz.so.1 - - -", "the program names a symbol of libz.so.1: %s", got);
 	free(got);
+	want = sh("dpkg-query --control-show zlib1g shlibs | awk '$1 == \"libz\" && $2 == \"1\" { $1 = $2 = \"\"; sub(/^ +/, \"\"); print; exit }'");
+	cr_assert(strstr(want, "zlib1g (>= "), "zlib1g's shlibs line: %s", want);
+	got = sh(ADDON_ENV "cd '%s' && dh_dlnote -pdlnote-inject && dh_dlnotedeps -pdlnote-inject && "
+		 "grep '^dlopen:' debian/dlnote-inject.substvars", tree);
+	{
+		char expect[512];
+		snprintf(expect, sizeof expect, "dlopen:Depends?=%s\ndlopen:Recommends?=\ndlopen:Suggests?=", want);
+		cr_expect_str_eq(got, expect);
+	}
+	free(got);
+	free(want);
 
 	/* DEB_BUILD_OPTIONS=nocheck: no tests (dh lists the build's steps again without its stamp). */
 	got = sh("cd '%s' && rm -f debian/debhelper-build-stamp && " CLEAN_ENV "dh build --no-act | grep -c auto_test; "

@@ -45,6 +45,7 @@ static char *version(void)
  * (tests/setup.sh installs them all), lib32/ a symbolic link to the i386 one.  With another prefix all of it goes under that prefix. */
 #define INSTALLED_USR \
 	"usr/bin/dh_dlnote\n" \
+	"usr/bin/dh_dlnotedeps\n" \
 	"usr/bin/dlnote-inject\n" \
 	"usr/lib/cmake/dlnote/dlnoteCheck.cmake\n" \
 	"usr/lib/cmake/dlnote/dlnoteConfig.cmake\n" \
@@ -68,6 +69,7 @@ static char *version(void)
 	"usr/share/dlnote/dlnote-note.py\n" \
 	"usr/share/dlnote/dlnote-template.c\n" \
 	"usr/share/man/man1/dh_dlnote.1\n" \
+	"usr/share/man/man1/dh_dlnotedeps.1\n" \
 	"usr/share/man/man1/dlnote-inject.1\n" \
 	"usr/share/perl5/Debian/Debhelper/Sequence/dlnote.pm"
 
@@ -247,6 +249,8 @@ Test(release, one_version_everywhere)
 		{"the man page", "sed -n 's/^\\.TH .*\"dlnote-inject \\([^\"]*\\)\".*/\\1/p' root/usr/share/man/man1/dlnote-inject.1"},
 		{"dh_dlnote's man page", "sed -n 's/^\\.TH .*\"dlnote-inject \\([^\"]*\\)\".*/\\1/p' root/usr/share/man/man1/dh_dlnote.1"},
 		{"dh_dlnote", "sed -n \"s/^our \\$VERSION = '\\([^']*\\)'.*/\\1/p\" root/usr/bin/dh_dlnote"},
+		{"dh_dlnotedeps's man page", "sed -n 's/^\\.TH .*\"dlnote-inject \\([^\"]*\\)\".*/\\1/p' root/usr/share/man/man1/dh_dlnotedeps.1"},
+		{"dh_dlnotedeps", "sed -n \"s/^our \\$VERSION = '\\([^']*\\)'.*/\\1/p\" root/usr/bin/dh_dlnotedeps"},
 		{"dlnote.pc", "PKG_CONFIG_PATH=root/usr/lib/pkgconfig pkg-config --modversion dlnote"},
 		{"the CMake package",
 		 "mkdir -p find && printf 'cmake_minimum_required(VERSION 3.25)\\nproject(f NONE)\\nfind_package(dlnote REQUIRED)\\n"

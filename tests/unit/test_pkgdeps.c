@@ -29,8 +29,9 @@ static void overrides(const char *text, struct rpm_overrides *o)
 	cr_assert_eq(pkgdeps_overrides_parse(text, o, &e), 0, "overrides: %s", e.msg);
 }
 
-/* Run the generator on each (path, suffix, manifest) in turn into one stream, as rpm reads it. */
-struct gen_file { const char *path, *suffix, *json; };
+/* Run the generator on each (path, suffix, manifest) in turn into one stream, as rpm reads it;
+ * `versions` are the symbol versions the file looks up: "SONAME VERSION" lines. */
+struct gen_file { const char *path, *suffix, *json, *versions; };
 
 static char *generate(const struct gen_file *files, size_t n, const struct rpm_generator *g)
 {
@@ -39,9 +40,18 @@ static char *generate(const struct gen_file *files, size_t n, const struct rpm_g
 	FILE *out = open_memstream(&text, &len);
 
 	for (size_t i = 0; i < n; i++) {
+		struct listing one = { 0 };
 		struct entries es;
+		char soname[64], version[64];
 		entries(files[i].json, &es);
-		cr_assert_eq(pkgdeps_rpm_generate(&es, files[i].path, files[i].suffix, g, out), 0);
+		cr_assert_eq(report_listing_add(&one, &es, files[i].path, files[i].suffix, NULL), 0);
+		for (const char *v = files[i].versions; v && sscanf(v, "%63s %63s", soname, version) == 2;
+		     v = strchr(v, '\n') ? strchr(v, '\n') + 1 : NULL)
+			cr_assert_eq(symbols_add(&one.syms, soname, "f", version, "/lib", 0, 0), 0);
+		for (size_t k = 0; k < one.es.n; k++)
+			one.from[k].sym_n = one.syms.n;
+		cr_assert_eq(pkgdeps_rpm_generate(&one, g, out), 0);
+		report_listing_free(&one);
 		manifest_free(&es);
 	}
 	fclose(out);
@@ -52,12 +62,12 @@ static const struct gen_file three[] = {
 	{ "/b/usr/bin/tool", "()(64bit)",
 	  "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"},"
 	  "{\"soname\":[\"liblz4.so.1\",\"liblz4.so.0\"],\"feature\":\"lz4\"},"
-	  "{\"soname\":[\"libbz2.so.1\"],\"feature\":\"bzip2\",\"priority\":\"suggested\"}]" },
-	{ "/b/usr/lib/libquiet.so.1", "()(64bit)", "[]" },
+	  "{\"soname\":[\"libbz2.so.1\"],\"feature\":\"bzip2\",\"priority\":\"suggested\"}]", NULL },
+	{ "/b/usr/lib/libquiet.so.1", "()(64bit)", "[]", NULL },
 	{ "/b/usr/lib/i386/libx.so.1", "",
 	  "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"},"
 	  "{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd2\",\"priority\":\"required\"},"
-	  "{\"soname\":[\"libnofeature.so.3\"],\"priority\":\"required\"}]" },
+	  "{\"soname\":[\"libnofeature.so.3\"],\"priority\":\"required\"}]", NULL },
 };
 
 Test(pkgdeps, multifile_names_each_file_with_a_semicolon_line_before_its_dependencies)
@@ -150,6 +160,34 @@ Test(pkgdeps, override_errors_name_the_declaration)
 		cr_assert_eq(e.usage, 1);
 		pkgdeps_overrides_free(&o);
 	}
+}
+
+/* elfdeps gives a file linked with versioned symbols SONAME(VERSION)(64bit), (64bit) left out for
+ * 32-bit files; the generator gives each version node of the symbols looked up after the
+ * soname, each once, sorted, and an alternative keeps its own in a rich dependency. */
+Test(pkgdeps, version_nodes_follow_their_soname_as_elfdeps_writes_them)
+{
+	static const struct gen_file files[] = {
+		{ "/b/tool", "()(64bit)",
+		  "[{\"soname\":[\"liblzma.so.5\"],\"priority\":\"required\"},"
+		  "{\"soname\":[\"liblz4.so.1\",\"liblzma.so.5\"],\"priority\":\"required\"},"
+		  "{\"soname\":[\"libz.so.1\"],\"priority\":\"required\"}]",
+		  "liblzma.so.5 XZ_5.4\nliblzma.so.5 XZ_5.0\nliblzma.so.5 XZ_5.4\nlibother.so.1 O_1\n" },
+		{ "/b/tool32", "", "[{\"soname\":[\"libz.so.1\"],\"priority\":\"required\"}]", "libz.so.1 ZLIB_1.2.2\n" },
+	};
+	struct rpm_generator g = { .kind = RANK_REQUIRED, .package = "tool", .multifile = 1 };
+	char *got = generate(files, 2, &g);
+
+	T_STR_EQ(got,
+		 ";/b/tool\n"
+		 "liblzma.so.5()(64bit)\nliblzma.so.5(XZ_5.0)(64bit)\nliblzma.so.5(XZ_5.4)(64bit)\n"
+		 "(liblz4.so.1()(64bit) or (liblzma.so.5()(64bit) and liblzma.so.5(XZ_5.0)(64bit) and "
+		 "liblzma.so.5(XZ_5.4)(64bit)))\n"
+		 "libz.so.1()(64bit)\n"
+		 ";/b/tool32\n"
+		 "libz.so.1\nlibz.so.1(ZLIB_1.2.2)\n",
+		 "requires with version nodes");
+	free(got);
 }
 
 Test(pkgdeps, kinds_are_rpms_lowercase_tag_names)

@@ -84,6 +84,40 @@ Test(trace, only_dlopen_by_name_is_kept_and_loaded_lines_complete_their_ask)
 	teardown(&f);
 }
 
+/* "symbol" lines (the audit module's dlsym() results): kept with their caller, which they do not
+ * make a dlopen() caller; one without a symbol or soname is skipped. */
+Test(trace, symbol_lines_are_kept_as_lookups_not_asks)
+{
+	struct fixture f;
+	struct trace t;
+	struct err e = { 0 };
+	FILE *w;
+
+	setup(&f);
+	w = fopen(f.trace, "w");
+	ask(w, 7, "dlopen", f.caller, "libz.so.1", 1);
+	fprintf(w, "{\"event\":\"symbol\",\"pid\":7,\"by\":\"dlsym\",\"caller\":\"%s\",\"symbol\":\"inflate\","
+		"\"version\":\"ZLIB_1.2.0\",\"soname\":\"libz.so.1\",\"path\":\"/lib/libz.so.1\"}\n", f.caller);
+	fprintf(w, "{\"event\":\"symbol\",\"pid\":7,\"by\":\"dlsym\",\"caller\":\"%s\",\"symbol\":\"puts\","
+		"\"version\":\"\",\"soname\":\"libc.so.6\"}\n", f.other);
+	fprintf(w, "{\"event\":\"symbol\",\"pid\":7,\"by\":\"dlsym\",\"caller\":\"%s\",\"symbol\":\"\",\"soname\":\"libc.so.6\"}\n",
+		f.other);
+	fclose(w);
+	cr_assert_eq(trace_load(f.trace, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(t.n, 1);
+	cr_assert_eq(t.nsyms, 2);
+	cr_assert_str_eq(t.syms[0].name, "inflate");
+	cr_assert_str_eq(t.syms[0].version, "ZLIB_1.2.0");
+	cr_assert_str_eq(t.syms[0].soname, "libz.so.1");
+	cr_assert_eq(t.syms[0].caller, t.v[0].caller);
+	cr_assert_str_eq(t.syms[1].version, "");
+	cr_assert_str_eq(t.callers[t.syms[1].caller].path, f.other);
+	cr_assert_eq(t.callers[t.v[0].caller].asks, 1, "the lookup is no dlopen() ask");
+	cr_assert_eq(t.callers[t.syms[1].caller].asks, 0);
+	trace_free(&t);
+	teardown(&f);
+}
+
 Test(trace, a_bad_line_is_an_error_naming_it)
 {
 	struct fixture f;
