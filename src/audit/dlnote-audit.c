@@ -166,6 +166,24 @@ static void settle(void)
 
 static struct link_map *handoff_take(const char *name);
 
+/* The loader named as dlopen()'s caller: the return address is in it, so a function it called
+ * (a constructor, destructor, DT_INIT function) ended with a tail call through a GOT entry
+ * (-fno-plt), which no PLT stub saw.  The name asked for is then, as a rule, a string of that
+ * function's own object (its read-only data): that object is the caller, and the line says
+ * how it was found.  A name built at run time (on the stack, the heap) says nothing: the
+ * caller stays hidden (1).  The loader itself never asks for a name this way. */
+static int by_name(const char *name, struct link_map **caller)
+{
+	struct link_map *owner = NULL;
+	Dl_info info;
+
+	if (!dladdr1(name, &info, (void **)&owner, RTLD_DL_LINKMAP) || !owner ||
+	    owner->l_addr == (ElfW(Addr))getauxval(AT_BASE))
+		return 1;
+	*caller = owner;
+	return 2;
+}
+
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 {
 	struct link_map *loader = (struct link_map *)*cookie;
@@ -189,8 +207,8 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 		unlock();
 		if (by_plt)
 			loader = by_plt;
-		else
-			hidden = loader->l_addr == (ElfW(Addr))getauxval(AT_BASE);
+		else if (loader->l_addr == (ElfW(Addr))getauxval(AT_BASE))
+			hidden = by_name(name, &loader);
 	}
 	caller = map_path(loader, buf);
 	if (strlen(name) >= sizeof st.name || strlen(caller) >= sizeof st.caller)
@@ -206,10 +224,11 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 		put_str(&st.line, "caller", st.caller);
 		put_str(&st.line, "name", st.name);
 		put_str(&st.line, "caller_build_id", build_id_of(st.caller));
-		/* The loader is the return address's object: a tail call through a GOT entry
-		 * from a function it called (a constructor, a destructor) hides the caller. */
-		if (hidden)
+		/* The loader is the return address's object (by_name) */
+		if (hidden == 1)
 			put_str(&st.line, "hidden", "loader");
+		else if (hidden == 2)
+			put_str(&st.line, "caller_from", "name");
 		line_write(&st.line);
 	}
 	unlock();

@@ -221,6 +221,10 @@ void print_text(FILE *f, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* A message on stderr comes after the report lines it sums up, also in a build log where
+	 * both streams go to one pipe and stdout is buffered. */
+	if (f == stderr)
+		fflush(stdout);
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);

@@ -344,14 +344,20 @@ static int finish_recorded(struct opts *o)
 	}
 	if (u.unmatched && o->verbose && u.all.len)
 		print_text(stderr, "%.*s", (int)u.all.len, u.all.p);
-	if (u.by_loader && !o->quiet)
-		print_text(stderr,
-			   PROGRAM_NAME
-			   ": %s: %zu dlopen() call%s named the dynamic loader as %s "
-			   "caller (a tail call through a GOT entry from a constructor "
-			   "or destructor): not linted; docs/recording.md\n",
-			   o->recorded_path, u.by_loader, u.by_loader == 1 ? "" : "s",
-			   u.by_loader == 1 ? "its" : "their");
+	/* The lint cannot say which file made them: it fails rather than say ok without them. */
+	if (u.by_loader) {
+		print_text(
+			stderr,
+			PROGRAM_NAME
+			": %s: %zu dlopen() call%s named the dynamic loader as %s caller (%.*s%s: "
+			"a tail call through a GOT entry, -fno-plt, from a constructor or "
+			"destructor, of a name built at run time): no file can be linted for "
+			"%s; record a build without -fno-plt (docs/recording.md)\n",
+			o->recorded_path, u.by_loader, u.by_loader == 1 ? "" : "s",
+			u.by_loader == 1 ? "its" : "their", (int)u.hidden.len, u.hidden.p,
+			u.by_loader > 3 ? ", ..." : "", u.by_loader == 1 ? "it" : "them");
+		status = EXIT_BAD_INPUT;
+	}
 	trace_unmatched_free(&u);
 	return status;
 }

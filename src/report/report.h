@@ -238,11 +238,12 @@ int trace_match(struct trace *t, const char *path, const struct elf *ef, const s
 /* After the last FILE: the callers of the build tree that dlopen()ed by name and that no FILE
  * checked was (their dlopen() calls were not linted), and those the loader hid. */
 struct trace_unmatched {
-	size_t tree;      /* callers of the build tree that dlopen()ed */
-	size_t unmatched; /* of them, those no FILE was */
-	size_t by_loader; /* asks whose caller the loader hid */
-	struct buf first; /* "PATH (why), PATH" for the first three unmatched */
-	struct buf all;   /* one line per unmatched caller, for -v */
+	size_t tree;       /* callers of the build tree that dlopen()ed */
+	size_t unmatched;  /* of them, those no FILE was */
+	size_t by_loader;  /* asks whose caller the loader hid */
+	struct buf hidden; /* the names they asked for, the first three */
+	struct buf first;  /* "PATH (why), PATH" for the first three unmatched */
+	struct buf all;    /* one line per unmatched caller, for -v */
 };
 int trace_unmatched(struct trace *t, struct trace_unmatched *u);
 void trace_unmatched_free(struct trace_unmatched *u);

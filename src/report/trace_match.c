@@ -339,11 +339,16 @@ int trace_unmatched(struct trace *t, struct trace_unmatched *u)
 			   "%s: dlopen()ed during the recording, matches no file checked%s%s\n",
 			   c->path, c->changed ? ": " : "", c->changed ? c->changed : "");
 	}
-	return u->first.oom || u->all.oom ? -1 : 0;
+	/* The names the hidden calls asked for, the first three. */
+	for (size_t i = 0, n = 0; i < t->n && n < 3; i++)
+		if (t->callers[t->v[i].caller].by_loader)
+			buf_printf(&u->hidden, "%s%s", n++ ? ", " : "", t->v[i].name);
+	return u->first.oom || u->all.oom || u->hidden.oom ? -1 : 0;
 }
 
 void trace_unmatched_free(struct trace_unmatched *u)
 {
 	buf_free(&u->first);
 	buf_free(&u->all);
+	buf_free(&u->hidden);
 }
