@@ -78,9 +78,57 @@ static char *by_rpmbuild(void)
 		  "printf \"required: %%s; recommended: %%s; suggested: %%s\\n\", r, c, s }' | sed 's/ *;/;/g; s/ *$//'");
 }
 
+/* dpkg-buildpackage with dh_dlnotedeps and debian/dlopen.policy.json: pol ships libfoo.so.1 in
+ * opt/app/lib (the notes from its manifest), its siblings libbar1, libbaz1 and libqux1 the
+ * libraries; the package's substvars, each package named by its library's soname. */
+static char *by_debhelper(void)
+{
+	struct cmd c;
+	char *got;
+
+	need("dpkg-buildpackage");
+	need("dh");
+	stage_install();
+	make_dirs("deb/debian/source");
+	free(sh("cp bar.c baz.c qux.c foo.c deb/ && cp policy.json deb/debian/dlopen.policy.json"));
+	put_file("deb/debian/control",
+		 "Source: pol\nSection: libs\nPriority: optional\nMaintainer: T <t@example.org>\n"
+		 "Build-Depends: debhelper-compat (= 13), dh-sequence-dlnote\nStandards-Version: 4.6.2\n\n"
+		 "Package: pol\nArchitecture: any\nDepends: ${shlibs:Depends}, ${dlopen:Depends}\n"
+		 "Recommends: ${dlopen:Recommends}\nSuggests: ${dlopen:Suggests}\nDescription: p\n p\n\n"
+		 "Package: libbar1\nArchitecture: any\nDepends: ${shlibs:Depends}\nDescription: b\n b\n\n"
+		 "Package: libbaz1\nArchitecture: any\nDepends: ${shlibs:Depends}\nDescription: b\n b\n\n"
+		 "Package: libqux1\nArchitecture: any\nDepends: ${shlibs:Depends}\nDescription: q\n q\n");
+	put_file("deb/debian/rules",
+		 "#!/usr/bin/make -f\nM := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH)\n%:\n\tdh $@\n\n"
+		 "override_dh_auto_build:\n"
+		 "\tfor n in bar baz qux; do $(CC) -shared -fPIC -Wl,-soname,lib$$n.so.1 -o lib$$n.so.1 $$n.c || exit 1; done\n"
+		 "\t$(CC) -shared -fPIC -Wl,-soname,libfoo.so.1 -o libfoo.so.1 foo.c\n"
+		 "override_dh_auto_install:\n"
+		 "\tfor n in bar baz qux; do install -D -m 644 lib$$n.so.1 debian/lib$${n}1/usr/lib/$(M)/lib$$n.so.1; done\n"
+		 "\tinstall -D -m 644 libfoo.so.1 debian/pol/opt/app/lib/libfoo.so.1\n");
+	put_file("deb/debian/pol.dlopen.json",
+		 "[{\"feature\":\"bar\",\"soname\":[\"libbar.so.1\"],\"priority\":\"recommended\"},"
+		 "{\"feature\":\"baz\",\"soname\":[\"libbaz.so.1\"],\"priority\":\"required\"},"
+		 "{\"feature\":\"qux\",\"soname\":[\"libqux.so.1\"],\"priority\":\"recommended\"}]\n");
+	put_file("deb/debian/changelog", "pol (1.0) unstable; urgency=medium\n\n  * Test.\n\n"
+		 " -- T <t@example.org>  Sun, 06 Dec 2026 12:00:00 +0000\n");
+	put_file("deb/debian/source/format", "3.0 (native)\n");
+	free(sh("chmod +x deb/debian/rules"));
+	c = run("cd deb && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
+		"PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -uc -us -d 2>&1");
+	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
+	cmd_free(&c);
+	got = sh("for f in Depends Recommends Suggests; do sed -n \"s/^dlopen:$f?\\{0,1\\}=//p\" deb/debian/pol.substvars | "
+		 "tail -n 1 | sed 's/ ([^)]*)//g; s/lib\\([a-z]*\\)1/lib\\1.so.1/g; s/,//g'; done | "
+		 "awk 'NR == 1 { r = $0 } NR == 2 { c = $0 } NR == 3 { s = $0 } END { "
+		 "printf \"required: %%s; recommended: %%s; suggested: %%s\\n\", r, c, s }' | sed 's/ *;/;/g; s/ *$//'");
+	return got;
+}
+
 Test(policy, one_policy_gives_the_same_answer_in_every_consumer, .timeout = 120)
 {
-	char *list, *gen, *clo, *rpm;
+	char *list, *gen, *clo, *rpm, *deb;
 
 	policy_root();
 	list = by_rpm_list();
@@ -90,6 +138,9 @@ Test(policy, one_policy_gives_the_same_answer_in_every_consumer, .timeout = 120)
 		rpm = by_rpmbuild();
 		cr_expect_str_eq(rpm, list, "rpmbuild with %%dlnote_policy");
 		free(rpm);
+		deb = by_debhelper();
+		cr_expect_str_eq(deb, list, "dpkg-buildpackage with debian/dlopen.policy.json");
+		free(deb);
 	}
 	/* bar: required for files under opt/app/lib (the first rule); baz: suggested (b*);
 	 * qux: ignored. */
