@@ -166,6 +166,11 @@ static void settle(void)
 
 static struct link_map *handoff_take(const char *name);
 
+static int is_loader(const struct link_map *m)
+{
+	return m->l_addr == (ElfW(Addr))getauxval(AT_BASE);
+}
+
 /* The loader named as dlopen()'s caller: the return address is in it, so a function it called
  * (a constructor, destructor, DT_INIT function) ended with a tail call through a GOT entry
  * (-fno-plt), which no PLT stub saw.  The name asked for is then, as a rule, a string of that
@@ -177,11 +182,19 @@ static int by_name(const char *name, struct link_map **caller)
 	struct link_map *owner = NULL;
 	Dl_info info;
 
-	if (!dladdr1(name, &info, (void **)&owner, RTLD_DL_LINKMAP) || !owner ||
-	    owner->l_addr == (ElfW(Addr))getauxval(AT_BASE))
+	if (!dladdr1(name, &info, (void **)&owner, RTLD_DL_LINKMAP) || !owner || is_loader(owner))
 		return 1;
 	*caller = owner;
 	return 2;
+}
+
+/* How the caller of an asked line was found, when the loader was named (by_name). */
+static void put_how(struct line *l, int how)
+{
+	if (how == 1)
+		put_str(l, "hidden", "loader");
+	else if (how == 2)
+		put_str(l, "caller_from", "name");
 }
 
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
@@ -207,7 +220,7 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 		unlock();
 		if (by_plt)
 			loader = by_plt;
-		else if (loader->l_addr == (ElfW(Addr))getauxval(AT_BASE))
+		else if (is_loader(loader))
 			hidden = by_name(name, &loader);
 	}
 	caller = map_path(loader, buf);
@@ -224,11 +237,7 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned flag)
 		put_str(&st.line, "caller", st.caller);
 		put_str(&st.line, "name", st.name);
 		put_str(&st.line, "caller_build_id", build_id_of(st.caller));
-		/* The loader is the return address's object (by_name) */
-		if (hidden == 1)
-			put_str(&st.line, "hidden", "loader");
-		else if (hidden == 2)
-			put_str(&st.line, "caller_from", "name");
+		put_how(&st.line, hidden);
 		line_write(&st.line);
 	}
 	unlock();
@@ -435,14 +444,19 @@ static uintptr_t stub_for(struct link_map *ref)
 {
 	size_t i;
 
+	/* A program that is not position-independent gives dlopen's address to every object that
+	 * takes it (its PLT entry is canonical): a call through that pointer from a library would
+	 * go through the program's stub.  The plain wrapper goes by the return address. */
+	if (!ref || (ref == st.main_map && ref->l_addr == 0))
+		return (uintptr_t)dlnote_dlopen_wrapper;
 	lock_pairs();
 	for (i = 0; i < nstubs && stub_map[i] != ref; i++)
 		;
 	if (i == nstubs && nstubs < DLOPEN_STUBS)
 		__atomic_store_n(&stub_map[nstubs++], ref, __ATOMIC_RELEASE);
 	unlock();
-	return i < DLOPEN_STUBS && ref ? (uintptr_t)(dlnote_dlopen_stubs + i * STUB_SIZE)
-				       : (uintptr_t)dlnote_dlopen_wrapper;
+	return i < DLOPEN_STUBS ? (uintptr_t)(dlnote_dlopen_stubs + i * STUB_SIZE)
+				: (uintptr_t)dlnote_dlopen_wrapper;
 }
 
 /* glibc's _dl_name_match_p: the name the object was loaded by, its path, its soname. */
@@ -508,6 +522,7 @@ void dlnote_before_dlopen(void *ret, const char *name, int stub)
 	struct loaded *m;
 	Lmid_t lmid = LM_ID_BASE;
 	Dl_info info;
+	int how = 0;
 
 	if (!st.started || !out.trace || !name)
 		return;
@@ -515,22 +530,27 @@ void dlnote_before_dlopen(void *ret, const char *name, int stub)
 		by_ret = NULL;
 	if (stub >= 0 && stub < DLOPEN_STUBS)
 		caller = __atomic_load_n(&stub_map[stub], __ATOMIC_ACQUIRE);
-	if (!caller && !(caller = by_ret))
-		return;
+	if (!caller) { /* the plain wrapper: by the return address, as la_objsearch goes */
+		if (!(caller = by_ret))
+			return;
+		if (is_loader(caller))
+			how = by_name(name, &caller);
+	}
 	lock_pairs();
 	/* glibc looks the name up in the namespace of the return address's object */
 	for (size_t i = 0; i < st.nmaps; i++)
 		if (st.maps[i].map == (by_ret ? by_ret : caller))
 			lmid = st.maps[i].lmid;
 	m = find_loaded(name, lmid);
-	if (!m)
-		handoff_put(name, caller);
-	else if (!seen_before(map_path(caller, buf), name)) {
+	if (!m && stub >= 0)
+		handoff_put(name, caller); /* what only the stub knows */
+	else if (m && !seen_before(map_path(caller, buf), name)) {
 		line_start(&st.line, "asked");
 		put_str(&st.line, "by", kind_names[ASK_DLOPEN]);
 		put_str(&st.line, "caller", map_path(caller, buf));
 		put_str(&st.line, "name", name);
 		put_str(&st.line, "caller_build_id", build_id_of(map_path(caller, buf)));
+		put_how(&st.line, how);
 		line_write(&st.line);
 		put_loaded(&st.line, kind_names[ASK_DLOPEN], map_path(caller, buf), name, m->map);
 		line_write(&st.line);

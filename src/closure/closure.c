@@ -82,6 +82,13 @@ static int walk_needed(struct closure *c, const struct ldflavour *fl, size_t n)
 {
 	struct object *o = &c->objs[c->nodes[n].obj];
 
+	if (o->unread) { /* an entry left out would be a library silently missing from the list */
+		if (!o->unread_said)
+			closure_say(c, o->path, "what it needs is not known: %s", o->unread);
+		o->unread_said = 1;
+		c->missing = 1;
+	}
+
 	for (size_t i = 0; i < o->dyn.nneeded; i++) {
 		struct buf why = {0};
 		int r;
@@ -282,6 +289,7 @@ void closure_free(struct closure *c)
 		free(c->objs[i].path);
 		free(c->objs[i].interp);
 		free(c->objs[i].broken);
+		free(c->objs[i].unread);
 		free(c->objs[i].said);
 		elf_dynamic_free(&c->objs[i].dyn);
 		manifest_free(&c->objs[i].notes);

@@ -117,6 +117,8 @@ struct object {
 	char *path;
 	int elf;      /* 1: read; 0: not ELF, or broken */
 	char *broken; /* an ELF file whose headers are not right: why */
+	char *unread; /* its dynamic table or notes, not all read: what it needs is not known */
+	int unread_said;
 	int is64, big;
 	unsigned machine;
 	unsigned long flags;
@@ -157,7 +159,8 @@ struct closure {
 	struct node *nodes;    /* the FILE being walked */
 	size_t nnodes, nodes_cap;
 	struct err e;
-	int missing; /* something needed is not there */
+	int missing;       /* something needed is not there */
+	int no_cache_said; /* the root has no ld.so.cache, said once */
 };
 
 /* object.c */

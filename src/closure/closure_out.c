@@ -160,5 +160,7 @@ int closure_print(struct closure *c, FILE *out)
 		fputs("\n]\n", out);
 	free(v);
 	free(rs);
-	return b.oom ? -1 : refused ? 1 : 0;
+	n = b.oom;
+	buf_free(&b);
+	return n ? -1 : refused ? 1 : 0;
 }

@@ -18,13 +18,16 @@ void closure_say(const struct closure *c, const char *path, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	print_text(stderr, PROGRAM_NAME ": %s%s: %s\n",
-		   strcmp(c->o.root, "/") == 0 ? "" : c->o.root, path, msg);
+	print_text(stderr, PROGRAM_NAME ": %s%s%s: %s\n",
+		   strcmp(c->o.root, "/") == 0 ? "" : c->o.root,
+		   path[0] == '/' || strcmp(c->o.root, "/") == 0 ? "" : "/", path, msg);
 }
 
 /* ---- objects ---- */
 
-static void object_read(struct closure *c, struct object *o, int fd)
+#define UNREAD_NAMES "names of its dynamic table point outside its string table"
+
+static void object_read(struct object *o, int fd)
 {
 	unsigned char m[8];
 	char interp[ROOT_PATH_MAX];
@@ -47,10 +50,13 @@ static void object_read(struct closure *c, struct object *o, int fd)
 	o->type = ef.type;
 	if (elf_interp(&ef, interp, sizeof interp, &e) == 0 && interp[0])
 		o->interp = xstrndup(interp, strlen(interp));
+	/* What cannot be read is said, and every FILE that reaches it misses something. */
 	if (elf_dynamic_read(&ef, &o->dyn, &e))
-		closure_say(c, o->path, "%s", e.msg);
-	if (scan_file(&ef, &sc, &e) || scan_entries(&ef, &sc, &o->notes, &e))
-		closure_say(c, o->path, "its dlopen notes are not read: %s", e.msg);
+		o->unread = xstrndup(e.msg, strlen(e.msg));
+	else if (o->dyn.unread)
+		o->unread = xstrndup(UNREAD_NAMES, strlen(UNREAD_NAMES));
+	else if (scan_file(&ef, &sc, &e) || scan_entries(&ef, &sc, &o->notes, &e))
+		o->unread = xstrndup(e.msg, strlen(e.msg));
 	scan_free(&sc);
 	elf_close(&ef);
 }
@@ -76,7 +82,7 @@ long closure_object(struct closure *c, const char *path, int fd)
 	memset(o, 0, sizeof *o);
 	o->path = xstrndup(path, len);
 	if (o->path)
-		object_read(c, o, fd);
+		object_read(o, fd);
 	close(fd);
 	o->said = xcalloc(o->dyn.nneeded + o->notes.n + 1, 1);
 	if (!o->path || !o->said || strmap_put(&c->obj_by_path, path, len, c->nobjs)) {

@@ -267,7 +267,6 @@ int root_read_text(struct root *r, const char *path, size_t max, struct buf *out
 		   struct root_found *found, struct err *e)
 {
 	int rc = root_resolve(r, "", path, ROOT_OPEN, NULL, found, e);
-	ssize_t n;
 
 	if (rc)
 		return rc;
@@ -281,12 +280,13 @@ int root_read_text(struct root *r, const char *path, size_t max, struct buf *out
 		close(found->fd);
 		return err_oom(e);
 	}
-	n = read(found->fd, out->p + out->len, (size_t)found->st.st_size);
+	/* io's one read loop: the whole size fstat gave, or an error (a file that shrank) */
+	rc = io_read_at(found->fd, 0, out->p + out->len, (uint64_t)found->st.st_size, e);
 	close(found->fd);
 	found->fd = -1;
-	if (n < 0)
-		return err_set(e, "%s: %s", found->path, strerror(errno));
-	out->len += (size_t)n;
+	if (rc)
+		return err_prefix(e, "%s: ", found->path);
+	out->len += (size_t)found->st.st_size;
 	out->p[out->len] = 0;
 	return 0;
 }

@@ -153,9 +153,23 @@ static long try_cache(struct closure *c, const struct ldflavour *fl, const char 
 			struct buf links = {0};
 			struct root_found f;
 			int rc = root_resolve(&c->r, "", "/etc/ld.so.cache", 0, &links, &f, &c->e);
-			if (rc == 0 && S_ISREG(f.st.st_mode) &&
-			    (closure_list_links(c, links.p, links.len, f.path) ||
-			     closure_list(c, f.path, 0, "\"kind\":\"ld.so.cache\"")))
+			if (rc != 0 || !S_ISREG(f.st.st_mode)) {
+				/* The loader reads ld.so.conf's directories from the cache only:
+				 * without one, it does not find the library there. */
+				buf_free(&links);
+				if (!c->no_cache_said)
+					closure_say(
+						c, dir,
+						"holds %s, but the root has no /etc/ld.so.cache, "
+						"and its loader searches ld.so.conf's directories "
+						"through the cache only: not found (ldconfig -r "
+						"ROOT writes the cache)",
+						name);
+				c->no_cache_said = 1;
+				continue;
+			}
+			if (closure_list_links(c, links.p, links.len, f.path) ||
+			    closure_list(c, f.path, 0, "\"kind\":\"ld.so.cache\""))
 				obj = -2;
 			buf_free(&links);
 		}

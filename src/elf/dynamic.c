@@ -194,7 +194,10 @@ int elf_dynamic_read(const struct elf *ef, struct elf_dynamic *out, struct err *
 		char *s = dyn_string(ef, &d, want[k].val, &oom);
 		if (s && keep_string(out, want[k].tag, s, &cap))
 			oom = 1;
+		out->unread += !s && !oom;
 	}
+	if (!d.str_known)
+		out->unread = nwant;
 	free(want);
 	if (oom)
 		return elf_dynamic_free(out), err_oom(e);

@@ -290,6 +290,7 @@ struct elf_dynamic {
 	size_t nneeded;
 	char *soname, *rpath, *runpath; /* the first of each, or NULL */
 	uint64_t flags_1;               /* DT_FLAGS_1 */
+	size_t unread; /* string entries whose string could not be read (left out above) */
 };
 
 /* The file offset of a virtual address, through the PT_LOAD that maps it from file bytes:

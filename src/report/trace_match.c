@@ -124,6 +124,7 @@ long trace_caller_add(struct trace *t, const char *path, const char *build_id, i
 		c = &t->callers[t->slots[k] - 1];
 		if (strcmp(c->path, path) == 0 && same_str(c->build_id, build_id)) {
 			c->asks++;
+			c->by_loader |= hidden;
 			return (long)(t->slots[k] - 1);
 		}
 	}

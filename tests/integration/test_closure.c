@@ -197,6 +197,41 @@ Test(closure, ld_so_conf_includes_are_followed_inside_the_root_and_their_loop_cu
 				"/usr/lib64/ld-linux-x86-64.so.2\n");
 	cr_expect_str_eq(c.err, "dlnote-inject: root/etc/ld.so.conf: included again (an include loop?), not read\n");
 	cmd_free(&c);
+	/* Without the cache the root's loader does not search ld.so.conf's directories: those
+	 * libraries are missing, and the copy would not start (found by review). */
+	free(sh("rm root/etc/ld.so.cache"));
+	c = run("timeout 60 '%s' --closure --root=root /app", tool());
+	cr_expect_eq(c.status, 1, "%s", c.out);
+	cr_expect(strstr(c.err, "dlnote-inject: root/opt/a: holds liba.so.1, but the root has no /etc/ld.so.cache") &&
+			  strstr(c.err, "dlnote-inject: root/app: liba.so.1 (DT_NEEDED) is not found in the root\n"),
+		  "%s", c.err);
+	cmd_free(&c);
+}
+
+/* A DT_NEEDED whose name cannot be read (an offset past the string table) is not left out in
+ * silence: what the file needs is not known, and the exit status says so (found by review). */
+Test(closure, a_dynamic_name_that_cannot_be_read_is_missing_not_dropped)
+{
+	struct cmd c;
+
+	host_libc("root");
+	library("root/usr/lib/x86_64-linux-gnu", "libl", 1, "", "");
+	free(sh("echo 'int libl(void); int main(void) { return libl(); }' > app.c && "
+		"gcc -o root/app app.c -Lroot/usr/lib/x86_64-linux-gnu -l:libl.so.1"));
+	/* the DT_NEEDED naming libl.so.1: its value becomes 0x100000 */
+	free(sh("/usr/bin/python3 - root/app <<'EOF'\n"
+		"import sys\nfrom elftools.elf.elffile import ELFFile\n"
+		"f = open(sys.argv[1], 'r+b'); e = ELFFile(f); d = e.get_section_by_name('.dynamic')\n"
+		"for i, t in enumerate(d.iter_tags()):\n"
+		"    if t.entry.d_tag == 'DT_NEEDED' and t.needed == 'libl.so.1':\n"
+		"        f.seek(d['sh_offset'] + i * d['sh_entsize'] + 8); f.write((0x100000).to_bytes(8, 'little'))\n"
+		"f.close()\nEOF"));
+	c = run("'%s' --closure --root=root /app", tool());
+	cr_expect_eq(c.status, 1, "%s", c.out);
+	cr_expect(strstr(c.err, "dlnote-inject: root/app: what it needs is not known: names of its dynamic table point outside "
+				"its string table\n"),
+		  "%s", c.err);
+	cmd_free(&c);
 }
 
 /* The files of the host a run of the tool touched under `outside` (strace -y names every
@@ -244,7 +279,7 @@ Test(closure, hostile_roots_neither_escape_nor_hang)
 	cr_expect_eq(c.status, 1);
 	cr_expect_str_empty(c.out);
 	cr_expect_str_eq(c.err, "dlnote-inject: root/escape: no such file in the root (FILE names a path inside it)\n"
-				"dlnote-inject: root../../host/libesc.so.1.0: no such file in the root (FILE names a path inside it)\n");
+				"dlnote-inject: root/../../host/libesc.so.1.0: no such file in the root (FILE names a path inside it)\n");
 	cmd_free(&c);
 	/* A DT_NEEDED cycle ends. */
 	free(sh("mkdir -p root/usr/lib/x86_64-linux-gnu && cd root/usr/lib/x86_64-linux-gnu && "

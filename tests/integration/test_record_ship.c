@@ -272,3 +272,40 @@ Test(record_ship, a_file_rebuilt_at_the_traced_path_is_not_the_traced_file)
 	cr_expect(strstr(c.err, "/build/libship.so.1 (rebuilt since the recording)): nothing was linted against it"), "%s", c.err);
 	cmd_free(&c);
 }
+
+/* Past the module's 64 stubs, objects share the plain wrapper, which goes by the return address:
+ * a constructor's tail call then names the loader again, and the hidden-caller rules must hold
+ * there too (the caller is the name's owner; a name built at run time fails the lint), where it
+ * said ok before (found by review).  66 libraries bind dlopen at start-up (-z now); the
+ * program then dlopen()s libctor.so, whose constructors' tail calls through its PLT reach the
+ * plain wrapper. */
+Test(record_ship, past_the_stubs_a_hidden_caller_is_still_found_or_fails_the_lint, .timeout = 120)
+{
+	struct cmd c;
+	char *out;
+
+	need("gcc");
+	put_file("f.c", "#include <dlfcn.h>\nvoid *f(const char *n) { return dlopen(n, RTLD_LAZY | RTLD_NOLOAD); }\n");
+	put_file("ctor.c", "#include <dlfcn.h>\n#include <stdlib.h>\n"
+		 "__attribute__((constructor)) static void c1(void) { dlopen(\"liblzma.so.5\", RTLD_NOW); }\n"
+		 "__attribute__((constructor)) static void c2(void) { dlopen(getenv(\"SHIP_DLOPEN\"), RTLD_NOW); }\n");
+	put_file("m.c", "#include <dlfcn.h>\n#include <stdio.h>\n"
+		 "int main(void) { printf(\"%d\\n\", !!dlopen(\"./libctor.so\", RTLD_NOW)); return 0; }\n");
+	free(sh("gcc -c -fPIC -O2 f.c && libs= && for i in $(seq 1 66); do "
+		"gcc -shared -Wl,-z,now -Wl,-soname,libn$i.so -o libn$i.so f.o || exit 1; libs=\"$libs ./libn$i.so\"; done && "
+		"gcc -O2 -fPIC -shared -o libctor.so ctor.c && "
+		"gcc -Wl,-z,now -o m m.c -Wl,--no-as-needed $libs -Wl,-rpath,'$ORIGIN' && "
+		"SHIP_DLOPEN=libz.so.1 '%s' --record=trace -- ./m | grep -qx 1", tool()));
+	out = sh("grep -c '\"caller\":\"[^\"]*/libctor.so\",\"name\":\"liblzma.so.5\",\"caller_build_id\":\"[0-9a-f]*\","
+		 "\"caller_from\":\"name\"' trace");
+	cr_expect_str_eq(out, "1");
+	free(out);
+	out = sh("grep -c '\"name\":\"libz.so.1\",\"caller_build_id\":\"[0-9a-f]*\",\"hidden\":\"loader\"' trace");
+	cr_expect_str_eq(out, "1");
+	free(out);
+	c = run("'%s' --check --recorded=trace libctor.so", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect(strstr(c.out, "libctor.so: undeclared: liblzma.so.5: dlopen()ed during the recording\n"), "%s", c.out);
+	cr_expect(strstr(c.err, "1 dlopen() call named the dynamic loader as its caller (libz.so.1: "), "%s", c.err);
+	cmd_free(&c);
+}
