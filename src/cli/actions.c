@@ -250,7 +250,8 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 	}
 	if (said && replaced.n && manifest_merge(&said->replaced, &replaced))
 		goto oom;
-	said &&replaced.n ? said->members++ : 0;
+	if (said && replaced.n)
+		said->members++;
 	if (memo && memo->whole_ready)
 		whole = &memo->whole;
 	else if (note_encode(want, ef->big, memo ? &memo->whole : &note, e))

@@ -537,6 +537,7 @@ int main(int argc, char **argv)
 		r = EXIT_BAD_INPUT;
 	if (o->policy_path)
 		o->rep.policy = &o->policy;
+	o->rep.verbose = o->verbose;
 	if (r < 0 && o->mode == MODE_RECORD)
 		r = record_run(o->record_path, argv + optind);
 	if (r < 0 && o->mode == MODE_HEADER) {

@@ -372,10 +372,17 @@ int files_finish(struct run *run, int failed)
 
 	if (o->mode == MODE_CLOSURE)
 		return run_closure_finish(run, failed);
-	if (o->mode == MODE_LIST) /* an entry the policy refuses fails the run */
-		return report_list(&got->listed, &o->rep, o->quiet, stdout) || o->rep.policy_refused
-			       ? EXIT_BAD_INPUT
-			       : EXIT_OK;
+	if (o->mode == MODE_LIST) { /* an entry the policy refuses fails the run */
+		int r = report_list(&got->listed, &o->rep, o->quiet, stdout);
+		if (o->rep.policy_refused)
+			print_text(stderr,
+				   PROGRAM_NAME ": %s: %zu entr%s of features the policy does not "
+						"name, the first %s (-v names each)\n",
+				   o->policy_path, o->rep.policy_refused,
+				   o->rep.policy_refused == 1 ? "y" : "ies",
+				   o->rep.policy_first.p ? o->rep.policy_first.p : "");
+		return r || o->rep.policy_refused ? EXIT_BAD_INPUT : EXIT_OK;
+	}
 	if (o->mode == MODE_CHECK && o->expect_path) {
 		int status = o->recorded_path ? finish_recorded(o) : EXIT_OK;
 		diffs = report_lint(&o->expect, o->expect_path, &got->listed, stdout);

@@ -9,13 +9,6 @@
 
 #include "closure_int.h"
 
-/* The directory part of a path ("/" for a file at the top), allocated. */
-static char *dir_dup(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return xstrndup(path, s && s != path ? (size_t)(s - path) : 1);
-}
-
 /* ---- the walk of one FILE ---- */
 
 static int node_push(struct closure *c, size_t obj, size_t loader, char *origin)
@@ -188,7 +181,7 @@ static int walk_interp(struct closure *c, const struct ldflavour *fl, size_t pro
 		json_put_string(&why, t.p ? t.p : "", t.len);
 		rc = why.oom || closure_list_links(c, links.p, links.len, f.path) ||
 		     closure_list(c, f.path, 0, why.p) ||
-		     node_push(c, (size_t)obj, prog, dir_dup(interp));
+		     node_push(c, (size_t)obj, prog, root_dirname(interp));
 		buf_free(&links);
 		buf_free(&why);
 		buf_free(&t);
@@ -255,7 +248,7 @@ int closure_add(struct closure *c, const char *file)
 	     closure_list(c, f.path, 0, "\"kind\":\"file\"");
 	buf_free(&links);
 	fl = rc ? NULL : closure_flavour(c, &c->objs[obj]);
-	if (!fl || node_push(c, (size_t)obj, NO_NODE, dir_dup(f.path)))
+	if (!fl || node_push(c, (size_t)obj, NO_NODE, root_dirname(f.path)))
 		return -1;
 	c->missing = 0;
 	rc = c->objs[obj].interp ? walk_interp(c, fl, 0) : 0;
@@ -305,6 +298,7 @@ void closure_free(struct closure *c)
 	buf_free(&c->searched_links);
 	strmap_free(&c->obj_by_path);
 	strmap_free(&c->searched);
+	strmap_free(&c->said);
 	strmap_free(&c->paths);
 	strmap_free(&c->reasons);
 	root_close(&c->r);

@@ -52,6 +52,9 @@ void root_close(struct root *r);
  * (too many links, a name too long, a read error). */
 int root_resolve(struct root *r, const char *base, const char *path, int flags, struct buf *links,
 		 struct root_found *out, struct err *e);
+/* The directory part of an absolute PATH inside the root ("/" for "/x"), allocated: what
+ * $ORIGIN is for a file there. */
+char *root_dirname(const char *path);
 /* A regular file's first `max` bytes at most, read whole into out (NUL-terminated): for
  * ld.so.conf.  1 when the file is not there, -1 with e set. */
 int root_read_text(struct root *r, const char *path, size_t max, struct buf *out,
@@ -151,6 +154,7 @@ struct closure {
 	size_t nobjs, objs_cap;
 	struct strmap obj_by_path;
 	struct strmap searched;    /* "FLAVOUR|DIR|NAME" -> obj + 1 (0: not there) */
+	struct strmap said;        /* a search's errors, each said once */
 	struct buf searched_links; /* the links each search met, at the offset its value gives */
 	struct strmap paths;       /* the listing: path -> index in kinds */
 	unsigned char *kinds;      /* per listed path: 1 symbolic link, 0 file */

@@ -200,27 +200,6 @@ int ldconf_read(struct root *r, struct dirlist *out, int verbose, struct err *e)
 
 /* ---- the trusted directories, $LIB and $PLATFORM ---- */
 
-/* Debian's multiarch names (dpkg-architecture's DEB_HOST_MULTIARCH). */
-static const char *triplet(int is64, int big, unsigned machine, unsigned long flags)
-{
-	switch (machine) {
-	case EM_X86_64_: return is64 ? "x86_64-linux-gnu" : "x86_64-linux-gnux32";
-	case EM_386_: return "i386-linux-gnu";
-	case EM_AARCH64_: return big ? "aarch64_be-linux-gnu" : "aarch64-linux-gnu";
-	case EM_ARM_: return flags & 0x400 ? "arm-linux-gnueabihf" : "arm-linux-gnueabi";
-	case EM_PPC64_: return big ? "powerpc64-linux-gnu" : "powerpc64le-linux-gnu";
-	case EM_PPC_: return "powerpc-linux-gnu";
-	case EM_S390_: return is64 ? "s390x-linux-gnu" : "s390-linux-gnu";
-	case EM_RISCV_: return is64 ? "riscv64-linux-gnu" : NULL;
-	case EM_LOONGARCH_: return is64 ? "loongarch64-linux-gnu" : NULL;
-	case EM_SPARCV9_: return "sparc64-linux-gnu";
-	case EM_MIPS_:
-		return is64 ? (big ? "mips64-linux-gnuabi64" : "mips64el-linux-gnuabi64")
-			    : (big ? "mips-linux-gnu" : "mipsel-linux-gnu");
-	}
-	return NULL;
-}
-
 /* AT_PLATFORM as the kernel gives it to a process of this machine (what glibc substitutes). */
 static const char *platform(int is64, unsigned machine)
 {
@@ -260,7 +239,7 @@ int ldconf_flavour(struct root *r, int is64, int big, unsigned machine, unsigned
 	f->big = big;
 	f->machine = machine;
 	f->flags = flags;
-	f->triplet = triplet(is64, big, machine, flags);
+	f->triplet = elf_multiarch(is64, big, machine, flags);
 	f->platform = platform(is64, machine);
 	/* Debian's glibc looks in its multiarch directories first, and its $LIB names them. */
 	if (f->triplet) {

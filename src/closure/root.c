@@ -336,3 +336,10 @@ long root_glob_dir(struct root *r, const char *dir, const char *pattern, struct 
 	buf_free(&names);
 	return out->oom ? err_oom(e) : (long)n;
 }
+
+char *root_dirname(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return xstrndup(path, s && s != path ? (size_t)(s - path) : 1);
+}

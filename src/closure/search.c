@@ -84,9 +84,17 @@ static long try_path(struct closure *c, const struct ldflavour *fl, const char *
 		 *dir && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
 	rc = root_resolve(&c->r, "", *name == '/' ? name : key + n + 1, ROOT_OPEN, &links, &f,
 			  &c->e);
-	if (rc < 0) /* a link loop, a name too long: once, the answer is kept */
-		print_text(stderr, PROGRAM_NAME ": %s%s: %s\n",
-			   strcmp(c->o.root, "/") == 0 ? "" : c->o.root, key + n + 1, c->e.msg);
+	if (rc < 0) { /* a link loop, a name too long: the answer is kept; one line per cause */
+		char cause[sizeof key];
+		int said, m = snprintf(cause, sizeof cause, "%s\n%s", dir, c->e.msg);
+		if (m < 0 || (size_t)m >= sizeof cause)
+			m = (int)sizeof cause - 1;
+		strmap_get(&c->said, cause, (size_t)m, &said);
+		if (!said && strmap_put(&c->said, cause, (size_t)m, 1) == 0)
+			print_text(stderr, PROGRAM_NAME ": %s%s: %s\n",
+				   strcmp(c->o.root, "/") == 0 ? "" : c->o.root, key + n + 1,
+				   c->e.msg);
+	}
 	if (rc == 0 && f.fd >= 0) {
 		obj = closure_object(c, f.path, f.fd);
 		if (obj >= 0 && !flavour_matches(fl, &c->objs[obj]))
@@ -101,12 +109,6 @@ static long try_path(struct closure *c, const struct ldflavour *fl, const char *
 	if (obj == -2 || strmap_put(&c->searched, key, (size_t)n, (size_t)(obj + 1)))
 		return -2;
 	return obj;
-}
-
-static char *dir_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return xstrndup(path, s && s != path ? (size_t)(s - path) : 1);
 }
 
 /* Each element of a colon-separated list, expanded for node `n`. */
@@ -194,7 +196,7 @@ long search_library(struct closure *c, const struct ldflavour *fl, size_t from, 
 		if (expand(fl, c->nodes[from].origin, name, strlen(name), path, sizeof path))
 			return -1;
 		obj = try_path(c, fl, "", path);
-		if (obj >= 0 && !(*origin = dir_of(path)))
+		if (obj >= 0 && !(*origin = root_dirname(path)))
 			return -2;
 		return obj;
 	}

@@ -100,6 +100,8 @@ static int open_gnu_hash(struct elf_dynsym *d, uint64_t off, struct err *e)
 	d->bloom_off = off + 16;
 	d->buckets = d->bloom_off + bloom_bytes;
 	d->chains = d->buckets + 4ull * d->nbucket;
+	if (d->bloom_shift >= 32) /* a shift of the 32-bit hash that wide is undefined */
+		return err_set(e, ".gnu.hash: bloom shift %u is not below 32", d->bloom_shift);
 	if (d->nbucket == 0 || d->bloom_words == 0 || (d->bloom_words & (d->bloom_words - 1)) ||
 	    !range_ok(d->bloom_off, bloom_bytes + 4ull * d->nbucket, d->ef->size))
 		return err_set(e,
@@ -211,7 +213,13 @@ static int symbol_matches(const struct elf_dynsym *d, uint64_t index, const char
 	uint64_t v = VER_NDX_GLOBAL_;
 	int bind, type;
 
-	if (elf_read(d->ef, d->sym + index * ss, ss, raw, e))
+	uint64_t at, vat;
+
+	/* index comes from a hash chain of the file: the offset, overflow-safe */
+	if (mul_ovf(index, ss, &at) || add_ovf(d->sym, at, &at) || mul_ovf(index, 2, &vat) ||
+	    add_ovf(d->versym, vat, &vat))
+		return err_set(e, "dynamic symbol %llu: past any file", (unsigned long long)index);
+	if (elf_read(d->ef, at, ss, raw, e))
 		return err_prefix(e, "dynamic symbol %llu: ", (unsigned long long)index);
 	elf_decode_sym(d->ef, raw, &sym);
 	bind = sym.info >> 4;
@@ -225,7 +233,7 @@ static int symbol_matches(const struct elf_dynsym *d, uint64_t index, const char
 		return -1;
 	if (memcmp(s, name, len) != 0 || s[len] != '\0')
 		return 0;
-	if (d->has_versym && read_word(d, d->versym + 2 * index, 2, &v, e))
+	if (d->has_versym && read_word(d, vat, 2, &v, e))
 		return err_prefix(e, ".gnu.version: ");
 	if (v & VERSYM_HIDDEN_)
 		return 0; /* dlsym() and the linker take the default version only */

@@ -257,6 +257,10 @@ int elf_dynsym_maybe(const struct elf_dynsym *d, uint32_t h);
 int elf_dynsym_find(const struct elf_dynsym *d, const char *name, size_t len, uint32_t gnu_hash,
 		    char *version, size_t versz, struct err *e);
 
+/* multiarch.c: Debian's multiarch name (dpkg-architecture's DEB_HOST_MULTIARCH) of a file of
+ * this class, byte order, machine and e_flags (the ARM float ABI), or NULL for an unknown one. */
+const char *elf_multiarch(int is64, int big, unsigned machine, unsigned long flags);
+
 /* magic.c: what a file or archive member is, from its first bytes. */
 
 /* The first (up to 8) bytes of [base, base+size) of fd; how many were read. */

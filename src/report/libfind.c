@@ -20,45 +20,17 @@
 /* At most this many libraries are held open; beyond, the cache starts again. */
 #define LIBFIND_OPEN_MAX 64
 
-/* Debian's multiarch directories of each machine, class and byte order ("" ends the list). */
-static const struct multiarch {
-	unsigned machine;
-	int is64, big;
-	const char *triplet;
-} multiarch[] = {
-	{EM_X86_64_, 1, 0, "x86_64-linux-gnu"},
-	{EM_X86_64_, 0, 0, "x86_64-linux-gnux32"},
-	{EM_386_, 0, 0, "i386-linux-gnu"},
-	{EM_AARCH64_, 1, 0, "aarch64-linux-gnu"},
-	{EM_AARCH64_, 1, 1, "aarch64_be-linux-gnu"},
-	{EM_ARM_, 0, 0, "arm-linux-gnueabihf"},
-	{EM_ARM_, 0, 0, "arm-linux-gnueabi"},
-	{EM_PPC64_, 1, 0, "powerpc64le-linux-gnu"},
-	{EM_PPC64_, 1, 1, "powerpc64-linux-gnu"},
-	{EM_PPC_, 0, 1, "powerpc-linux-gnu"},
-	{EM_S390_, 1, 1, "s390x-linux-gnu"},
-	{EM_MIPS_, 0, 1, "mips-linux-gnu"},
-	{EM_MIPS_, 0, 0, "mipsel-linux-gnu"},
-	{EM_MIPS_, 1, 1, "mips64-linux-gnuabi64"},
-	{EM_MIPS_, 1, 0, "mips64el-linux-gnuabi64"},
-	{EM_RISCV_, 1, 0, "riscv64-linux-gnu"},
-	{EM_LOONGARCH_, 1, 0, "loongarch64-linux-gnu"},
-	{EM_SPARCV9_, 1, 1, "sparc64-linux-gnu"},
-	{EM_ALPHA_, 1, 0, "alpha-linux-gnu"},
-};
-
 /* The directories searched, in order, for a file of this kind: the multiarch ones, then the
  * class's multilib ones, then /lib and /usr/lib.  Returns how many were written. */
-static size_t search_dirs(int is64, int big, unsigned machine, char dirs[][48], size_t max)
+static size_t search_dirs(const struct elf *of, char dirs[][48], size_t max)
 {
+	const char *triplet = elf_multiarch(of->is64, of->big, of->machine, of->flags);
+	int is64 = of->is64;
 	size_t n = 0;
 
-	for (size_t i = 0; i < sizeof multiarch / sizeof multiarch[0]; i++) {
-		const struct multiarch *m = &multiarch[i];
-		if (m->machine != machine || m->is64 != is64 || m->big != big || n + 2 > max)
-			continue;
-		snprintf(dirs[n++], sizeof dirs[0], "/lib/%s", m->triplet);
-		snprintf(dirs[n++], sizeof dirs[0], "/usr/lib/%s", m->triplet);
+	if (triplet && max >= 2) {
+		snprintf(dirs[n++], sizeof dirs[0], "/lib/%s", triplet);
+		snprintf(dirs[n++], sizeof dirs[0], "/usr/lib/%s", triplet);
 	}
 	for (const char *const *d = is64 ? (const char *const[]){"/lib64", "/usr/lib64", NULL}
 					 : (const char *const[]){"/lib32", "/usr/lib32", NULL};
@@ -182,7 +154,7 @@ const struct libfind_lib *libfind_get(struct libfind *f, const char *soname, con
 				      struct err *e)
 {
 	char dirs[16][48];
-	size_t ndirs = search_dirs(of->is64, of->big, of->machine, dirs, 16);
+	size_t ndirs = search_dirs(of, dirs, 16);
 	struct libfind_lib *lib, **v;
 
 	for (size_t i = 0; i < f->n; i++)

@@ -38,6 +38,10 @@ static int rule_member(struct json *j, const char *key, struct policy_rule *r)
 	char *prio = NULL;
 	int rank;
 
+	if ((strcmp(key, "feature") == 0 && r->feature) ||
+	    (strcmp(key, "files") == 0 && r->files) ||
+	    (strcmp(key, "priority") == 0 && r->has_rank))
+		return json_error(j, "\"%s\" twice in a rule (keys are unique, RFC 8259)", key);
 	if (strcmp(key, "feature") == 0)
 		return take_string(j, &r->feature);
 	if (strcmp(key, "files") == 0)
@@ -67,21 +71,20 @@ static int parse_rule(struct json *j, struct policy *p)
 	if (json_expect(j, '{', "a rule object"))
 		return -1;
 	json_ws(j);
-	while (!json_eat(j, '}')) {
-		key.len = 0;
-		json_ws(j);
-		if (json_string(j, &key) ||
-		    (buf_put(&key, "", 0), json_ws(j), json_expect(j, ':', "':'")))
+	if (!json_eat(j, '}')) {
+		do { /* members separated by commas, none after the last (strict JSON) */
+			key.len = 0;
+			json_ws(j);
+			if (json_string(j, &key) ||
+			    (buf_put(&key, "", 0), json_ws(j), json_expect(j, ':', "':'")))
+				goto fail;
+			json_ws(j);
+			if (rule_member(j, key.p, &r))
+				goto fail;
+			json_ws(j);
+		} while (json_eat(j, ','));
+		if (json_expect(j, '}', "',' or '}'"))
 			goto fail;
-		json_ws(j);
-		if (rule_member(j, key.p, &r))
-			goto fail;
-		json_ws(j);
-		if (!json_eat(j, ',') && json_peek(j) != '}') {
-			json_error(j, "%s", "expected ',' or '}'");
-			goto fail;
-		}
-		json_ws(j);
 	}
 	if (!r.feature || !r.has_rank) {
 		json_error(j, "%s", "a rule needs \"feature\" and \"priority\"");
@@ -107,6 +110,8 @@ static int parse_member(struct json *j, const char *key, struct policy *p)
 {
 	if (strcmp(key, "unknown") == 0) {
 		char *v = NULL;
+		if (p->unknown_given++)
+			return json_error(j, "%s", "\"unknown\" twice (keys are unique, RFC 8259)");
 		if (take_string(j, &v))
 			return -1;
 		p->unknown_error = strcmp(v, "error") == 0;
@@ -117,18 +122,20 @@ static int parse_member(struct json *j, const char *key, struct policy *p)
 	}
 	if (strcmp(key, "features") != 0)
 		return json_error(j, "unknown key \"%s\" (unknown, features)", key);
+	if (p->features_given++)
+		return json_error(j, "%s", "\"features\" twice (keys are unique, RFC 8259)");
 	if (json_expect(j, '[', "an array of rules"))
 		return -1;
 	json_ws(j);
-	while (!json_eat(j, ']')) {
+	if (json_eat(j, ']'))
+		return 0;
+	do {
+		json_ws(j);
 		if (parse_rule(j, p))
 			return -1;
 		json_ws(j);
-		if (!json_eat(j, ',') && json_peek(j) != ']')
-			return json_error(j, "%s", "expected ',' or ']'");
-		json_ws(j);
-	}
-	return 0;
+	} while (json_eat(j, ','));
+	return json_expect(j, ']', "',' or ']'");
 }
 
 int policy_parse(const char *text, size_t len, struct policy *p, struct err *e)
@@ -143,22 +150,24 @@ int policy_parse(const char *text, size_t len, struct policy *p, struct err *e)
 	if (json_expect(&j, '{', "a policy object"))
 		return -1;
 	json_ws(&j);
-	while (r == 0 && !json_eat(&j, '}')) {
-		key.len = 0;
-		r = json_string(&j, &key);
-		if (r == 0) {
-			buf_put(&key, "", 0);
+	if (!json_eat(&j, '}')) {
+		do {
+			key.len = 0;
 			json_ws(&j);
-			r = json_expect(&j, ':', "':'");
-		}
-		if (r == 0) {
-			json_ws(&j);
-			r = parse_member(&j, key.p, p);
-			json_ws(&j);
-		}
-		if (r == 0 && !json_eat(&j, ',') && json_peek(&j) != '}')
-			r = json_error(&j, "%s", "expected ',' or '}'");
-		json_ws(&j);
+			r = json_string(&j, &key);
+			if (r == 0) {
+				buf_put(&key, "", 0);
+				json_ws(&j);
+				r = json_expect(&j, ':', "':'");
+			}
+			if (r == 0) {
+				json_ws(&j);
+				r = parse_member(&j, key.p, p);
+				json_ws(&j);
+			}
+		} while (r == 0 && json_eat(&j, ','));
+		if (r == 0)
+			r = json_expect(&j, '}', "',' or '}'");
 	}
 	json_ws(&j);
 	if (r == 0 && json_peek(&j) != -1)
@@ -182,10 +191,10 @@ static int files_match(const char *glob, const char *path)
 int policy_rank(const struct policy *p, const struct entry *en, const char *file)
 {
 	struct buf tmp = {0};
-	const char *f = entry_string(en, "feature", &tmp);
 	int rank = deps_entry_rank(en, &tmp);
+	/* after the rank: both use tmp, and the feature must stay in it */
+	const char *f = entry_string(en, "feature", &tmp);
 
-	f = entry_string(en, "feature", &tmp);
 	for (size_t i = 0; p && i < p->n; i++)
 		if (fnmatch(p->v[i].feature, f ? f : "", 0) == 0 &&
 		    (!p->v[i].files || (file && files_match(p->v[i].files, file)))) {

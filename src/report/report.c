@@ -27,6 +27,7 @@ void report_opts_free(struct report_opts *r)
 	pkgdeps_overrides_free(&r->gen.over);
 	libfind_free(&r->libs);
 	free(r->libs.roots);
+	buf_free(&r->policy_first);
 }
 
 int report_format_symbols(enum report_format f)
@@ -97,15 +98,20 @@ int report_listing_add(struct listing *l, struct entries *es, const char *path,
 		struct listing_from *v;
 		if (r && r->policy) { /* the one place the listings apply the policy */
 			int rank = policy_rank(r->policy, &es->v[i], path);
-			if (rank == POLICY_UNKNOWN) {
+			if (rank ==
+			    POLICY_UNKNOWN) { /* said once for all files (the CLI), each with -v */
 				struct buf label = {0};
 				manifest_entry_label(&es->v[i], &label);
-				print_text(stderr,
-					   PROGRAM_NAME
-					   ": %s: %s: the policy does not name this feature\n",
-					   path, label.p ? label.p : "");
+				if (!r->policy_refused++)
+					buf_printf(&r->policy_first, "%s: %s", path,
+						   label.p ? label.p : "");
+				if (r->verbose)
+					print_text(
+						stderr,
+						PROGRAM_NAME
+						": %s: %s: the policy does not name this feature\n",
+						path, label.p ? label.p : "");
 				buf_free(&label);
-				r->policy_refused++;
 			}
 			if (rank < 0)
 				continue;

@@ -400,6 +400,7 @@ struct policy {
 	} * v;
 	size_t n;
 	int unknown_error;
+	int unknown_given, features_given; /* while parsing: each key once */
 };
 
 int policy_parse(const char *text, size_t len, struct policy *p, struct err *e);
@@ -437,6 +438,8 @@ struct report_opts {
 	struct rpm_generator gen;    /* --rpm-generate */
 	const struct policy *policy; /* --policy, or NULL */
 	size_t policy_refused;       /* entries of features the policy does not name (refused) */
+	struct buf policy_first;     /* "PATH: ENTRY" of the first of them */
+	int verbose;                 /* -v: a line for each of them too */
 	struct libfind libs;         /* --build-root, and the libraries found */
 	struct trace *trace;         /* --recorded: the symbols looked up during the tests */
 };

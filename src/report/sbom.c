@@ -73,8 +73,41 @@ static void property(struct buf *b, const char *name, const char *value, size_t 
 	*first = 0;
 }
 
-/* Collect every (entry, soname) with its identity; their files are indexes into l->paths. */
-static int collect(const struct listing *l, struct sbom_dep **out, size_t *n)
+static int path_cmp(const void *a, const void *b, void *arg)
+{
+	const struct listing *l = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(l->paths[x], l->paths[y]);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* canon[i]: the first of l->paths that names the same file as paths[i] (a file named twice on
+ * the command line, not in a row, is one component: a bom-ref is unique). */
+static size_t *canonical_paths(const struct listing *l)
+{
+	size_t *order = xcalloc(l->npaths + 1, sizeof *order),
+	       *canon = xcalloc(l->npaths + 1, sizeof *canon);
+
+	if (!order || !canon) {
+		free(order);
+		free(canon);
+		return NULL;
+	}
+	for (size_t i = 0; i < l->npaths; i++)
+		order[i] = i;
+	qsort_r(order, l->npaths, sizeof *order, path_cmp, (void *)l);
+	for (size_t k = 0; k < l->npaths; k++)
+		canon[order[k]] = k && strcmp(l->paths[order[k]], l->paths[order[k - 1]]) == 0
+					  ? canon[order[k - 1]]
+					  : order[k];
+	free(order);
+	return canon;
+}
+
+/* Collect every (entry, soname) with its identity; their files are indexes into l->paths, the
+ * first of each name (canon). */
+static int collect(const struct listing *l, const size_t *canon, struct sbom_dep **out, size_t *n)
 {
 	struct buf tmp = {0}, name = {0}, id = {0};
 	size_t cap = 0, file = 0;
@@ -104,7 +137,7 @@ static int collect(const struct listing *l, struct sbom_dep **out, size_t *n)
 			if (id.oom)
 				goto oom;
 			v[*n] = (struct sbom_dep){
-				xstrndup(id.p, id.len), name.len, e, alt++, 0, file};
+				xstrndup(id.p, id.len), name.len, e, alt++, 0, canon[file]};
 			if (!v[*n].identity)
 				goto oom;
 			(*n)++;
@@ -163,17 +196,20 @@ static void component(struct buf *b, const struct listing *l, const struct sbom_
 }
 
 /* The files, the distinct dependencies as components, and who depends on what. */
-static void document(struct buf *b, const struct listing *l, struct sbom_dep *v, size_t n)
+static void document(struct buf *b, const struct listing *l, const size_t *canon,
+		     struct sbom_dep *v, size_t n)
 {
-	size_t comps = 0, variant = 0;
+	size_t comps = 0, variant = 0, listed = 0;
 
 	buf_puts(b, "{\n  \"bomFormat\":\"CycloneDX\",\"specVersion\":\"1.6\",\"version\":1,\n"
 		    "  "
 		    "\"metadata\":{\"tools\":{\"components\":[{\"type\":\"application\",\"name\":"
 		    "\"" PROGRAM_NAME "\",\"version\":\"" VERSION "\"}]}},\n  \"components\":[");
 	for (size_t i = 0; i < l->npaths; i++) {
-		buf_puts(b, i ? ",\n    {\"type\":\"file\",\"bom-ref\":"
-			      : "\n    {\"type\":\"file\",\"bom-ref\":");
+		if (canon[i] != i)
+			continue;
+		buf_puts(b, listed++ ? ",\n    {\"type\":\"file\",\"bom-ref\":"
+				     : "\n    {\"type\":\"file\",\"bom-ref\":");
 		file_ref(b, l->paths[i]);
 		buf_puts(b, ",\"name\":");
 		put_text_string(b, l->paths[i], strlen(l->paths[i]));
@@ -193,9 +229,12 @@ static void document(struct buf *b, const struct listing *l, struct sbom_dep *v,
 	}
 	buf_puts(b, "\n  ],\n  \"dependencies\":[");
 	qsort(v, n, sizeof *v, dep_by_file);
+	listed = 0;
 	for (size_t f = 0, i = 0; f < l->npaths; f++) {
 		int first = 1;
-		buf_puts(b, f ? ",\n    {\"ref\":" : "\n    {\"ref\":");
+		if (canon[f] != f)
+			continue;
+		buf_puts(b, listed++ ? ",\n    {\"ref\":" : "\n    {\"ref\":");
 		file_ref(b, l->paths[f]);
 		buf_puts(b, ",\"dependsOn\":[");
 		for (; i < n && v[i].file == f; i++) {
@@ -214,13 +253,13 @@ int sbom_cyclonedx(const struct listing *l, FILE *out)
 {
 	struct sbom_dep *v = NULL;
 	struct buf b = {0};
-	size_t n = 0;
-	int rc = collect(l, &v, &n);
+	size_t n = 0, *canon = canonical_paths(l);
+	int rc = canon ? collect(l, canon, &v, &n) : -1;
 
 	if (rc == 0) {
 		if (n)
 			qsort(v, n, sizeof *v, dep_cmp);
-		document(&b, l, v, n);
+		document(&b, l, canon, v, n);
 		rc = b.oom ? -1 : 0;
 		if (rc == 0)
 			fwrite(b.p, 1, b.len, out);
@@ -228,6 +267,7 @@ int sbom_cyclonedx(const struct listing *l, FILE *out)
 	for (size_t i = 0; i < n; i++)
 		free(v[i].identity);
 	free(v);
+	free(canon);
 	buf_free(&b);
 	return rc;
 }

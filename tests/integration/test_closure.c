@@ -266,9 +266,8 @@ Test(closure, hostile_roots_neither_escape_nor_hang)
 	cr_expect_str_eq(c.err, "dlnote-inject: root/loop/libesc.so.1: more than 40 symbolic links (a loop?)\n"
 				"dlnote-inject: root/self/libesc.so.1: more than 40 symbolic links (a loop?)\n"
 				"dlnote-inject: root/etc/ld.so.conf: included again (an include loop?), not read\n"
-				"dlnote-inject: root/app: libesc.so.1 (DT_NEEDED) is not found in the root\n"
-				"dlnote-inject: root/loop/libc.so.6: more than 40 symbolic links (a loop?)\n"
-				"dlnote-inject: root/self/libc.so.6: more than 40 symbolic links (a loop?)\n");
+				"dlnote-inject: root/app: libesc.so.1 (DT_NEEDED) is not found in the root\n");
+	/* (each looping directory once, not once per library searched there) */
 	cmd_free(&c);
 	seen = touched("--root=root /app", outside);
 	cr_expect_str_empty(seen, "the tool touched the host's files:\n%s", seen);

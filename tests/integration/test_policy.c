@@ -158,9 +158,15 @@ Test(policy, a_feature_the_policy_does_not_name_is_an_error_when_it_says_so)
 
 	policy_root();
 	put_file("strict.json", "{\"unknown\": \"error\", \"features\": [{\"feature\": \"ba?\", \"priority\": \"recommended\"}]}");
-	c = run("'%s' --list --format=rpm --policy=strict.json root/opt/app/lib/libfoo.so.1", tool());
+	c = run("'%s' --list --format=rpm --policy=strict.json root/opt/app/lib/libfoo.so.1 root/opt/app/lib/libfoo.so.1", tool());
 	cr_expect_eq(c.status, 1);
-	cr_expect_str_eq(c.err, "dlnote-inject: root/opt/app/lib/libfoo.so.1: \"qux\" [\"libqux.so.1\"]: the policy does not name this feature\n");
+	cr_expect_str_eq(c.err, "dlnote-inject: strict.json: 2 entries of features the policy does not name, the first "
+				"root/opt/app/lib/libfoo.so.1: \"qux\" [\"libqux.so.1\"] (-v names each)\n");
+	cmd_free(&c);
+	c = run("'%s' --list -v --format=rpm --policy=strict.json root/opt/app/lib/libfoo.so.1", tool());
+	cr_expect(strstr(c.err, "dlnote-inject: root/opt/app/lib/libfoo.so.1: \"qux\" [\"libqux.so.1\"]: the policy does not "
+				"name this feature\n"),
+		  "%s", c.err);
 	cmd_free(&c);
 	c = run("'%s' --closure --root=root --policy=strict.json /opt/app/lib/libfoo.so.1", tool());
 	cr_expect_eq(c.status, 1);

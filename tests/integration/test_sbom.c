@@ -59,6 +59,15 @@ Test(sbom, cyclonedx_is_valid_and_says_what_the_notes_say)
 			      "file:plain -> \n"
 			      "file:variant -> dlopen:libzstd.so.1#2");
 	free(out);
+	/* A file named twice, not in a row: one component, one bom-ref, still valid (found by
+	 * review: the second became a duplicate bom-ref, which CycloneDX forbids). */
+	free(sh("'%s' --list --format=cyclonedx other app other > twice.json", tool()));
+	out = validate("twice.json");
+	cr_expect_str_eq(out, "valid");
+	free(out);
+	out = sh("grep -c '\"bom-ref\":\"file:other\"' twice.json");
+	cr_expect_str_eq(out, "1");
+	free(out);
 	/* The validator does reject what is not CycloneDX: a scope the schema does not know. */
 	free(sh("sed 's/\"scope\":\"required\"/\"scope\":\"needed\"/' bom.json > bad.json"));
 	out = validate("bad.json");

@@ -275,3 +275,21 @@ Test(versions, rpm_dependencies_are_what_elfdeps_gives_the_twin, .timeout = 300)
 	free(twin);
 	free(root);
 }
+
+/* dh_dlnotedeps reads a shlibs line as dpkg-shlibdeps splits a soname: libbar.so.1 is "libbar
+ * 1", libfoo-1.2.so "libfoo 1.2" (the second form gave no version: found by review), a udeb
+ * line for a udeb.  The script's functions, loaded with require (it stops before running). */
+Test(versions, shlibs_lines_of_both_soname_forms)
+{
+	char *got;
+
+	put_file("shlibs", "libfoo 1.2 libfoo1.2 (>= 1.2-3)\nudeb: libfoo 1.2 libfoo1.2-udeb (>= 1.2-3)\n"
+		 "libbar 1 libbar1 (>= 2)\n");
+	got = sh("perl -w -e 'require \"%s/packaging/debhelper/dh_dlnotedeps\"; print join(\"|\", "
+		 "map { main::shlibs_dependency(@$_) // \"none\" } [\"libfoo-1.2.so\", \"shlibs\", \"deb\"], "
+		 "[\"libfoo-1.2.so\", \"shlibs\", \"udeb\"], [\"libbar.so.1\", \"shlibs\", \"deb\"], "
+		 "[\"libnone.so.3\", \"shlibs\", \"deb\"])' 2>&1",
+		 srcdir());
+	cr_expect_str_eq(got, "libfoo1.2 (>= 1.2-3)|libfoo1.2-udeb (>= 1.2-3)|libbar1 (>= 2)|none");
+	free(got);
+}

@@ -202,6 +202,10 @@ Test(dynsym, tables_that_do_not_fit_loop_or_name_unknown_versions_are_refused)
 	put(im.p + HASH, 0x7fffffff, 4);
 	expect_refused(&im, "alpha",
 		       ".gnu.hash: a table of 2147483647 buckets and 1 bloom words does not fit");
+	/* A bloom shift of 32 or more: h >> shift would be undefined (found by review). */
+	build(&im, 1);
+	put(im.p + HASH + 12, 40, 4);
+	expect_refused(&im, "alpha", ".gnu.hash: bloom shift 40 is not below 32");
 	/* A chain whose last word never ends it runs off the file: a table at the file's end. */
 	build(&im, 1);
 	memcpy(im.p + SIZE - 32, im.p + HASH, 28);
