@@ -60,6 +60,25 @@ HIDDEN const char *map_soname(struct link_map *m);
 HIDDEN void dlsym_record(unsigned ndx, struct link_map *caller, struct link_map *def,
 			 const char *symname);
 
+/* audit_stubs.c: the dlopen() wrapper, and a stub per object that binds dlopen through its PLT
+ * (at most DLOPEN_STUBS of them, STUB_SIZE bytes apart), on the machines that have them.  Each
+ * stub passes its number, the plain wrapper -1, to dlnote_before_dlopen (dlnote-audit.c),
+ * then jumps to dlnote_real_dlopen with the caller's stack. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) ||        \
+	(defined(__riscv) && __riscv_xlen == 64)
+#define DLOPEN_WRAPPER 1
+#define DLOPEN_STUBS 64
+#if defined(__x86_64__) || defined(__i386__)
+#define STUB_SIZE 16
+#else
+#define STUB_SIZE 8
+#endif
+HIDDEN extern void *dlnote_real_dlopen;
+HIDDEN void dlnote_dlopen_wrapper(void);
+HIDDEN extern const char dlnote_dlopen_stubs[];
+HIDDEN void dlnote_before_dlopen(void *ret, const char *name, int stub);
+#endif
+
 /* audit_exec.c: the binding of a PLT call to an exec or spawn function to its watcher. */
 HIDDEN uintptr_t exec_bind(const char *symname, uintptr_t value);
 

@@ -294,146 +294,12 @@ unsigned la_objclose(uintptr_t *cookie)
 	return 0;
 }
 
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) ||        \
-	(defined(__riscv) && __riscv_xlen == 64)
-#define DLOPEN_WRAPPER 1
+#ifdef DLOPEN_WRAPPER
 /* The dlopen() the program's PLT calls were bound to (one definition: an interposer's is left
- * alone), and the wrapper they are bound to instead.  The wrapper's asm is all that uses
- * dlnote_real_dlopen and dlnote_before_dlopen: `used` keeps them under LTO, which does not
- * read top-level asm (rpm distributions build with -flto). */
+ * alone).  The wrapper's asm (audit_stubs.c) is all that uses dlnote_real_dlopen and
+ * dlnote_before_dlopen: `used` keeps them under LTO, which does not read top-level asm (rpm
+ * distributions build with -flto). */
 __attribute__((visibility("hidden"), used)) void *dlnote_real_dlopen;
-__attribute__((visibility("hidden"))) void dlnote_dlopen_wrapper(void);
-__attribute__((visibility("hidden"), used)) void dlnote_before_dlopen(void *ret, const char *name,
-								      int stub);
-
-/* The object whose PLT call reached the wrapper.  glibc takes dlopen()'s caller from the return
- * address; a tail call (`jmp dlopen@plt`, what gcc -O2 makes of a constructor that ends with a
- * dlopen()) returns into the caller's caller, the loader itself for a constructor or destructor,
- * so the return address names the wrong file.  la_symbind tells which object's PLT slot it binds
- * (refcook): each such object gets a stub of its own, which passes its number to the wrapper.
- * Stubs are code in the module (never written at run time); past DLOPEN_STUBS objects, the plain
- * wrapper (number -1) goes by the return address. */
-#define DLOPEN_STUBS 64
-__attribute__((visibility("hidden"))) extern const char dlnote_dlopen_stubs[];
-
-/* Each wrapper keeps dlopen()'s arguments, calls dlnote_before_dlopen(return address, name,
- * stub number) with the stack aligned as the ABI wants, restores everything, and jumps (never
- * calls): the real dlopen() returns straight to the caller and sees the caller's return
- * address, from which glibc picks the namespace and the RUNPATH.  Each stub sets the number in
- * a register that is free between a call and its callee, and jumps to the common part. */
-#define STUB_LOOP(align, set_number)                                                               \
-	".p2align " #align "\n"                                                                    \
-	"dlnote_dlopen_stubs:\n"                                                                   \
-	".set dlnote_stub_i, 0\n"                                                                  \
-	".rept 64\n" set_number "\n"                                                               \
-	"\tb_common\n"                                                                             \
-	".p2align " #align "\n"                                                                    \
-	".set dlnote_stub_i, dlnote_stub_i + 1\n"                                                  \
-	".endr\n"
-#if defined(__x86_64__)
-#define STUB_SIZE 16
-/* Three pushes after the call's return address: 16-byte aligned.  r11 is free. */
-__asm__(".text\n"
-	".macro b_common\n\tjmp dlnote_dlopen_common\n.endm\n" STUB_LOOP(
-		4, "\tmovl $dlnote_stub_i, %r11d") ".type dlnote_dlopen_wrapper,@function\n"
-						   "dlnote_dlopen_wrapper:\n"
-						   "\tmovl $-1, %r11d\n"
-						   "dlnote_dlopen_common:\n"
-						   "\tpush %rdi\n\tpush %rsi\n\tpush %rdx\n"
-						   "\tmov %rdi, %rsi\n\tmov 24(%rsp), %rdi\n"
-						   "\tmovl %r11d, %edx\n"
-						   "\tcall dlnote_before_dlopen\n"
-						   "\tpop %rdx\n\tpop %rsi\n\tpop %rdi\n"
-						   "\tjmp *dlnote_real_dlopen(%rip)\n"
-						   ".size dlnote_dlopen_wrapper, "
-						   ".-dlnote_dlopen_wrapper\n");
-#elif defined(__i386__)
-#define STUB_SIZE 16
-/* Arguments on the stack: the three arguments keep the call 16-byte aligned; ecx is free; the
- * real address is read position-independently from the next instruction. */
-__asm__(".text\n"
-	".macro b_common\n\tjmp dlnote_dlopen_common\n.endm\n" STUB_LOOP(
-		4, "\tmovl $dlnote_stub_i, %ecx") ".type dlnote_dlopen_wrapper,@function\n"
-						  "dlnote_dlopen_wrapper:\n"
-						  "\tmovl $-1, %ecx\n"
-						  "dlnote_dlopen_common:\n"
-						  "\tpushl %ecx\n"    /* the stub's number */
-						  "\tpushl 8(%esp)\n" /* name */
-						  "\tpushl 8(%esp)\n" /* the return address */
-						  "\tcall dlnote_before_dlopen\n"
-						  "\taddl $12, %esp\n"
-						  "\tcall 1f\n"
-						  "1:\tpopl %ecx\n"
-						  "\tjmp *(dlnote_real_dlopen-1b)(%ecx)\n"
-						  ".size dlnote_dlopen_wrapper, "
-						  ".-dlnote_dlopen_wrapper\n");
-#elif defined(__aarch64__)
-#define STUB_SIZE 8
-/* The return address is in x30; x16 and x17 are free between a call and its callee. */
-__asm__(".text\n"
-	".macro b_common\n\tb dlnote_dlopen_common\n.endm\n" STUB_LOOP(
-		3, "\tmov x17, dlnote_stub_i") ".type dlnote_dlopen_wrapper,%function\n"
-					       "dlnote_dlopen_wrapper:\n"
-					       "\tmov x17, -1\n"
-					       "dlnote_dlopen_common:\n"
-					       "\tstp x29, x30, [sp, -32]!\n"
-					       "\tmov x29, sp\n"
-					       "\tstp x0, x1, [sp, 16]\n"
-					       "\tmov x1, x0\n\tmov x0, x30\n\tmov w2, w17\n"
-					       "\tbl dlnote_before_dlopen\n"
-					       "\tldp x0, x1, [sp, 16]\n"
-					       "\tldp x29, x30, [sp], 32\n"
-					       "\tadrp x16, dlnote_real_dlopen\n"
-					       "\tldr x16, [x16, :lo12:dlnote_real_dlopen]\n"
-					       "\tbr x16\n"
-					       ".size dlnote_dlopen_wrapper, "
-					       ".-dlnote_dlopen_wrapper\n");
-#elif defined(__arm__)
-#define STUB_SIZE 8
-/* ARM state whatever the C code's (the PLT's ldr pc interworks): the return address is in lr,
- * four registers keep the stack 8-byte aligned, ip (r12) is free between call and callee. */
-__asm__(".text\n"
-	".arm\n"
-	".macro b_common\n\tb dlnote_dlopen_common\n.endm\n" STUB_LOOP(
-		3, "\tmov ip, #dlnote_stub_i") ".type dlnote_dlopen_wrapper,%function\n"
-					       "dlnote_dlopen_wrapper:\n"
-					       "\tmvn ip, #0\n"
-					       "dlnote_dlopen_common:\n"
-					       "\tpush {r0, r1, r2, lr}\n"
-					       "\tmov r2, ip\n\tmov r1, r0\n\tmov r0, lr\n"
-					       "\tbl dlnote_before_dlopen\n"
-					       "\tpop {r0, r1, r2, lr}\n"
-					       "\tldr ip, 2f\n"
-					       "1:\tadd ip, pc, ip\n"
-					       "\tldr ip, [ip]\n"
-					       "\tbx ip\n"
-					       "2:\t.word dlnote_real_dlopen-(1b+8)\n"
-					       ".size dlnote_dlopen_wrapper, "
-					       ".-dlnote_dlopen_wrapper\n");
-#else
-#define STUB_SIZE 8
-/* RISC-V 64: the return address is in ra; t0 and t1 are free between call and callee.  No
- * compressed instructions in the stubs: each is two 4-byte instructions. */
-__asm__(".text\n"
-	".option push\n.option norvc\n"
-	".macro b_common\n\tj dlnote_dlopen_common\n.endm\n" STUB_LOOP(
-		3,
-		"\tli t0, dlnote_stub_i") ".option pop\n"
-					  ".type dlnote_dlopen_wrapper,@function\n"
-					  "dlnote_dlopen_wrapper:\n"
-					  "\tli t0, -1\n"
-					  "dlnote_dlopen_common:\n"
-					  "\taddi sp, sp, -32\n"
-					  "\tsd ra, 0(sp)\n\tsd a0, 8(sp)\n\tsd a1, 16(sp)\n"
-					  "\tmv a2, t0\n\tmv a1, a0\n\tmv a0, ra\n"
-					  "\tcall dlnote_before_dlopen\n"
-					  "\tld ra, 0(sp)\n\tld a0, 8(sp)\n\tld a1, 16(sp)\n"
-					  "\taddi sp, sp, 32\n"
-					  "1:\tauipc t1, %pcrel_hi(dlnote_real_dlopen)\n"
-					  "\tld t1, %pcrel_lo(1b)(t1)\n"
-					  "\tjr t1\n"
-					  ".size dlnote_dlopen_wrapper, .-dlnote_dlopen_wrapper\n");
-#endif
 
 /* The objects the stubs stand for: set once each, under the lock, before the stub is bound. */
 static struct link_map *stub_map[DLOPEN_STUBS];
@@ -515,7 +381,7 @@ static struct link_map *handoff_take(const char *name)
 /* The caller is the object of the stub (its PLT slot), else the return address's.  Only a
  * dlopen() the loader will answer from a loaded object is written here; any other is written by
  * la_objsearch, told the caller through the hand-off. */
-void dlnote_before_dlopen(void *ret, const char *name, int stub)
+__attribute__((used)) void dlnote_before_dlopen(void *ret, const char *name, int stub)
 {
 	static char buf[PATH_MAX];
 	struct link_map *caller = NULL, *by_ret = NULL;
