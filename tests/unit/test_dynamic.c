@@ -334,3 +334,32 @@ Test(dynamic, pt_interp_is_read_and_cut_to_the_buffer)
 		t_image_free(&im);
 	}
 }
+
+Test(dynamic, a_name_not_ended_inside_its_string_table_is_unread_not_cut)
+{
+	/* DT_STRSZ (or the section's size) ends inside "libz.so.1": the table holds "libz.so" and
+	 * no NUL byte.  The name the file asks for is not in its table; "libz.so" is another
+	 * library's name (the development link), which neither the loader nor readelf would give.
+	 */
+	const struct dyn d[] = {{DT_STRTAB_, AT_DYNSTR}, {DT_STRSZ_, 1 + 7}, {DT_NEEDED_, 1}};
+	const struct want w = {"", NULL, NULL, NULL, 0, 1};
+
+	for (int v = 0; v < 4; v++)
+		for (int strip = 0; strip < 2; strip++) {
+			struct t_image im;
+			struct elf_dynamic dy;
+			char what[64];
+			snprintf(what, sizeof what, "%s, %s", t_variant(v),
+				 strip ? "PT_DYNAMIC only" : "section headers");
+			build(&im, v, d, 3, DYNSTR, strip);
+			if (!strip) { /* the section's size */
+				im.sh[DYNSTR].size = 1 + 7;
+				t_write_shdr(im.p + im.shoff + DYNSTR * (size_t)T_SHENT(im.is64),
+					     im.is64, im.big, &im.sh[DYNSTR]);
+			}
+			read_dyn(&im, &dy, what);
+			expect(&dy, &w, what);
+			elf_dynamic_free(&dy);
+			t_image_free(&im);
+		}
+}

@@ -15,6 +15,9 @@
 #include "helpers.h"
 #include "tree_fixtures.h"
 
+/* ldconf.c reads no ld.so.conf file larger than this (docs/closure.md: 1 MiB). */
+#define LDCONF_LIMIT (1u << 20)
+
 struct fixture {
 	struct tree t;
 	struct root r;
@@ -415,4 +418,23 @@ Test(ldconf, each_machines_multiarch_name_and_own_directory)
 		cr_assert_eq(f.big, m[i].big);
 		ldconf_flavour_free(&f);
 	}
+}
+
+Test(ldconf, a_file_that_cannot_be_read_is_said_with_its_name_once)
+{
+	/* GUIDE: one line, "dlnote-inject: PATH: reason". */
+	size_t size = LDCONF_LIMIT + 1;
+	char *big = malloc(size + 1), said[2 * PATH_MAX + 256];
+
+	cr_assert(big);
+	memset(big, '#', size);
+	big[size] = 0;
+	tree_file(fx.t.root, "etc/ld.so.conf", "include ld.so.conf.d/*.conf\n/opt/z\n");
+	tree_file(fx.t.root, "etc/ld.so.conf.d/big.conf", big);
+	tree_dir(fx.t.root, "etc/ld.so.conf.d/dir.conf");
+	free(big);
+	snprintf(said, sizeof said, "%s",
+		 said_line("/etc/ld.so.conf.d/big.conf: larger than 1048576 bytes"));
+	strcat(said, said_line("/etc/ld.so.conf.d/dir.conf: not a regular file"));
+	expect_conf(0, "/opt/z|", said);
 }

@@ -462,3 +462,22 @@ Test(root, dirname_is_the_directory_of_an_absolute_path)
 	T_STR_EQ(d = root_dirname("/"), "/", "the root");
 	free(d);
 }
+
+Test(root, a_directory_moved_out_of_the_root_after_a_resolution_is_not_looked_into)
+{
+	struct fixture *f = &fx;
+	char from[PATH_MAX], to[PATH_MAX];
+
+	tree_file(f->t.root, "usr/lib/plugins/libp.so", "inside plugin\n");
+	expect_file(f, "", "/usr/lib/plugins/libp.so", "/usr/lib/plugins/libp.so",
+		    "inside plugin\n");
+	/* The root changes under the tool (it is another's tree): the directory goes out of the
+	 * root, and an empty one takes its name. */
+	tree_path(from, f->t.root, "usr/lib/plugins");
+	tree_path(to, f->t.outside, "plugins");
+	cr_assert_eq(rename(from, to), 0);
+	tree_dir(f->t.root, "usr/lib/plugins");
+	tree_watch(&f->t, "plugins");
+	expect_missing(f, "", "/usr/lib/plugins/libp.so");
+	tree_assert_outside_untouched(&f->t, "after the test");
+}

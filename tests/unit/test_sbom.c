@@ -268,3 +268,39 @@ Test(sbom, file_names_are_escaped_as_jsonl_names_them)
 	buf_free(&want);
 	free(doc);
 }
+
+/* The bom-ref values of doc, each followed by '|'. */
+static const char *refs(const char *doc)
+{
+	static char s[4096];
+	const char *p = doc;
+
+	s[0] = 0;
+	while ((p = strstr(p, "\"bom-ref\":\"")) != NULL) {
+		const char *end = p += 11;
+		while (*end && !(*end == '"' && end[-1] != '\\'))
+			end++;
+		cr_assert(strlen(s) + (size_t)(end - p) + 2 < sizeof s);
+		strncat(s, p, (size_t)(end - p));
+		strcat(s, "|");
+		p = end;
+	}
+	return s;
+}
+
+Test(sbom, two_files_whose_escaped_names_look_alike_have_distinct_refs)
+{
+	/* A newline, and a backslash followed by n: both are written a\nb by the C-style
+	 * escape.  A bom-ref names one component of the document (CycloneDX: unique). */
+	static const struct sbom_file f[] = {
+		{"/usr/lib/a\nb", "[{\"soname\":[\"libx.so.1\"]}]"},
+		{"/usr/lib/a\\nb", "[]"},
+	};
+	char *doc = sbom(f, 2);
+	const char *r = refs(doc);
+	const char *second = strchr(r, '|') + 1;
+
+	cr_assert(strncmp(r, second, (size_t)(strchr(second, '|') - second)) != 0,
+		  "the two files have one ref: %s\n%s", r, doc);
+	free(doc);
+}
