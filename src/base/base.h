@@ -152,6 +152,12 @@ void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t len);
 void sha256_final(struct sha256 *s, unsigned char out[SHA256_BYTES]);
 
+/* PATH opened below the directory rootfd as if it were "/" (openat2 RESOLVE_IN_ROOT, Linux 5.6):
+ * no symbolic link, ".." or rename done meanwhile leads out of it; with no_symlinks, a symbolic
+ * link anywhere on the way fails (ELOOP).  The descriptor, or -1 with errno (ENOSYS: a kernel
+ * without openat2). */
+int io_open_in_root(int rootfd, const char *path, int flags, int no_symlinks);
+
 /* json.c: a strict JSON lexer for manifests and note payloads.
  *
  * Strict in the ways the dlopen-note spec asks (docs/background.md §1): valid UTF-8 with no

@@ -3,7 +3,10 @@
 #include "base.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -84,4 +87,15 @@ int io_writev_at(int fd, uint64_t off, struct iovec *iov, int n, struct err *e)
 		}
 	}
 	return 0;
+}
+
+int io_open_in_root(int rootfd, const char *path, int flags, int no_symlinks)
+{
+	struct open_how how = {.flags = (unsigned)flags | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
+					  (no_symlinks ? RESOLVE_NO_SYMLINKS : 0)};
+
+	while (*path == '/')
+		path++;
+	return (int)syscall(SYS_openat2, rootfd, *path ? path : ".", &how, sizeof how);
 }

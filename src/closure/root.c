@@ -165,8 +165,21 @@ static int walk_link(struct root *r, struct walk *w, int dfd, const char *comp, 
 	return 0;
 }
 
-static int walk_found(struct walk *w, int dfd, const char *comp, int flags, struct root_found *out,
-		      struct err *e)
+/* Open what the walk resolved (no link, no ".." left in path) for reading.  The kernel resolves
+ * it again below the root (io_open_in_root): a directory of the walk moved out of the root, or
+ * a component replaced by a link, since the walk (or since a cached descriptor was opened) gives
+ * no file of the host.  Kernels without openat2 (before 5.6) open from the walk's directory. */
+static int open_resolved(struct root *r, int dfd, const char *comp, const char *path, int flags)
+{
+	int fd = io_open_in_root(r->fd, path, flags | O_NOFOLLOW, 1);
+
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dfd, comp ? comp : ".", flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
+
+static int walk_found(struct root *r, struct walk *w, int dfd, const char *comp, int flags,
+		      struct root_found *out, struct err *e)
 {
 	if (comp) {
 		if (walk_push(w, comp, strlen(comp)))
@@ -177,8 +190,11 @@ static int walk_found(struct walk *w, int dfd, const char *comp, int flags, stru
 		return err_set(e, "%s: %s", out->path, strerror(errno));
 	if ((flags & ROOT_OPEN) && S_ISREG(out->st.st_mode)) {
 		struct stat st;
-		out->fd = openat(dfd, comp,
-				 O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		out->fd = open_resolved(r, dfd, comp, out->path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+		if (out->fd < 0 && gone(errno))
+			return 1; /* not in the root (any more) */
+		if (out->fd < 0 && (errno == ELOOP || errno == EXDEV))
+			return err_set(e, "%s: changed while it was opened", out->path);
 		if (out->fd < 0)
 			return err_set(e, "%s: %s", out->path, strerror(errno));
 		if (fstat(out->fd, &st) || st.st_ino != out->st.st_ino ||
@@ -224,7 +240,7 @@ int root_resolve(struct root *r, const char *base, const char *path, int flags, 
 			if (dfd < 0)
 				return gone(errno) ? 1
 						   : err_set(e, "%s: %s", w.cur, strerror(errno));
-			return walk_found(&w, dfd, NULL, flags, out, e);
+			return walk_found(r, &w, dfd, NULL, flags, out, e);
 		}
 		len = strcspn(w.rest + w.rpos, "/");
 		if (len > NAME_MAX)
@@ -259,7 +275,7 @@ int root_resolve(struct root *r, const char *base, const char *path, int flags, 
 			continue;
 		}
 		out->st = st;
-		return walk_found(&w, dfd, comp, flags, out, e);
+		return walk_found(r, &w, dfd, comp, flags, out, e);
 	}
 }
 
@@ -271,10 +287,10 @@ int root_read_text(struct root *r, const char *path, size_t max, struct buf *out
 	if (rc)
 		return rc;
 	if (found->fd < 0)
-		return err_set(e, "%s: not a regular file", found->path);
+		return err_set(e, "not a regular file");
 	if ((uint64_t)found->st.st_size > max) {
 		close(found->fd);
-		return err_set(e, "%s: larger than %zu bytes", found->path, max);
+		return err_set(e, "larger than %zu bytes", max);
 	}
 	if (buf_grow(out, (size_t)found->st.st_size + 1)) {
 		close(found->fd);
@@ -285,7 +301,7 @@ int root_read_text(struct root *r, const char *path, size_t max, struct buf *out
 	close(found->fd);
 	found->fd = -1;
 	if (rc)
-		return err_prefix(e, "%s: ", found->path);
+		return -1;
 	out->len += (size_t)found->st.st_size;
 	out->p[out->len] = 0;
 	return 0;
@@ -308,7 +324,7 @@ long root_glob_dir(struct root *r, const char *dir, const char *pattern, struct 
 
 	if (dfd < 0)
 		return gone(errno) ? 0 : err_set(e, "%s: %s", dir, strerror(errno));
-	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open_resolved(r, dfd, NULL, dir, O_RDONLY | O_DIRECTORY);
 	dp = fd < 0 ? NULL : fdopendir(fd);
 	if (!dp) {
 		if (fd >= 0)

@@ -70,7 +70,7 @@ int elf_dyntab_each(const struct elf *ef, const struct elf_dyntab *d,
 }
 
 /* One string of the dynamic string table, at most ELF_DYN_MAX_STRING bytes; NULL (and not an
- * error) for an offset outside the table. */
+ * error) for an offset outside the table, a longer name, or one without its NUL. */
 static char *dyn_string(const struct elf *ef, const struct elf_dyntab *d, uint64_t at, int *oom)
 {
 	char s[ELF_DYN_MAX_STRING + 1];
@@ -80,8 +80,12 @@ static char *dyn_string(const struct elf *ef, const struct elf_dyntab *d, uint64
 
 	if (at >= d->str_size)
 		return NULL;
-	len = d->str_size - at < ELF_DYN_MAX_STRING ? d->str_size - at : ELF_DYN_MAX_STRING;
+	len = d->str_size - at < sizeof s ? d->str_size - at : sizeof s; /* the name and its NUL */
 	if (elf_read(ef, d->str_off + at, len, s, &ignore))
+		return NULL;
+	/* A name that runs to the end of the table (or past the longest kept) without its NUL
+	 * would be read cut short: another name (libz.so for libz.so.1).  Not read. */
+	if (strnlen(s, (size_t)len) == len)
 		return NULL;
 	r = xstrndup(s, strnlen(s, (size_t)len));
 	if (!r)

@@ -8,11 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../base/base.h"
@@ -46,15 +44,13 @@ static size_t search_dirs(const struct elf *of, char dirs[][48], size_t max)
  * it (a package tree is someone else's input).  The kernel does it (openat2, Linux 5.6). */
 static int open_in_root(int rootfd, const char *path, struct err *e)
 {
-	struct open_how how = {.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	long fd = syscall(SYS_openat2, rootfd, path + 1, &how, sizeof how);
+	int fd = io_open_in_root(rootfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
 
 	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
 		return err_set(e, "cannot look inside it safely: this kernel has no openat2() "
 				  "(Linux 5.6)"),
 		       -2;
-	return (int)fd;
+	return fd;
 }
 
 /* A candidate: a regular file, an ELF shared object of the wanted kind, whose dynamic symbols

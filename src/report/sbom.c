@@ -47,8 +47,14 @@ static void file_ref(struct buf *b, const char *path)
 {
 	struct buf r = {0};
 
+	/* Percent-encoded, so that two names never give one ref (the display escape does not
+	 * tell a newline from a backslash and an n): bytes outside printable ASCII, '%'. */
 	buf_puts(&r, "file:");
-	buf_put_text(&r, path, strlen(path));
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p > 0x20 && *p < 0x7f && *p != '%')
+			buf_putc(&r, (char)*p);
+		else
+			buf_printf(&r, "%%%02X", *p);
 	json_put_string(b, r.p ? r.p : "", r.len);
 	buf_free(&r);
 }

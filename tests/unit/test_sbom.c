@@ -51,11 +51,18 @@ static void head(struct buf *b)
 		    "  \"components\":[");
 }
 
-/* A file component; `json_path` as it is written in JSON. */
-static void file_component(struct buf *b, const char *json_path, int first)
+/* A file component whose ref and name are `json_ref` and `json_path` as written in JSON. */
+static void file_component_ref(struct buf *b, const char *json_ref, const char *json_path,
+			       int first)
 {
 	buf_printf(b, "%s\n    {\"type\":\"file\",\"bom-ref\":\"file:%s\",\"name\":\"%s\"}",
-		   first ? "" : ",", json_path, json_path);
+		   first ? "" : ",", json_ref, json_path);
+}
+
+/* A file component of a plain name: its ref is its path. */
+static void file_component(struct buf *b, const char *json_path, int first)
+{
+	file_component_ref(b, json_path, json_path, first);
 }
 
 /* What a library component says of its entry (NULL: the entry has no such member). */
@@ -251,18 +258,20 @@ Test(sbom, no_files_give_a_document_with_empty_lists)
 	free(doc);
 }
 
-Test(sbom, file_names_are_escaped_as_jsonl_names_them)
+Test(sbom, file_names_are_escaped_as_jsonl_names_them_and_refs_percent_encoded)
 {
-	static const struct sbom_file f[] = {{"/usr/lib/a\nb\xff\"c", "[]"}};
-	/* buf_put_text's C-style escapes (\n, \xff), then JSON's (the backslashes, the quote) */
-	const char *json = "/usr/lib/a\\\\nb\\\\xff\\\"c";
+	static const struct sbom_file f[] = {{"/usr/lib/a\nb\xff\"c%", "[]"}};
+	/* the name: buf_put_text's C-style escapes (\n, \xff), then JSON's (the backslashes, the
+	 * quote); the ref: bytes outside printable ASCII and '%' percent-encoded, then JSON's */
+	const char *json = "/usr/lib/a\\\\nb\\\\xff\\\"c%";
+	const char *ref = "/usr/lib/a%0Ab%FF\\\"c%25";
 	char *doc = sbom(f, 1);
 	struct buf want = {0};
 
 	head(&want);
-	file_component(&want, json, 1);
+	file_component_ref(&want, ref, json, 1);
 	dependencies(&want);
-	depends(&want, json, "", 1);
+	depends(&want, ref, "", 1);
 	tail(&want);
 	T_STR_EQ(doc, want.p, "the document");
 	buf_free(&want);
