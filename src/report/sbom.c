@@ -234,7 +234,8 @@ static void document(struct buf *b, const struct listing *l, const size_t *canon
 		v[i].alt = variant; /* from here on: the variant, for the ref */
 	}
 	buf_puts(b, "\n  ],\n  \"dependencies\":[");
-	qsort(v, n, sizeof *v, dep_by_file);
+	if (n) /* (no dependency at all: v is NULL, which qsort may not be given) */
+		qsort(v, n, sizeof *v, dep_by_file);
 	listed = 0;
 	for (size_t f = 0, i = 0; f < l->npaths; f++) {
 		int first = 1;
