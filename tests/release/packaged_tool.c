@@ -36,7 +36,8 @@ void expect_packaged_tool_works(const char *root, const char *version)
 		 "grep -c '\"event\":\"loaded\".*\"name\":\"libz.so.1\"' t.trace && "
 		 "%s/usr/bin/dlnote-inject --check --recorded=t.trace hello 2>&1",
 		 root, root);
-	cr_expect_str_eq(got, "1\nhello: ok (1 dlopen entry)", "recording with the packaged audit module: %s", got);
+	cr_expect_str_eq(got, "1\nhello: ok (1 dlopen entry; recorded: 1 library dlopen()ed, none undeclared)",
+			 "recording with the packaged audit module: %s", got);
 	free(got);
 	c = run("mv %s/usr/lib/dlnote %s/usr/lib/dlnote.gone && env -u DLNOTE_AUDIT_MODULE -u LD_AUDIT "
 		"%s/usr/bin/dlnote-inject --record=t2.trace -- ./hello; s=$?; mv %s/usr/lib/dlnote.gone %s/usr/lib/dlnote; exit $s",
