@@ -140,6 +140,11 @@ int io_writev_at(int fd, uint64_t off, struct iovec *iov, int n, struct err *e);
  * the error. */
 int io_write_all(int fd, const void *buf, uint64_t len, const char *what, struct err *e);
 
+/* FNV-1a over n bytes, continuing from h (HASH_START to begin): the hash of the in-memory
+ * tables (not for identities: sha256 below). */
+#define HASH_START 1469598103934665603ull
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+
 /* sha256.c: SHA-256 (FIPS 180-4), fed in pieces. */
 #define SHA256_BYTES 32
 struct sha256 {

@@ -426,3 +426,12 @@ void err_report(const char *path, const struct err *e)
 {
 	print_text(stderr, PROGRAM_NAME ": %s: %s\n", path, e->msg);
 }
+
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}

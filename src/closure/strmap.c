@@ -7,11 +7,7 @@
 
 static size_t hash(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return (size_t)h;
+	return (size_t)hash_bytes(HASH_START, s, len);
 }
 
 static struct strmap_slot *lookup(const struct strmap *m, const char *key, size_t len)

@@ -25,14 +25,10 @@ static const char HOW_CODE[] = "the same code, another build-id";
 
 static uint64_t caller_hash(const char *path, const char *build_id)
 {
-	uint64_t h = 1469598103934665603u;
+	/* the path and its NUL, then the build-id: "a" "bc" and "ab" "c" differ */
+	uint64_t h = hash_bytes(HASH_START, path, strlen(path) + 1);
 
-	for (const char *s = path; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	h = (h ^ 0xff) * 1099511628211u;
-	for (const char *s = build_id ? build_id : ""; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
+	return hash_bytes(h, build_id ? build_id : "", build_id ? strlen(build_id) : 0);
 }
 
 static int same_str(const char *a, const char *b)

@@ -358,6 +358,11 @@ char *shlibs_dependency(const char *package, const char *soname, const char *typ
 	return dep;
 }
 
+struct cmd deb_buildpackage(const char *dir)
+{
+	return run("cd '%s' && " STAGED_DH "dpkg-buildpackage -b -uc -us -d 2>&1", dir);
+}
+
 void stage_install(void)
 {
 	need("make");

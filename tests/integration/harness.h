@@ -73,6 +73,15 @@ char *shlibs_dependency(const char *package, const char *soname, const char *typ
 /* `make install` of the source tree into stage/usr in the work directory (PREFIX, so rpm's and
  * Perl's directories are there too), with the tool under test as its program. */
 void stage_install(void);
+/* A command's prefix in a directory one level below the work directory (a source package):
+ * the staged dlnote-inject and dh_dlnote through PATH, the debhelper sequence through
+ * PERL5LIB, and no make of the test run's own (its jobserver). */
+#define STAGED_DH                                                                                 \
+	"env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "          \
+	"PERL5LIB=\"$PWD/../stage/usr/share/perl5\" "
+/* dpkg-buildpackage -b of the source package in DIR (a directory of the work directory) with
+ * the staged tool and addon; -d: their packages are not installed.  Output and errors in out. */
+struct cmd deb_buildpackage(const char *dir);
 
 /* rpm options (shell words) under which no attribute file of the system's fileattrs directory
  * but the given ones is active, so that a dlnote.attr installed there by any version of the

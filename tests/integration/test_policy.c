@@ -115,8 +115,7 @@ static char *by_debhelper(void)
 		 " -- T <t@example.org>  Sun, 06 Dec 2026 12:00:00 +0000\n");
 	put_file("deb/debian/source/format", "3.0 (native)\n");
 	free(sh("chmod +x deb/debian/rules"));
-	c = run("cd deb && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
-		"PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -uc -us -d 2>&1");
+	c = deb_buildpackage("deb");
 	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
 	cmd_free(&c);
 	got = sh("for f in Depends Recommends Suggests; do sed -n \"s/^dlopen:$f?\\{0,1\\}=//p\" deb/debian/pol.substvars | "

@@ -138,8 +138,7 @@ static struct cmd deb_package(void)
 	put_file("deb/debian/changelog", "app (1.0) unstable; urgency=medium\n\n  * Test.\n\n"
 		 " -- App Maintainers <app@example.org>  Fri, 04 Dec 2026 12:00:00 +0000\n");
 	put_file("deb/debian/source/format", "3.0 (native)\n");
-	return run("cd deb && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "
-		   "PERL5LIB=\"$PWD/../stage/usr/share/perl5\" dpkg-buildpackage -b -uc -us -d 2>&1");
+	return deb_buildpackage("deb");
 }
 
 /* The Debian recipe; MANIFEST replaces the page's debian/app.dlopen.json when not NULL. */

@@ -99,10 +99,6 @@ static const char deb_rules[] =
 	"override_dh_auto_test:\nifeq (,$(filter nocheck,$(DEB_BUILD_OPTIONS)))\n"
 	"\tdlnote-inject --record=debian/dlopen.trace -- dh_auto_test\nendif\n";
 
-#define STAGED                                                                                     \
-	"env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH=\"$PWD/../stage/usr/bin:$PATH\" "            \
-	"PERL5LIB=\"$PWD/../stage/usr/share/perl5\" "
-
 /* dlapp's dependencies in PACKAGE's substvars against dpkg-shlibdeps of its twin (-tudeb for
  * the udeb), in the built tree. */
 static void expect_deb_deps(const char *package, const char *type, const char *when)
@@ -151,7 +147,7 @@ Test(versions, debian_dependencies_are_what_dpkg_shlibdeps_gives_the_twin, .time
 	put_file("deb/debian/dlapp.dlopen.json", N_DLAPP);
 	put_file("deb/debian/dlapp-udeb.dlopen.json", N_DLAPP);
 	free(sh("chmod +x deb/debian/rules"));
-	c = run("cd deb && " STAGED "dpkg-buildpackage -b -uc -us -d 2>&1");
+	c = deb_buildpackage("deb");
 	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
 	/* The tests ran under the recorder and the lint read the shipped files; the sibling's
 	 * library is no warning. */
@@ -183,7 +179,7 @@ Test(versions, debian_dependencies_are_what_dpkg_shlibdeps_gives_the_twin, .time
 	cr_expect_str_eq(got, "3", "dlapp's Depends lacks one of libvhelper1, libcrypt1, libzstd1");
 	free(got);
 	/* nocheck: no trace; the step that writes the dependencies gives the same. */
-	free(sh("cd deb && rm debian/dlopen.trace && " STAGED
+	free(sh("cd deb && rm debian/dlopen.trace && " STAGED_DH
 		"dh_dlnotedeps -pdlapp -pdlapp-udeb"));
 	expect_deb_deps("dlapp", "deb", "nocheck");
 	expect_deb_deps("dlapp-udeb", "udeb", "nocheck");
