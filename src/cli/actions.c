@@ -12,6 +12,8 @@
 
 #include "cli_int.h"
 #include "../note/note.h"
+#include "../deps/deps.h"
+#include "../lint/lint.h"
 #include "../report/report.h"
 
 void action_file_kind(const struct elf *ef, struct file_kind *k)

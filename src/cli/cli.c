@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cli_int.h"
+#include "../deps/deps.h"
+#include "../lint/lint.h"
 #include "../report/report.h"
 
 #ifndef VERSION

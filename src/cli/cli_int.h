@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 
 #include "../closure/closure.h"
+#include "../deps/deps.h"
+#include "../lint/lint.h"
 #include "../report/report.h"
 #include "../elf/elf.h"
 #include "../edit/edit.h"

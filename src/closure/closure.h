@@ -12,14 +12,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../report/report.h"
+#include "../deps/deps.h"
 #include "../base/base.h"
 
 struct closure;
 
 struct closure_opts {
 	const char *root; /* the directory, as given ("/" by default) */
-	int min_rank;     /* the weakest note priority followed (RANK_* of report.h) */
+	int min_rank;     /* the weakest note priority followed (RANK_* of deps.h) */
 	int json;         /* --format=json: each path with the reasons it is there */
 	int verbose;
 	int skip_non_elf;            /* a FILE that is not ELF is passed over quietly */

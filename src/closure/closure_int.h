@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "closure.h"
-#include "../report/report.h"
+#include "../deps/deps.h"
 #include "../note/note.h"
 #include "../elf/elf.h"
 #include "../base/base.h"

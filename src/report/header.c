@@ -7,7 +7,7 @@
  * object the compiler makes, LTO bytecode included (the assembler statements go through LTO
  * to the final code), so that whichever objects a link takes, the entries come along and
  * their groups fold to one copy. */
-#include "report_int.h"
+#include "report.h"
 #include "../base/base.h"
 
 #include <errno.h>

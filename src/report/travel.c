@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* travel.c - --check: entries a program would carry twice, and where an archive's entries
  * travel (report.h). */
-#include "report_int.h"
+#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deps/deps.h"
 #include "report/report.h"
 
 #include "helpers.h"

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* test_policy.c - the policy file (report/policy.c, docs/policy.md): strict JSON (no trailing
+/* test_policy.c - the policy file (deps/policy.c, docs/policy.md): strict JSON (no trailing
  * comma, each key once, unknown keys refused, with line and column), and the first rule whose
  * feature and files globs match gives an entry's priority. */
 #include "helpers.h"
 
 #include "note/note.h"
-#include "report/report.h"
+#include "deps/deps.h"
 
 static void refused(const char *text, const char *want)
 {

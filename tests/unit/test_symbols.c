@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_symbols.c - the records of the symbols files look up (src/report/symbols.c): the
+/* test_symbols.c - the records of the symbols files look up (src/deps/symbols.c): the
  * --format=symbols lines (each once, sorted, "-" for what is not known, a soname's line without
  * a symbol only when no file names one of its symbols) and the version nodes an rpm line takes. */
 #include <criterion/criterion.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "deps/deps.h"
 
 #include "helpers.h"
 

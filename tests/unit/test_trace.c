@@ -4,7 +4,7 @@
 #include "helpers.h"
 
 #include "note/note.h"
-#include "report/report.h"
+#include "lint/lint.h"
 
 struct fixture {
 	char dir[64], caller[128], other[128], trace[128];

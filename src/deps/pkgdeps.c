@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pkgdeps.c - dependencies for packages: rpm tags and Debian substvars from the entries, and
  * the soname -> Debian package map they need. */
-#include "report_int.h"
+#include "deps.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* trace.c - the trace written by --record, read back for --discover/--check --recorded. */
-#include "report_int.h"
+#include "lint_int.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* deps.c - entries seen as dependencies: priorities as ranks, the feature lists given on the
  * command line, and the set of rendered dependencies that keeps each one at its strongest rank. */
-#include "report_int.h"
+#include "deps.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* trace_match.c - the callers of a trace (report.h): each file that dlopen()ed by name, once,
+/* trace_match.c - the callers of a trace (lint.h): each file that dlopen()ed by name, once,
  * and which of them a FILE checked is.
  *
  * The tests run in the build tree; the lint reads the files a package ships.  Between the two a
@@ -8,7 +8,7 @@
  * loaded.  So a caller is recognised by its build-id, by being the same file, or by its code
  * identity (elf.h), read from the file at the caller's path when that file still has the
  * build-id the module recorded (it is the one that ran, not a file rebuilt since). */
-#include "report_int.h"
+#include "lint_int.h"
 
 #include <fcntl.h>
 #include <limits.h>

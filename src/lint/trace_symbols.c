@@ -3,7 +3,7 @@
  * the library's soname, the symbol and the version node it resolved at), and those a FILE looked
  * up: the callers that FILE is (trace_match.c, as the lint finds them), the sonames its notes
  * declare.  They join what the file's data names in --format=symbols, marked "recorded". */
-#include "report_int.h"
+#include "lint_int.h"
 
 #include <stdlib.h>
 #include <string.h>

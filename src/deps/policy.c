@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* policy.c - --policy=FILE: one JSON file that says, per feature (a glob, and a glob of files
  * where a package needs one), which priority an entry has for every consumer, or that it is
- * ignored, and whether an entry of a feature it does not name is accepted (see report.h,
+ * ignored, and whether an entry of a feature it does not name is accepted (see deps.h,
  * docs/policy.md). */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "deps.h"
 
 void policy_free(struct policy *p)
 {

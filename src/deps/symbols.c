@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* symbols.c - which exported symbols of each declared soname a file names in its read-only
- * data (a heuristic, see report.h), and the --format=symbols listing.
+ * data (a heuristic, see deps.h), and the --format=symbols listing.
  *
  * dlsym(handle, "inflateGetHeader") puts the string "inflateGetHeader" in .rodata.  Each run of
  * identifier characters that a NUL byte ends (a C string) is looked up in the dynamic symbol
@@ -9,7 +9,7 @@
  * "inflate").  Other tails are not: "ZSTD_decompress" would name zlib's "compress".  The tails'
  * GNU hashes are computed right to left in one pass, and the bloom filter of .gnu.hash rejects
  * almost every one without a read. */
-#include "report_int.h"
+#include "deps.h"
 
 #include <stdlib.h>
 #include <string.h>

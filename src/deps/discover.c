@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* discover.c - soname-shaped strings in read-only data, minus DT_NEEDED, DT_SONAME and the
- * notes' sonames (see report.h). */
-#include "report_int.h"
+ * notes' sonames (see deps.h). */
+#include "deps.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * order given), then in the system, in the directories the dynamic loader searches for the
  * file's machine; only a shared object of the file's class, byte order and machine counts.
  * Each library is opened once per run and its dynamic symbol table kept ready (dynsym.c). */
-#include "report_int.h"
+#include "deps.h"
 
 #include <errno.h>
 #include <fcntl.h>
