@@ -155,7 +155,8 @@ struct closure {
 	struct strmap obj_by_path;
 	struct strmap searched;    /* "FLAVOUR|DIR|NAME" -> obj + 1 (0: not there) */
 	struct strmap said;        /* a search's errors, each said once */
-	struct buf searched_links; /* the links each search met, at the offset its value gives */
+	struct strmap searched_at; /* "FLAVOUR|DIR|NAME" -> its links' offset in searched_links */
+	struct buf searched_links; /* the links each search met, each list ended by an empty name */
 	struct strmap paths;       /* the listing: path -> index in kinds */
 	unsigned char *kinds;      /* per listed path: 1 symbolic link, 0 file */
 	size_t kinds_cap;

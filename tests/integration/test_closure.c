@@ -325,3 +325,66 @@ Test(closure, usage_errors)
 	cr_expect_eq(c.status, 2);
 	cmd_free(&c);
 }
+
+/* ---- the root's own loader as the oracle (issue 43, item 6) ---- */
+
+/* tests/closure/dlopen-first.c, built into ROOT/app with a note of ENTRIES (a manifest): it
+ * dlopen()s the names it is given and prints the path of the first that loads, "none" else. */
+static void dlopen_program(const char *root, const char *entries)
+{
+	put_file("entries.json", entries);
+	free(sh("gcc -o %s/app '%s/tests/closure/dlopen-first.c' && '%s' --manifest entries.json %s/app", root, srcdir(),
+		tool(), root));
+}
+
+/* What the loader of DIR loads for NAMES, in a chroot of DIR. */
+static char *loads_in(const char *dir, const char *names)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof cmd, "/app %s || true", names);
+	return in_chroot(dir, cmd);
+}
+
+/* A library that only ld.so.conf names, in a root without ld.so.cache: the loader does not find
+ * it, so it is neither listed nor followed; with the cache ldconfig writes, it is both (the
+ * listing used to hold the library with "reasons": [], while stderr said it was left out). */
+Test(closure, a_library_of_ld_so_conf_without_the_cache_is_not_listed_as_the_loader_agrees)
+{
+	struct cmd c;
+	char *out;
+
+	host_libc("root");
+	library("root/opt/n", "libn", 1, "", "");
+	free(sh("mkdir -p root/etc && echo /opt/n > root/etc/ld.so.conf"));
+	dlopen_program("root", "[{\"soname\":[\"libn.so.1\"],\"feature\":\"n\"}]");
+	out = loads_in("root", "libn.so.1");
+	cr_expect_str_eq(out, "none", "the root's loader finds libn.so.1 without ld.so.cache: %s", out);
+	free(out);
+	c = run("'%s' --closure --root=root /app > list", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: root/opt/n: holds libn.so.1, but the root has no /etc/ld.so.cache") &&
+			  strstr(c.err, "dlnote-inject: root/app: recommended \"n\" [\"libn.so.1\"]: no soname of it is found (left out)\n"),
+		  "%s", c.err);
+	cmd_free(&c);
+	out = get_file("list", NULL);
+	cr_expect(!strstr(out, "/opt/n"), "listed although the loader does not find it:\n%s", out);
+	free(out);
+	out = closure("--root=root --format=json /app", 0);
+	cr_expect(!strstr(out, "/opt/n") && !strstr(out, "\"reasons\":[]"), "%s", out);
+	free(out);
+	/* The cache that ldconfig writes: the loader finds the library, and so does the tool. */
+	free(sh("ldconfig -r root"));
+	out = loads_in("root", "libn.so.1");
+	cr_expect_str_eq(out, "/opt/n/libn.so.1", "%s", out);
+	free(out);
+	out = closure("--root=root /app > list2", 0);
+	free(out);
+	out = get_file("list2", NULL);
+	cr_expect(strstr(out, "/etc/ld.so.cache\n") && strstr(out, "/opt/n/libn.so.1.0\n"), "%s", out);
+	free(out);
+	copy_listed("root", "list2", "copy");
+	out = loads_in("copy", "libn.so.1");
+	cr_expect_str_eq(out, "/opt/n/libn.so.1", "%s", out);
+	free(out);
+}
