@@ -55,8 +55,13 @@ static void object_read(struct object *o, int fd)
 		o->unread = xstrndup(e.msg, strlen(e.msg));
 	else if (o->dyn.unread)
 		o->unread = xstrndup(UNREAD_NAMES, strlen(UNREAD_NAMES));
-	else if (scan_file(&ef, &sc, &e) || scan_entries(&ef, &sc, &o->notes, &e))
+	else if (scan_file(&ef, &sc, &e) || scan_entries(&ef, &sc, &o->notes, &e)) {
+		/* As every mode that reads notes does (docs/manifest.md, "Notes a file carries"):
+		 * a file whose notes are not all read gives none of its entries, not those that
+		 * came before the fault. */
+		manifest_free(&o->notes);
 		o->unread = xstrndup(e.msg, strlen(e.msg));
+	}
 	scan_free(&sc);
 	elf_close(&ef);
 }

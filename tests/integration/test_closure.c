@@ -471,3 +471,43 @@ Test(closure, a_loader_without_a_readable_search_path_is_said_and_the_usual_dire
 	cr_expect(strstr(c.out, "/usr/lib/x86_64-linux-gnu/libc.so.6\n"), "%s", c.out);
 	cmd_free(&c);
 }
+
+/* A note the file carries with an entry of an invalid priority ("optional", after a valid
+ * entry): every mode that reads the notes takes none of the file's entries and exits 1 naming
+ * the note (--list, --format=sonames), and so does --closure, which used to follow the valid
+ * entry while it said the file's needs were not known.  The root's loader loads liba.so.1 in the
+ * whole root, not in the copy of the listing: the exit status says the copy may lack it. */
+Test(closure, a_note_with_an_invalid_entry_is_followed_for_none_of_its_entries_as_list_reads_it)
+{
+	struct cmd c, l;
+	char *out;
+
+	host_libc("root");
+	library("root/usr/lib/x86_64-linux-gnu", "liba", 1, "", "");
+	library("root/usr/lib/x86_64-linux-gnu", "libb", 2, "", "");
+	put_file("note.s", "\t.section .note.dlopen,\"a\",%note\n\t.balign 4\n\t.long 4\n\t.long 2f-1f\n\t.long 0x407c0c0a\n"
+			   "\t.asciz \"FDO\"\n1:\t.asciz \"[{\\\"soname\\\":[\\\"liba.so.1\\\"],\\\"feature\\\":\\\"a\\\"},"
+			   "{\\\"soname\\\":[\\\"libb.so.1\\\"],\\\"feature\\\":\\\"b\\\",\\\"priority\\\":\\\"optional\\\"}]\"\n"
+			   "2:\t.balign 4\n\t.section .note.GNU-stack,\"\",%progbits\n");
+	free(sh("gcc -o root/app '%s/tests/closure/dlopen-first.c' note.s", srcdir()));
+	l = run("'%s' --list --format=sonames root/app", tool());
+	cr_expect_eq(l.status, 1);
+	cr_expect_str_empty(l.out, "--list takes entries of the note: %s", l.out);
+	c = run("'%s' --closure --root=root /app > list", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: root/app: what it needs is not known: ") &&
+			  strstr(c.err, "\"priority\" must be \"required\", \"recommended\" or \"suggested\""),
+		  "%s", c.err);
+	cmd_free(&c);
+	cmd_free(&l);
+	out = get_file("list", NULL);
+	cr_expect(!strstr(out, "liba") && !strstr(out, "libb"), "a note entry followed:\n%s", out);
+	free(out);
+	copy_listed("root", "list", "copy");
+	out = loads_in("root", "liba.so.1");
+	cr_expect_str_eq(out, "/usr/lib/x86_64-linux-gnu/liba.so.1");
+	free(out);
+	out = loads_in("copy", "liba.so.1");
+	cr_expect_str_eq(out, "none");
+	free(out);
+}
