@@ -248,6 +248,10 @@ const char *ldso_usual(int is64, int big, unsigned machine, unsigned long flags)
 	case EM_PPC64_: return big ? "/lib64/ld64.so.1" : "/lib64/ld64.so.2";
 	case EM_S390_: return is64 ? "/lib/ld64.so.1" : "/lib/ld.so.1";
 	case EM_RISCV_: return is64 ? "/lib/ld-linux-riscv64-lp64d.so.1" : NULL;
+	case EM_MIPS_: return is64 ? "/lib64/ld.so.1" : "/lib/ld.so.1";
+	case EM_PPC_: return "/lib/ld.so.1";
+	case EM_LOONGARCH_: return is64 ? "/lib64/ld-linux-loongarch-lp64d.so.1" : NULL;
+	case EM_SPARCV9_: return "/lib64/ld-linux.so.2";
 	}
 	return NULL;
 }

@@ -99,8 +99,9 @@ long closure_object(struct closure *c, const char *path, int fd)
 
 /* The trusted directories of flavour f: its loader's own, read from the loader's read-only data
  * (ldso.c); else the usual ones ldconf_flavour() put there, said once. */
-static int flavour_dirs(struct closure *c, struct ldflavour *f, int from_file)
+static int flavour_dirs(struct closure *c, struct ldflavour *f, const struct object *o)
 {
+	int from_file = o->interp != NULL;
 	struct dirlist own = {0};
 	struct root_found found;
 	struct buf list = {0};
@@ -128,7 +129,7 @@ static int flavour_dirs(struct closure *c, struct ldflavour *f, int from_file)
 	if (list.oom)
 		return buf_free(&list), -1;
 	if (why)
-		closure_say(c, f->interp ? f->interp : "/", "%s: searching %s instead", why,
+		closure_say(c, f->interp ? f->interp : o->path, "%s: searching %s instead", why,
 			    list.p);
 	else if (c->o.verbose)
 		closure_say(c, f->interp, "its system search path: %s", list.p);
@@ -158,5 +159,5 @@ const struct ldflavour *closure_flavour(struct closure *c, const struct object *
 	c->nflav++; /* freed with the others from here */
 	if (interp && !(f->interp = xstrndup(interp, strlen(interp))))
 		return NULL;
-	return flavour_dirs(c, f, o->interp != NULL) ? NULL : f;
+	return flavour_dirs(c, f, o) ? NULL : f;
 }
