@@ -265,6 +265,7 @@ Test(recipes, debian_recipe_with_classic_dh_calls_writes_the_substvars, .timeout
 	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
 	cr_expect(strstr(c.out, "dh_dlnotedeps") && !strstr(c.out, "dh $@"), "%s", c.out);
 	cr_expect(strstr(c.out, "/usr/bin/app: ok (2 dlopen entries; no dlopen() by it in the recording)\n"), "%s", c.out);
+	cr_expect(!strstr(c.out, "used, but is not defined"), "a substitution variable not written:\n%s", c.out);
 	cmd_free(&c);
 	z = shlibs_dependency("zlib1g", "libz.so.1", "deb");
 	xz = shlibs_dependency("liblzma5", "liblzma.so.5", "deb");
