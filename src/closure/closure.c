@@ -298,6 +298,7 @@ void closure_free(struct closure *c)
 	buf_free(&c->searched_links);
 	strmap_free(&c->obj_by_path);
 	strmap_free(&c->searched);
+	strmap_free(&c->searched_at);
 	strmap_free(&c->said);
 	strmap_free(&c->paths);
 	strmap_free(&c->reasons);

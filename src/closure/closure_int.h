@@ -81,6 +81,7 @@ struct ldflavour {
 	char lib[64];        /* what $LIB expands to */
 	const char *
 		platform; /* what $PLATFORM expands to, or NULL (unknown: such a path is dropped) */
+	char *interp;     /* the loader whose system search path `defaults` is */
 	struct dirlist defaults; /* the trusted directories, in the loader's order */
 };
 
@@ -96,6 +97,17 @@ void dirlist_add(struct dirlist *l, const char *dir, size_t len);
 /* Each directory in turn: *pos starts at 0; NULL at the end. */
 const char *dirlist_next(const struct dirlist *l, size_t *pos);
 int dirlist_has(const struct dirlist *l, const char *dir);
+
+/* ---- ldso.c: the system search path of the root's loader ---- */
+
+/* The directories glibc's ld.so open at fd searches by itself (its SYSTEM_DIRS, what
+ * `ld.so --help` calls the "system search path"), read from its read-only data: appended to out
+ * in its order.  0 when found; 1 when the file holds none that can be told apart (not glibc's
+ * loader, two different ones), the reason in e; -1 out of memory. */
+int ldso_system_dirs(int fd, const char *path, struct dirlist *out, struct err *e);
+/* The loader of a class and machine as its ABI names it (PT_INTERP of its programs), for a FILE
+ * that has no PT_INTERP; NULL when not known. */
+const char *ldso_usual(int is64, int big, unsigned machine, unsigned long flags);
 
 /* ---- strmap.c: strings to numbers, for the walk's sets (open addressing, no removal) ---- */
 
@@ -155,7 +167,8 @@ struct closure {
 	struct strmap obj_by_path;
 	struct strmap searched;    /* "FLAVOUR|DIR|NAME" -> obj + 1 (0: not there) */
 	struct strmap said;        /* a search's errors, each said once */
-	struct buf searched_links; /* the links each search met, at the offset its value gives */
+	struct strmap searched_at; /* "FLAVOUR|DIR|NAME" -> its links' offset in searched_links */
+	struct buf searched_links; /* the links each search met, each list ended by an empty name */
 	struct strmap paths;       /* the listing: path -> index in kinds */
 	unsigned char *kinds;      /* per listed path: 1 symbolic link, 0 file */
 	size_t kinds_cap;

@@ -265,5 +265,6 @@ int ldconf_flavour(struct root *r, int is64, int big, unsigned machine, unsigned
 
 void ldconf_flavour_free(struct ldflavour *f)
 {
+	free(f->interp);
 	buf_free(&f->defaults.text);
 }

@@ -55,8 +55,13 @@ static void object_read(struct object *o, int fd)
 		o->unread = xstrndup(e.msg, strlen(e.msg));
 	else if (o->dyn.unread)
 		o->unread = xstrndup(UNREAD_NAMES, strlen(UNREAD_NAMES));
-	else if (scan_file(&ef, &sc, &e) || scan_entries(&ef, &sc, &o->notes, &e))
+	else if (scan_file(&ef, &sc, &e) || scan_entries(&ef, &sc, &o->notes, &e)) {
+		/* As every mode that reads notes does (docs/manifest.md, "Notes a file carries"):
+		 * a file whose notes are not all read gives none of its entries, not those that
+		 * came before the fault. */
+		manifest_free(&o->notes);
 		o->unread = xstrndup(e.msg, strlen(e.msg));
+	}
 	scan_free(&sc);
 	elf_close(&ef);
 }
@@ -92,19 +97,67 @@ long closure_object(struct closure *c, const char *path, int fd)
 	return (long)c->nobjs++;
 }
 
+/* The trusted directories of flavour f: its loader's own, read from the loader's read-only data
+ * (ldso.c); else the usual ones ldconf_flavour() put there, said once. */
+static int flavour_dirs(struct closure *c, struct ldflavour *f, const struct object *o)
+{
+	int from_file = o->interp != NULL;
+	struct dirlist own = {0};
+	struct root_found found;
+	struct buf list = {0};
+	size_t pos = 0;
+	const char *d, *why = NULL;
+	int rc = f->interp ? root_resolve(&c->r, "", f->interp, ROOT_OPEN, NULL, &found, &c->e) : 1;
+
+	if (rc == 0 && found.fd >= 0) {
+		rc = ldso_system_dirs(found.fd, found.path, &own, &c->e);
+		close(found.fd);
+		if (rc < 0)
+			return buf_free(&own.text), -1;
+		why = rc ? c->e.msg : NULL;
+	} else if (rc < 0 || !from_file) /* a missing PT_INTERP is said by the walk */
+		why = !f->interp ? "no loader known for its class and machine"
+		      : rc < 0   ? c->e.msg
+				 : "no such loader in the root";
+	if (rc == 0 && own.n) {
+		buf_free(&f->defaults.text);
+		f->defaults = own;
+	} else
+		buf_free(&own.text);
+	while ((d = dirlist_next(&f->defaults, &pos)) != NULL)
+		buf_printf(&list, "%s%s", list.len ? ":" : "", d);
+	if (list.oom)
+		return buf_free(&list), -1;
+	if (why)
+		closure_say(c, f->interp ? f->interp : o->path, "%s: searching %s instead", why,
+			    list.p);
+	else if (c->o.verbose)
+		closure_say(c, f->interp, "its system search path: %s", list.p);
+	buf_free(&list);
+	return 0;
+}
+
 const struct ldflavour *closure_flavour(struct closure *c, const struct object *o)
 {
+	const char *interp =
+		o->interp ? o->interp : ldso_usual(o->is64, o->big, o->machine, o->flags);
 	struct ldflavour *f;
 
 	for (size_t i = 0; i < c->nflav; i++)
 		if (c->flav[i].is64 == o->is64 && c->flav[i].big == o->big &&
-		    c->flav[i].machine == o->machine)
+		    c->flav[i].machine == o->machine &&
+		    (c->flav[i].interp && interp ? strcmp(c->flav[i].interp, interp) == 0
+						 : c->flav[i].interp == interp))
 			return &c->flav[i];
 	f = xrealloc(c->flav, c->nflav + 1, sizeof *f);
 	if (!f)
 		return NULL;
 	c->flav = f;
-	if (ldconf_flavour(&c->r, o->is64, o->big, o->machine, o->flags, &f[c->nflav], &c->e))
+	f = &c->flav[c->nflav];
+	if (ldconf_flavour(&c->r, o->is64, o->big, o->machine, o->flags, f, &c->e))
 		return NULL;
-	return &c->flav[c->nflav++];
+	c->nflav++; /* freed with the others from here */
+	if (interp && !(f->interp = xstrndup(interp, strlen(interp))))
+		return NULL;
+	return flavour_dirs(c, f, o) ? NULL : f;
 }

@@ -62,10 +62,29 @@ static int flavour_matches(const struct ldflavour *fl, const struct object *o)
 	       o->type == ET_DYN_;
 }
 
+/* The answer of a search kept in c->searched (its object, or none) is taken: the file and the
+ * links met on the way to it are listed (kept at the offset c->searched_at gives, each name
+ * NUL-terminated, an empty name last).  A file found but not taken (a directory of ld.so.conf
+ * the loader does not search without ld.so.cache) is not listed. */
+static int take(struct closure *c, const char *key, size_t keylen, long obj)
+{
+	int found;
+	size_t off = strmap_get(&c->searched_at, key, keylen, &found), end = off;
+
+	while (found && end < c->searched_links.len && c->searched_links.p[end])
+		end += strlen(c->searched_links.p + end) + 1;
+	if ((found &&
+	     closure_list_links(c, c->searched_links.p + off, end - off, c->objs[obj].path)) ||
+	    closure_list(c, c->objs[obj].path, 0, NULL))
+		return -1;
+	return 0;
+}
+
 /* DIR/NAME, when it is a library of the program's flavour: its object, -1 when not, -2 out of
- * memory.  Each answer is kept; the links on the way are listed when the file is taken. */
+ * memory.  Each answer is kept, with the links on the way; with `taking`, the file found and
+ * those links are listed (take()). */
 static long try_path(struct closure *c, const struct ldflavour *fl, const char *dir,
-		     const char *name)
+		     const char *name, int taking)
 {
 	char key[2 * ROOT_PATH_MAX + 64];
 	struct buf links = {0};
@@ -78,8 +97,10 @@ static long try_path(struct closure *c, const struct ldflavour *fl, const char *
 	if (n < 0 || (size_t)n >= sizeof key)
 		return -1;
 	v = strmap_get(&c->searched, key, (size_t)n, &found);
-	if (found)
-		return (long)v - 1;
+	if (found) {
+		obj = (long)v - 1;
+		return obj >= 0 && taking && take(c, key, (size_t)n, obj) ? -2 : obj;
+	}
 	snprintf(key + n + 1, sizeof key - (size_t)n - 1, "%s%s%s", dir,
 		 *dir && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
 	rc = root_resolve(&c->r, "", *name == '/' ? name : key + n + 1, ROOT_OPEN, &links, &f,
@@ -99,16 +120,20 @@ static long try_path(struct closure *c, const struct ldflavour *fl, const char *
 		obj = closure_object(c, f.path, f.fd);
 		if (obj >= 0 && !flavour_matches(fl, &c->objs[obj]))
 			obj = -1;
-		else if (obj >= 0 && (closure_list_links(c, links.p, links.len, f.path) ||
-				      closure_list(c, f.path, 0, NULL)))
+	}
+	if (obj >= 0 && links.len) {
+		size_t at = c->searched_links.len;
+		buf_put(&c->searched_links, links.p, links.len);
+		buf_putc(&c->searched_links, 0);
+		if (c->searched_links.oom || strmap_put(&c->searched_at, key, (size_t)n, at))
 			obj = -2;
 	}
-	if (links.oom)
+	if (links.oom || c->searched_links.oom)
 		obj = -2;
 	buf_free(&links);
 	if (obj == -2 || strmap_put(&c->searched, key, (size_t)n, (size_t)(obj + 1)))
 		return -2;
-	return obj;
+	return obj >= 0 && taking && take(c, key, (size_t)n, obj) ? -2 : obj;
 }
 
 /* Each element of a colon-separated list, expanded for node `n`. */
@@ -121,7 +146,7 @@ static long try_list(struct closure *c, const struct ldflavour *fl, const char *
 		size_t len = strcspn(p, ":");
 		char dir[ROOT_PATH_MAX];
 		if (len && expand(fl, c->nodes[n].origin, p, len, dir, sizeof dir) == 0) {
-			long obj = try_path(c, fl, dir, name);
+			long obj = try_path(c, fl, dir, name, 1);
 			if (obj >= 0)
 				return (*origin = xstrndup(dir, strlen(dir))) ? obj : -2;
 			if (obj == -2)
@@ -146,7 +171,7 @@ static long try_cache(struct closure *c, const struct ldflavour *fl, const char 
 			return -2;
 	}
 	while ((dir = dirlist_next(&c->conf, &pos)) != NULL) {
-		long obj = try_path(c, fl, dir, name);
+		long obj = try_path(c, fl, dir, name, 0);
 		if (obj == -2)
 			return -2;
 		if (obj < 0)
@@ -175,6 +200,8 @@ static long try_cache(struct closure *c, const struct ldflavour *fl, const char 
 				obj = -2;
 			buf_free(&links);
 		}
+		if (obj >= 0 && try_path(c, fl, dir, name, 1) == -2)
+			obj = -2;
 		if (obj >= 0 && !(*origin = xstrndup(dir, strlen(dir))))
 			obj = -2;
 		return obj;
@@ -195,7 +222,7 @@ long search_library(struct closure *c, const struct ldflavour *fl, size_t from, 
 		char path[ROOT_PATH_MAX];
 		if (expand(fl, c->nodes[from].origin, name, strlen(name), path, sizeof path))
 			return -1;
-		obj = try_path(c, fl, "", path);
+		obj = try_path(c, fl, "", path, 1);
 		if (obj >= 0 && !(*origin = root_dirname(path)))
 			return -2;
 		return obj;
@@ -215,7 +242,7 @@ long search_library(struct closure *c, const struct ldflavour *fl, size_t from, 
 	if (obj == -1)
 		obj = try_cache(c, fl, name, origin);
 	while (obj == -1 && (dir = dirlist_next(&fl->defaults, &pos)) != NULL)
-		if ((obj = try_path(c, fl, dir, name)) >= 0 &&
+		if ((obj = try_path(c, fl, dir, name, 1)) >= 0 &&
 		    !(*origin = xstrndup(dir, strlen(dir))))
 			obj = -2;
 	return obj;

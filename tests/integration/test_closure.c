@@ -2,8 +2,10 @@
 /* test_closure.c - --closure on roots built here (docs/closure.md): $ORIGIN runpaths and a
  * dlopen() through them, run in a chroot made only from the listing; DT_RPATH of the loader
  * chain against DT_RUNPATH; an i386 program in a multiarch root ($LIB, files of the wrong class
- * skipped); ld.so.conf and its includes; and hostile roots (links out of the root, `..`
- * escapes, link loops, include loops, DT_NEEDED cycles) that neither escape nor hang. */
+ * skipped); ld.so.conf and its includes; hostile roots (links out of the root, `..`
+ * escapes, link loops, include loops, DT_NEEDED cycles) that neither escape nor hang; and,
+ * with the root's loader in a chroot as the oracle, ld.so.conf without ld.so.cache and the
+ * loader's own search path. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,4 +326,188 @@ Test(closure, usage_errors)
 	c = run("'%s' --closure --format=rpm x", tool());
 	cr_expect_eq(c.status, 2);
 	cmd_free(&c);
+}
+
+/* ---- the root's own loader as the oracle (issue 43, item 6) ---- */
+
+/* tests/closure/dlopen-first.c, built into ROOT/app with a note of ENTRIES (a manifest): it
+ * dlopen()s the names it is given and prints the path of the first that loads, "none" else. */
+static void dlopen_program(const char *root, const char *entries)
+{
+	put_file("entries.json", entries);
+	free(sh("gcc -o %s/app '%s/tests/closure/dlopen-first.c' && '%s' --manifest entries.json %s/app", root, srcdir(),
+		tool(), root));
+}
+
+/* What the loader of DIR loads for NAMES, in a chroot of DIR. */
+static char *loads_in(const char *dir, const char *names)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof cmd, "/app %s || true", names);
+	return in_chroot(dir, cmd);
+}
+
+/* A library that only ld.so.conf names, in a root without ld.so.cache: the loader does not find
+ * it, so it is neither listed nor followed; with the cache ldconfig writes, it is both (the
+ * listing used to hold the library with "reasons": [], while stderr said it was left out). */
+Test(closure, a_library_of_ld_so_conf_without_the_cache_is_not_listed_as_the_loader_agrees)
+{
+	struct cmd c;
+	char *out;
+
+	host_libc("root");
+	library("root/opt/n", "libn", 1, "", "");
+	free(sh("mkdir -p root/etc && echo /opt/n > root/etc/ld.so.conf"));
+	dlopen_program("root", "[{\"soname\":[\"libn.so.1\"],\"feature\":\"n\"}]");
+	out = loads_in("root", "libn.so.1");
+	cr_expect_str_eq(out, "none", "the root's loader finds libn.so.1 without ld.so.cache: %s", out);
+	free(out);
+	c = run("'%s' --closure --root=root /app > list", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: root/opt/n: holds libn.so.1, but the root has no /etc/ld.so.cache") &&
+			  strstr(c.err, "dlnote-inject: root/app: recommended \"n\" [\"libn.so.1\"]: no soname of it is found (left out)\n"),
+		  "%s", c.err);
+	cmd_free(&c);
+	out = get_file("list", NULL);
+	cr_expect(!strstr(out, "/opt/n"), "listed although the loader does not find it:\n%s", out);
+	free(out);
+	out = closure("--root=root --format=json /app", 0);
+	cr_expect(!strstr(out, "/opt/n") && !strstr(out, "\"reasons\":[]"), "%s", out);
+	free(out);
+	/* The cache that ldconfig writes: the loader finds the library, and so does the tool. */
+	free(sh("ldconfig -r root"));
+	out = loads_in("root", "libn.so.1");
+	cr_expect_str_eq(out, "/opt/n/libn.so.1", "%s", out);
+	free(out);
+	out = closure("--root=root /app > list2", 0);
+	free(out);
+	out = get_file("list2", NULL);
+	cr_expect(strstr(out, "/etc/ld.so.cache\n") && strstr(out, "/opt/n/libn.so.1.0\n"), "%s", out);
+	free(out);
+	copy_listed("root", "list2", "copy");
+	out = loads_in("copy", "libn.so.1");
+	cr_expect_str_eq(out, "/opt/n/libn.so.1", "%s", out);
+	free(out);
+}
+
+/* The directories a Debian loader searches by itself are its own (`ld.so --help`: /lib/TRIPLET,
+ * /usr/lib/TRIPLET, /lib, /usr/lib), read from the root's loader: not /usr/lib64.  A required
+ * library only there is missing, and a 64-bit copy there is not taken where the multiarch
+ * directory holds a 32-bit one, as the loader in a chroot shows (both used to be listed, exit
+ * 0).  The same library in /usr/lib is found by both, and the copy of the listing runs. */
+Test(closure, the_trusted_directories_are_the_root_loaders_own)
+{
+	struct cmd c;
+	char *out;
+
+	need("i686-linux-gnu-gcc");
+	host_libc("root");
+	out = sh("/lib64/ld-linux-x86-64.so.2 --help | grep -c 'lib64 (system search path)'; true");
+	cr_assert_str_eq(out, "0", "this host's loader searches a lib64 directory: the test needs Debian's");
+	free(out);
+	library("root/usr/lib64", "libr", 1, "", "");
+	dlopen_program("root", "[{\"soname\":[\"libr.so.1\"],\"feature\":\"r\",\"priority\":\"required\"}]");
+	out = loads_in("root", "libr.so.1");
+	cr_expect_str_eq(out, "none", "the root's loader finds /usr/lib64/libr.so.1: %s", out);
+	free(out);
+	c = run("'%s' --closure --root=root /app", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(!strstr(c.out, "libr"), "%s", c.out);
+	cr_expect_str_eq(c.err, "dlnote-inject: root/app: required \"r\" [\"libr.so.1\"]: no soname of it is found\n");
+	cmd_free(&c);
+	/* A 32-bit libq in the multiarch directory, a 64-bit one in /usr/lib64. */
+	free(sh("echo 'int q(void) { return 0; }' > q.c && "
+		"i686-linux-gnu-gcc -shared -fPIC -Wl,-soname,libq.so.1 -o root/usr/lib/x86_64-linux-gnu/libq.so.1 q.c && "
+		"gcc -shared -fPIC -Wl,-soname,libq.so.1 -o root/usr/lib64/libq.so.1 q.c && "
+		"echo 'int q(void); int main(void) { return q(); }' > appq.c && gcc -o root/appq appq.c root/usr/lib64/libq.so.1"));
+	c = run("mkdir -p root/proc && unshare -m --mount-proc=%s/root/proc chroot root /appq", workdir());
+	cr_expect_neq(c.status, 0, "the root's loader runs /appq");
+	cr_expect(strstr(c.err, "libq.so.1"), "%s", c.err);
+	cmd_free(&c);
+	c = run("'%s' --closure --root=root /appq", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(!strstr(c.out, "libq"), "%s", c.out);
+	cr_expect_str_eq(c.err, "dlnote-inject: root/appq: libq.so.1 (DT_NEEDED) is not found in the root\n");
+	cmd_free(&c);
+	/* In /usr/lib, a directory of the loader's own, both find it. */
+	free(sh("mkdir -p root/usr/lib && mv root/usr/lib64/libq.so.1 root/usr/lib/"));
+	out = in_chroot("root", "/appq; echo $?");
+	cr_expect_str_eq(out, "0");
+	free(out);
+	out = closure("--root=root /appq > list", 0);
+	free(out);
+	out = get_file("list", NULL);
+	cr_expect(strstr(out, "/usr/lib/libq.so.1\n"), "%s", out);
+	free(out);
+	copy_listed("root", "list", "copy");
+	out = in_chroot("copy", "/appq; echo $?");
+	cr_expect_str_eq(out, "0");
+	free(out);
+}
+
+/* A loader whose search path cannot be read (here not glibc's: a copy of libz in its place)
+ * leaves the usual directories, said once, with the loader's path; -v names a path read. */
+Test(closure, a_loader_without_a_readable_search_path_is_said_and_the_usual_directories_searched)
+{
+	struct cmd c;
+	char *help = sh("/lib64/ld-linux-x86-64.so.2 --help | sed -n 's/^  *\\(.*\\) (system search path)$/\\1/p' | paste -sd:"),
+	     want[1024];
+
+	host_libc("root");
+	free(sh("echo 'int main(void) { return 0; }' > app.c && gcc -o root/app app.c && gcc -o root/app2 app.c"));
+	c = run("'%s' -v --closure --root=root /app", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	snprintf(want, sizeof want, "dlnote-inject: root/lib64/ld-linux-x86-64.so.2: its system search path: %s\n", help);
+	cr_expect(help[0] && strstr(c.err, want), "%s", c.err);
+	free(help);
+	cmd_free(&c);
+	free(sh("cp -L --remove-destination /lib/x86_64-linux-gnu/libz.so.1 root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"));
+	c = run("'%s' --closure --root=root /app /app2", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.err, "dlnote-inject: root/lib64/ld-linux-x86-64.so.2: no system search path in its read-only data "
+				"(not glibc's ld.so?): searching /lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:"
+				"/lib:/usr/lib instead\n");
+	cr_expect(strstr(c.out, "/usr/lib/x86_64-linux-gnu/libc.so.6\n"), "%s", c.out);
+	cmd_free(&c);
+}
+
+/* A note the file carries with an entry of an invalid priority ("optional", after a valid
+ * entry): every mode that reads the notes takes none of the file's entries and exits 1 naming
+ * the note (--list, --format=sonames), and so does --closure, which used to follow the valid
+ * entry while it said the file's needs were not known.  The root's loader loads liba.so.1 in the
+ * whole root, not in the copy of the listing: the exit status says the copy may lack it. */
+Test(closure, a_note_with_an_invalid_entry_is_followed_for_none_of_its_entries_as_list_reads_it)
+{
+	struct cmd c, l;
+	char *out;
+
+	host_libc("root");
+	library("root/usr/lib/x86_64-linux-gnu", "liba", 1, "", "");
+	library("root/usr/lib/x86_64-linux-gnu", "libb", 2, "", "");
+	put_file("note.s", "\t.section .note.dlopen,\"a\",%note\n\t.balign 4\n\t.long 4\n\t.long 2f-1f\n\t.long 0x407c0c0a\n"
+			   "\t.asciz \"FDO\"\n1:\t.asciz \"[{\\\"soname\\\":[\\\"liba.so.1\\\"],\\\"feature\\\":\\\"a\\\"},"
+			   "{\\\"soname\\\":[\\\"libb.so.1\\\"],\\\"feature\\\":\\\"b\\\",\\\"priority\\\":\\\"optional\\\"}]\"\n"
+			   "2:\t.balign 4\n\t.section .note.GNU-stack,\"\",%progbits\n");
+	free(sh("gcc -o root/app '%s/tests/closure/dlopen-first.c' note.s", srcdir()));
+	l = run("'%s' --list --format=sonames root/app", tool());
+	cr_expect_eq(l.status, 1);
+	cr_expect_str_empty(l.out, "--list takes entries of the note: %s", l.out);
+	c = run("'%s' --closure --root=root /app > list", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: root/app: what it needs is not known: ") &&
+			  strstr(c.err, "\"priority\" must be \"required\", \"recommended\" or \"suggested\""),
+		  "%s", c.err);
+	cmd_free(&c);
+	cmd_free(&l);
+	out = get_file("list", NULL);
+	cr_expect(!strstr(out, "liba") && !strstr(out, "libb"), "a note entry followed:\n%s", out);
+	free(out);
+	copy_listed("root", "list", "copy");
+	out = loads_in("root", "liba.so.1");
+	cr_expect_str_eq(out, "/usr/lib/x86_64-linux-gnu/liba.so.1");
+	free(out);
+	out = loads_in("copy", "liba.so.1");
+	cr_expect_str_eq(out, "none");
+	free(out);
 }

@@ -129,3 +129,65 @@ Test(closure_debian, systemd_analyze_runs_from_its_closure_and_loads_its_noted_l
 	cmd_free(&c);
 	free(root);
 }
+
+/* Debian 13's own loader as the oracle (issue 43, items 6a and 6b): it searches /lib/x86_64-linux-gnu,
+ * /usr/lib/x86_64-linux-gnu, /lib and /usr/lib by itself, never /usr/lib64.  A program whose
+ * note requires libzstd.so.1 finds trixie's libzstd1 in its multiarch directory, and the tool
+ * lists it; moved to /usr/lib64 (in a copy of the root), the loader does not find it, and the
+ * tool neither lists it nor exits 0 (it used to list /usr/lib64/libzstd.so.1.5.7). */
+Test(closure_debian, libraries_outside_the_loaders_own_directories_are_found_as_trixies_loader_finds_them, .timeout = 600)
+{
+	char *root = debian_root(), *out;
+	struct cmd c;
+
+	free(sh("gcc -o dlopen-first '%s/tests/closure/dlopen-first.c' && "
+		"echo '[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"}]' > zstd.json && "
+		"'%s' --manifest zstd.json dlopen-first && cp -al '%s' r64 && cp dlopen-first r64/ && "
+		"mkdir -p r64/usr/lib64 && mv r64/usr/lib/x86_64-linux-gnu/libzstd.so.1* r64/usr/lib64/ && "
+		"cp -al '%s' whole && cp dlopen-first whole/",
+		srcdir(), tool(), root, root));
+	out = first_loading("whole", "libzstd.so.1");
+	cr_expect_str_eq(out, "/lib/x86_64-linux-gnu/libzstd.so.1", "%s", out);
+	free(out);
+	out = sh("'%s' --closure --root=whole /dlopen-first", tool());
+	cr_expect(strstr(out, "/usr/lib/x86_64-linux-gnu/libzstd.so.1.5.7\n"), "%s", out);
+	free(out);
+	out = first_loading("r64", "libzstd.so.1");
+	cr_expect_str_eq(out, "none", "trixie's loader finds libzstd.so.1 in /usr/lib64: %s", out);
+	free(out);
+	c = run("'%s' --closure --root=r64 /dlopen-first", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(!strstr(c.out, "zstd"), "%s", c.out);
+	cr_expect(strstr(c.err, "dlnote-inject: r64/dlopen-first: required \"zstd\" [\"libzstd.so.1\"]: no soname of it is found\n"),
+		  "%s", c.err);
+	cmd_free(&c);
+	/* Item 6a: in /usr/local/lib, which trixie's ld.so.conf names, it is found through
+	 * ld.so.cache only: not in this root without one (the tool neither lists it nor exits 0),
+	 * then with the cache ldconfig writes (listed with the cache, and the copy loads it). */
+	free(sh("mkdir -p r64/usr/local/lib && mv r64/usr/lib64/libzstd.so.1* r64/usr/local/lib/"));
+	out = first_loading("r64", "libzstd.so.1");
+	cr_expect_str_eq(out, "none", "trixie's loader finds /usr/local/lib without ld.so.cache: %s", out);
+	free(out);
+	c = run("'%s' --closure --root=r64 --format=json /dlopen-first", tool());
+	cr_expect_eq(c.status, 1, "%s", c.err);
+	cr_expect(!strstr(c.out, "zstd"), "%s", c.out);
+	cr_expect(strstr(c.err, "dlnote-inject: r64/usr/local/lib: holds libzstd.so.1, but the root has no /etc/ld.so.cache"),
+		  "%s", c.err);
+	cmd_free(&c);
+	free(sh("ldconfig -X -r r64"));
+	out = first_loading("r64", "libzstd.so.1");
+	cr_expect_str_eq(out, "/usr/local/lib/libzstd.so.1", "%s", out);
+	free(out);
+	c = run("'%s' --closure --root=r64 /dlopen-first > list-local", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cmd_free(&c);
+	out = get_file("list-local", NULL);
+	cr_expect(strstr(out, "/etc/ld.so.cache\n") && strstr(out, "/usr/local/lib/libzstd.so.1.5.7\n"), "%s", out);
+	free(out);
+	free(sh("mkdir -p local-copy && (cd r64 && sed 's|^/||' '%s/list-local' | tar --no-recursion -T - -cf -) | tar -C local-copy -xf - && "
+		"cp dlopen-first local-copy/", workdir()));
+	out = first_loading("local-copy", "libzstd.so.1");
+	cr_expect_str_eq(out, "/usr/local/lib/libzstd.so.1", "%s", out);
+	free(out);
+	free(root);
+}

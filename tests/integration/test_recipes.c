@@ -239,6 +239,50 @@ Test(recipes, debian_recipe_compat_9_one_manifest_per_package, .timeout = 300)
 	free(got);
 }
 
+/* The page's rules file of classic dh_* calls, without dh (issue 43, item 8): the page said
+ * that dh_dlnote writes the substitution variables, and a rules file that called only it got
+ * empty fields.  Here the library's entries add a suggested liblzma.so.5 (as elfutils' libdw1
+ * suggests libdebuginfod1): the substvars file holds each field as dh_dlnotedeps writes it
+ * (optional, `?=`), and the package's control fields have them. */
+Test(recipes, debian_recipe_with_classic_dh_calls_writes_the_substvars, .timeout = 300)
+{
+	char *got, *z, *xz, want[1024];
+	struct cmd c;
+
+	if (sanitized_pass_runs_the_tool_steps(0))
+		return;
+	need("dpkg-buildpackage");
+	stage_install();
+	free(sh("rm -rf deb && mkdir -p deb/debian/source && echo 13 > deb/debian/compat"));
+	sample("deb", "", "");
+	recipe("debian/control", "deb/debian/control");
+	free(sh("sed -i 's/debhelper-compat (= 13), dh-sequence-dlnote/debhelper, dh-dlnote/' deb/debian/control"));
+	recipe("debian/rules, classic dh_* calls", "deb/debian/rules");
+	put_file("deb/debian/app.dlopen.json",
+		 "[{\"soname\": [\"libz.so.1\"], \"feature\": \"zlib\", \"description\": \"Compressed input\", \"priority\": \"required\"},"
+		 "{\"soname\": [\"liblzma.so.5\"], \"feature\": \"xz\", \"priority\": \"suggested\"}]\n");
+	c = deb_package();
+	cr_assert_eq(c.status, 0, "dpkg-buildpackage failed:\n%s", c.out);
+	cr_expect(strstr(c.out, "dh_dlnotedeps") && !strstr(c.out, "dh $@"), "%s", c.out);
+	cr_expect(strstr(c.out, "/usr/bin/app: ok (2 dlopen entries; no dlopen() by it in the recording)\n"), "%s", c.out);
+	cr_expect(!strstr(c.out, "used, but is not defined"), "a substitution variable not written:\n%s", c.out);
+	cmd_free(&c);
+	z = shlibs_dependency("zlib1g", "libz.so.1", "deb");
+	xz = shlibs_dependency("liblzma5", "liblzma.so.5", "deb");
+	got = sh("grep '^dlopen:' deb/debian/app.substvars | LC_ALL=C sort");
+	snprintf(want, sizeof want, "dlopen:Depends?=%s\ndlopen:Recommends?=\ndlopen:Suggests?=%s", z, xz);
+	cr_expect_str_eq(got, want, "debian/app.substvars: %s", got);
+	free(got);
+	got = sh("dpkg-deb -f app_1.0_*.deb Suggests");
+	cr_expect_str_eq(got, xz, "Suggests: %s", got);
+	free(got);
+	got = sh("dpkg-deb -f app_1.0_*.deb Depends");
+	cr_expect(strstr(got, z), "Depends: %s (no %s)", got, z);
+	free(got);
+	free(z);
+	free(xz);
+}
+
 /* ---- rpm ---- */
 
 /* The sources of the rpm recipes in sources/, the sample's tarball among them; MANIFEST replaces
