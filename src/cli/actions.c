@@ -104,7 +104,8 @@ static void print_ok(const struct opts *o, const char *path, const struct elf *e
 }
 
 int action_check(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
-		 int in_archive, struct buf *gather, struct err *e)
+		 int in_archive, struct buf *gather, struct entries *repeated, size_t *nrepeated,
+		 struct err *e)
 {
 	const struct opts *o = &run->o;
 	struct buf report = {0};
@@ -119,7 +120,10 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 		struct err ignore;
 		struct buf repeats = {0};
 		scan_entries(ef, sc, &es, &ignore);
-		errors = travel_repeats(&es, &repeats);
+		errors = travel_repeats(&es, &o->add, o->verbose > 0, &repeats,
+					gather ? repeated : NULL);
+		if (gather && nrepeated)
+			*nrepeated = errors;
 		travel_dev_names(&es, &repeats);
 		print_report(o, path, &repeats, first, sizeof first, gather);
 		buf_free(&repeats);
@@ -191,35 +195,22 @@ static int say_dropped(const struct run *run, const struct elf *ef, const struct
 	return r;
 }
 
-/* Merge: the file's entries, then the manifest's; one of the same feature and sonames as the
- * file's that differs replaces it (*replaced gets the file's).  Refused when the result would
- * still list an entry twice (the file already did): --check would reject what is written. */
+/* Merge: the file's entries as they are (one entry at several priorities included: systemd
+ * 262 writes its programs so), then the manifest's that the file lacks; a manifest entry of
+ * the same feature and sonames as the file's that equals none of them takes their place
+ * (*replaced gets the file's). */
 static int merged_entries(const struct run *run, const struct elf *ef, const struct scan *sc,
 			  struct entries *final, struct entries *replaced, struct err *e)
 {
-	struct buf m = {0};
 	size_t a, b;
-	int r;
 
 	if (scan_entries(ef, sc, final, e)) {
 		err_prefix(e, "cannot merge with the existing notes: ");
 		return -1;
 	}
-	if (manifest_merge_identity(final, &run->o.add, 1, replaced, &a, &b) ||
-	    (r = manifest_first_repeat(final, &a, &b)) < 0)
+	if (manifest_merge_identity(final, &run->o.add, 1, replaced, &a, &b))
 		return err_oom(e);
-	if (r == 0)
-		return 0;
-	manifest_entry_label(&final->v[a], &m);
-	r = err_set(e,
-		    "the file already declares %.*s twice (%s): --merge would keep both, and "
-		    "--check rejects that; replace the notes (-m without --merge) to write exactly "
-		    "the manifest",
-		    (int)m.len, m.p ? m.p : "",
-		    manifest_entry_equal(&final->v[a], &final->v[b]) ? "the same entry"
-								     : "differently");
-	buf_free(&m);
-	return r;
+	return 0;
 }
 
 /* The edit of one object as a plan (printed with -v, -vv, unless the caller made pl quiet: a

@@ -57,6 +57,9 @@ static void object_read(struct object *o, int fd)
 		o->unread = xstrndup(UNREAD_NAMES, strlen(UNREAD_NAMES));
 	else if (scan_file(&ef, &sc, &e) || scan_entries(&ef, &sc, &o->notes, &e))
 		o->unread = xstrndup(e.msg, strlen(e.msg));
+	/* An entry declared at several priorities is followed once, at its strongest. */
+	else if (manifest_fold_strongest(&o->notes))
+		o->unread = xstrndup(OOM_MESSAGE, strlen(OOM_MESSAGE));
 	scan_free(&sc);
 	elf_close(&ef);
 }

@@ -9,7 +9,7 @@
 
 static const char *const priorities[] = {"required", "recommended", "suggested"};
 
-static void entry_free(struct entry *en)
+void manifest_entry_free(struct entry *en)
 {
 	size_t i;
 
@@ -24,7 +24,7 @@ void manifest_free(struct entries *es)
 	size_t i;
 
 	for (i = 0; i < es->n; i++)
-		entry_free(&es->v[i]);
+		manifest_entry_free(&es->v[i]);
 	free(es->v);
 	memset(es, 0, sizeof *es);
 }
@@ -58,7 +58,7 @@ static int entries_push(struct entries *es, struct entry *en)
 	struct entry *v = xgrow(es->v, &es->cap, es->n, sizeof *v);
 
 	if (!v) {
-		entry_free(en);
+		manifest_entry_free(en);
 		return -1;
 	}
 	es->v = v;
@@ -202,7 +202,7 @@ static int parse_entry(struct json *j, size_t index, struct entries *out, struct
 oom:
 	err_oom(j->e);
 out:
-	entry_free(&en);
+	manifest_entry_free(&en);
 	ks->n = 0; /* an error leaves keys behind; the next entry starts afresh */
 	ks->text.len = 0;
 	return r;
@@ -293,7 +293,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 	for (i = 0; s->priority && i < 3 && strcmp(s->priority, priorities[i]); i++)
 		;
 	if (i == 3) {
-		entry_free(&en);
+		manifest_entry_free(&en);
 		return err_usage(
 			e, "priority: must be required, recommended or suggested, not '%.64s'",
 			s->priority);
@@ -302,7 +302,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 	if ((s->feature && add_string_member(&en, "feature", s->feature, e)) ||
 	    (s->description && add_string_member(&en, "description", s->description, e)) ||
 	    (s->priority && add_string_member(&en, "priority", s->priority, e))) {
-		entry_free(&en);
+		manifest_entry_free(&en);
 		return -1;
 	}
 	return entries_push(out, &en) ? err_oom(e) : 0;
@@ -367,7 +367,7 @@ int manifest_append_copy(struct entries *dst, const struct entry *en)
 	for (i = 0; i < en->n; i++)
 		if (entry_add_member(&copy, en->m[i].key, en->m[i].keylen, en->m[i].val,
 				     en->m[i].vallen)) {
-			entry_free(&copy);
+			manifest_entry_free(&copy);
 			return -1;
 		}
 	return entries_push(dst, &copy);

@@ -124,9 +124,11 @@ Test(merge, an_entry_of_the_same_feature_and_sonames_replaces_the_files, .timeou
 	}
 }
 
-/* A file that already lists an entry twice (two macros disagree): --merge would keep both,
- * which --check rejects: refused, file untouched. */
-Test(merge, a_file_listing_an_entry_twice_is_refused, .timeout = 60)
+/* A file that already lists an entry at two priorities (systemd 262's programs, issue 43):
+ * valid; --merge keeps both as they are and adds the new entry (before: refused); a manifest
+ * entry equal to one of them changes nothing; one that equals neither takes their place; replace
+ * and --remove work. */
+Test(merge, a_file_listing_an_entry_at_two_priorities_is_merged_as_it_is, .timeout = 60)
 {
 	char hdr[4096];
 	struct cmd c;
@@ -137,12 +139,35 @@ Test(merge, a_file_listing_an_entry_twice_is_refused, .timeout = 60)
 			"\\\"priority\\\":\\\"suggested\\\"}]\");\nint t(void) { return 0; }\n");
 	put_file("foo.json", "[" FOO "]");
 	free(sh("gcc -O2 -c t.c && cp t.o t.orig && '%s' --list --json t.o | grep -o libzstd | wc -l | grep -qx 2", tool()));
-	c = run("'%s' --merge -m foo.json t.o", tool());
-	cr_expect_eq(c.status, 1, "exit %d: %s", c.status, c.err);
-	expect_one_line(c.err, "t.o",
-			(const char *const[]){ "dlnote-inject: t.o: ", "already declares \"zstd\" [\"libzstd.so.1\"] twice",
-					       "-m without --merge", NULL });
-	cr_expect(same_files("t.o", "t.orig"), "the refused file changed");
+	c = run("'%s' --check t.o && '%s' --list --json t.o > before.json", tool(), tool());
+	cr_expect_eq(c.status, 0, "--check: %s%s", c.out, c.err);
+	cmd_free(&c);
+	c = run("'%s' --merge -m foo.json -o m.o t.o", tool());
+	cr_expect_eq(c.status, 0, "exit %d: %s", c.status, c.err);
+	cr_expect_str_eq(c.err, "");
+	cmd_free(&c);
+	{
+		char *before = sh("cat before.json"), *want = malloc(strlen(before) + sizeof FOO + 2);
+		sprintf(want, "%.*s," FOO "]", (int)strlen(before) - 1, before);
+		expect_valid("m.o", want);
+		free(want);
+		free(before);
+	}
+	/* the suggested one again: nothing to add */
+	put_file("zsug.json", "[" ZSTD_SUG "]");
+	c = run("'%s' --merge -m zsug.json -o m2.o m.o && cmp m.o m2.o", tool());
+	cr_expect_eq(c.status, 0, "a merge of an entry the file holds changed it: %s", c.err);
+	cmd_free(&c);
+	/* required: neither of them; it takes their place, said */
+	put_file("zreq.json", "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"}]");
+	c = run("'%s' --merge -m zreq.json -o m3.o m.o", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	expect_one_line(c.err, "m.o", (const char *const[]){ "--merge replaced 2 entries", NULL });
+	cmd_free(&c);
+	expect_valid("m3.o", "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"}," FOO "]");
+	c = run("'%s' --remove -o r.o t.o && '%s' --list --json r.o", tool(), tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.out, "[]\n");
 	cmd_free(&c);
 	/* replace writes exactly the manifest, and says what it dropped */
 	c = run("'%s' -m foo.json t.o", tool());
