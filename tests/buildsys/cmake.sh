@@ -166,15 +166,15 @@ macro_too() {
 		return 1
 	fi
 	one_line_per_target "$b/macro-too.log" 2 \
-		"dlnote-inject: $b/lib/libcodec.a: 2 errors in the dlopen notes of 2 of its 2 ELF members, the first: 2 entries of the manifest are also declared by the code" \
-		"declare each once (-v: each) (-v names each member); target codec, every line of the check: $b/lib/CMakeFiles/codec.dlnote/check.txt" \
+		"dlnote-inject: $b/lib/libcodec.a: 1 error in the dlopen notes of 1 of its 2 ELF members, the first: 1 entry of the manifest is also declared by the code (an in-code macro left on beside the helper?): \"xz\" [\"liblzma.so.5\"]" \
+		"declare it once (-v: each) (-v names each member); target codec, every line of the check: $b/lib/CMakeFiles/codec.dlnote/check.txt" \
 		'parse.c.o: 1 error in dlopen notes: 1 entry of the manifest is also declared by the code (an in-code macro left on beside the helper?): "yaml" ["libyaml-0.so.2"]' \
 		"declare it once (-v: each); target parse, every line of the check: $b/lib/CMakeFiles/parse.dlnote/check.txt" || return 1
-	# one line for the cause, naming both entries and both members (before: one per entry)
+	# One line for the cause (before: one per entry).  Each target's check knows its own
+	# manifests: codec's names xz (yaml, which parse's objects bring, is parse's check's).
 	[ "$(grep -c 'error' "$b/lib/CMakeFiles/codec.dlnote/check.txt")" -eq 2 ] || return 1
-	grep -F "$b/lib/libcodec.a: error: 2 entries of the manifest are also declared by the code" \
-		"$b/lib/CMakeFiles/codec.dlnote/check.txt" | grep -F '"xz" ["liblzma.so.5"]' | grep -F '"yaml" ["libyaml-0.so.2"]' |
-		grep -F '(in 2 of 2 ELF members: codec.c.o, parse.c.o)' || return 1
+	grep -F "$b/lib/libcodec.a[codec.c.o]: error: 1 entry of the manifest is also declared by the code (an in-code macro left on beside the helper?): \"xz\" [\"liblzma.so.5\"]" \
+		"$b/lib/CMakeFiles/codec.dlnote/check.txt" || return 1
 	cmake "$b" -DMACRO_TOO=OFF && cmake --build "$b"
 }
 check "$L: -DMACRO_TOO=ON (xz, yaml also in the code, plain notes): each check fails the build in one line, naming the cause, the fix and its file" \

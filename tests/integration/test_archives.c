@@ -200,8 +200,8 @@ static void objects_declaring_five_twice(int n)
 }
 
 #define FIVE_TWICE "5 entries of the manifest are also declared by the code (an in-code macro left on beside the " \
-		   "helper?): \"a\" [\"liba.so.1\"], \"b\" [\"libb.so.1\"], \"c\" [\"libc.so.1\"] and 2 more; a " \
-		   "program lists each twice: declare each once (-v: each)"
+		   "helper?): \"a\" [\"liba.so.1\"], \"b\" [\"libb.so.1\"], \"c\" [\"libc.so.1\"] and 2 more: a " \
+		   "program lists each twice, declare each once (-v: each)"
 
 /* Issue 43: the code's own notes may repeat entries (no error); the manifest given to --check
  * (-m, or --expect) names the entries the build added, and those the code declares too are one
@@ -299,7 +299,7 @@ Test(archive, warnings_one_line_per_cause_for_many_members, .timeout = 60)
 	cr_expect_str_eq(c.out, "", "-q: nothing on stdout: %s", c.out);
 	cr_expect_str_eq(c.err, "dlnote-inject: lib.a: 1 error in the dlopen notes of 1 of its 6 ELF members, the first: "
 				"1 entry of the manifest is also declared by the code (an in-code macro left on beside "
-				"the helper?): \"z\" [\"libz.so.1\"]; a program lists it twice: declare it once (-v: each) "
+				"the helper?): \"z\" [\"libz.so.1\"]: a program lists it twice, declare it once (-v: each) "
 				"(-v names each member)\n");
 	cmd_free(&c);
 }

@@ -259,7 +259,7 @@ Test(check, entries_a_program_would_carry_twice, .timeout = 60)
 	c = run("'%s' --check -m m.json twice", tool());
 	cr_expect_eq(c.status, 1);
 	cr_expect(strstr(c.out, "twice: error: 1 entry of the manifest is also declared by the code (an in-code macro "
-				"left on beside the helper?): \"xz\" [\"liblzma.so.5\"]; a program lists it twice"),
+				"left on beside the helper?): \"xz\" [\"liblzma.so.5\"]: a program lists it twice"),
 		  "%s", c.out);
 	cmd_free(&c);
 	c = run("'%s' --check -q once", tool());

@@ -78,9 +78,9 @@ Test(travel, repeats_of_the_file_s_own_notes_are_valid_and_said_under_v)
 	parse("[{\"feature\":\"x\",\"soname\":[\"libx.so.1\"],\"description\":\"one\"},"
 	      "{\"feature\":\"y\",\"soname\":[\"libx.so.1\"]},"
 	      "{\"feature\":\"x\",\"soname\":[\"libx.so.1\"],\"priority\":\"required\"}]", &es);
-	cr_expect_eq(travel_repeats(&es, NULL, 0, &b), 0);
+	cr_expect_eq(travel_repeats(&es, NULL, 0, &b, NULL), 0);
 	cr_expect_eq(b.len, 0, "nothing without -v");
-	cr_expect_eq(travel_repeats(&es, NULL, 1, &b), 0);
+	cr_expect_eq(travel_repeats(&es, NULL, 1, &b, NULL), 0);
 	buf_putc(&b, '\0');
 	cr_expect_str_eq(b.p, "entry \"x\" [\"libx.so.1\"] is declared 2 times (recommended, required): consumers "
 			      "take it once, at its strongest priority\n");
@@ -103,16 +103,28 @@ Test(travel, repeats_of_a_manifest_s_entries_are_one_error_line)
 	parse(twice, &es);
 	snprintf(twice, sizeof twice, "%s]", one);
 	parse(twice, &added);
-	cr_expect_eq(travel_repeats(&es, &added, 0, &b), 5);
+	cr_expect_eq(travel_repeats(&es, &added, 0, &b, NULL), 5);
 	buf_putc(&b, '\0');
 	cr_expect_str_eq(b.p, "error: 5 entries of the manifest are also declared by the code (an in-code macro left "
 			      "on beside the helper?): \"a\" [\"liba.so.1\"], \"b\" [\"libb.so.1\"], \"c\" "
-			      "[\"libc.so.1\"] and 2 more; a program lists each twice: declare each once (-v: each)\n");
+			      "[\"libc.so.1\"] and 2 more: a program lists each twice, declare each once (-v: each)\n");
 	b.len = 0;
-	cr_expect_eq(travel_repeats(&es, &added, 1, &b), 5);
+	cr_expect_eq(travel_repeats(&es, &added, 1, &b, NULL), 5);
 	buf_putc(&b, '\0');
 	cr_expect_eq(count(b.p, "\n"), 5, "%s", b.p);
 	cr_expect_eq(count(b.p, "error: entry "), 5, "%s", b.p);
+	/* an archive's member: no line, the entries gathered for the archive's one line */
+	{
+		struct entries rep = { 0 };
+		b.len = 0;
+		cr_expect_eq(travel_repeats(&es, &added, 0, &b, &rep), 5);
+		cr_expect_eq(b.len, 0);
+		cr_expect_eq(rep.n, 5);
+		travel_repeats_line(&rep, &b);
+		buf_putc(&b, '\0');
+		cr_expect_eq(count(b.p, "and 2 more"), 1, "%s", b.p);
+		manifest_free(&rep);
+	}
 	buf_free(&b);
 	manifest_free(&es);
 	manifest_free(&added);
