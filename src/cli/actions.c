@@ -213,6 +213,22 @@ static int merged_entries(const struct run *run, const struct elf *ef, const str
 	return 0;
 }
 
+/* The file already holds exactly `want`: the same entries, each as many times, in whatever
+ * notes and order (the spec gives the order of entries no meaning; an entry's keys in any
+ * order, its unknown keys and the order of its sonames count), all where every reader finds
+ * them.  Then nothing is written: not even a rename (item 5 of issue 43: a library the CMake
+ * helper gave exactly the manifest's entries, in the linker's PT_NOTE, was rewritten). */
+static int already_holds(const struct elf *ef, const struct scan *sc, const struct entries *want)
+{
+	struct entries have = {0};
+	struct err ignore = {0};
+	int same = want->n && scan_entries(ef, sc, &have, &ignore) == 0 &&
+		   manifest_same_entries(&have, want) == 1 && scan_notes_in_place(ef, sc);
+
+	manifest_free(&have);
+	return same;
+}
+
 /* The edit of one object as a plan (printed with -v, -vv, unless the caller made pl quiet: a
  * plan made only to measure or compare); `label` names it in messages. */
 int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
@@ -239,6 +255,17 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 	} else if (o->mode == MODE_MERGE && merged_entries(run, ef, sc, &final, &replaced, e)) {
 		goto out;
 	}
+	if (o->mode != MODE_REMOVE && already_holds(ef, sc, want)) {
+		plan_reset(pl);
+		pl->quiet = !show;
+		pl->unchanged = 1;
+		pl->keep = pl->out_size = ef->size; /* with -o, the output is a copy */
+		pl->strategy = "unchanged";
+		plan_log(pl,
+			 "note: the file already holds exactly these entries; nothing to write\n");
+		r = 0;
+		goto shown;
+	}
 	if (said && replaced.n && manifest_merge(&said->replaced, &replaced))
 		goto oom;
 	if (said && replaced.n)
@@ -255,6 +282,7 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 	if (edit_plan(ef, sc, want, o->mode == MODE_MERGE, whole, pl, memo, e))
 		goto out;
 	r = 0;
+shown:
 	if (show) {
 		print_text(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
 		for (size_t i = 0, start = 0; i < pl->log.len;

@@ -182,7 +182,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 {
 	struct ar_write w = {ar, c, ""};
 	const struct opts *o = &c->run->o;
-	int r = 1;
+	int r = 1, unchanged = 0;
 
 	if (ar->thin)
 		return err_set(
@@ -191,6 +191,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 	/* Idempotence: nothing is written, not even the mtime, when no member would change. */
 	if (!o->output)
 		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
+	unchanged = r == 0;
 	if (r > 0 && o->output && strcmp(o->output, "-") == 0)
 		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
 	else if (r > 0)
@@ -198,6 +199,11 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 				   fill_archive, &w, e);
 	if (r == 0)
 		action_said(c->run, c->path, &c->said, 1);
+	if (r == 0 && unchanged && o->verbose)
+		fprintf(stderr,
+			PROGRAM_NAME ": %s: unchanged: every member already holds exactly these "
+				     "entries; nothing to write\n",
+			c->path);
 	if (r == 0 && ar->widened && o->verbose)
 		fprintf(stderr,
 			PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols "

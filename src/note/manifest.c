@@ -440,6 +440,35 @@ static int mark(const struct entries *a, const struct entries *b, int only_a, un
 	return r;
 }
 
+int manifest_same_entries(const struct entries *a, const struct entries *b)
+{
+	size_t na = a->n, n = na + b->n, i, j;
+	size_t *off = xcalloc(n + 1, sizeof *off);
+	struct key *k = xcalloc(n + 1, sizeof *k), *members = NULL;
+	struct buf text = {0};
+	size_t cap = 0;
+	int r = off && k && a->n == b->n ? 0 : -1, same = 0;
+
+	for (i = 0; i < n && r == 0; i++) {
+		off[i] = text.len;
+		r = entry_canonical(i < na ? &a->v[i] : &b->v[i - na], &text, &members, &cap);
+	}
+	free(members);
+	if (r == 0) {
+		off[n] = text.len;
+		for (i = 0; i < n; i++)
+			k[i] = (struct key){text.p + off[i], off[i + 1] - off[i], i};
+		keys_sort(k, na);
+		keys_sort(k + na, n - na);
+		for (i = 0, j = na, same = 1; i < na && same; i++, j++)
+			same = key_same(&k[i], &k[j]);
+	}
+	buf_free(&text);
+	free(off);
+	free(k);
+	return same;
+}
+
 int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen)
 {
 	return mark(a, b, 0, seen);

@@ -68,6 +68,10 @@ void manifest_serialize_entry(const struct entry *en, struct buf *out);
 int manifest_entry_equal(const struct entry *a, const struct entry *b);
 /* seen[i] = 1 when b's entry i equals an entry of a or an earlier one of b: O(n log n). */
 int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen);
+/* 1 when a and b hold the same entries, each as many times, in any order (entries equal as
+ * manifest_entry_equal says: keys in any order, unknown keys included); 0 otherwise or out of
+ * memory.  O(n log n). */
+int manifest_same_entries(const struct entries *a, const struct entries *b);
 /* in[i] = 1 when b's entry i equals an entry of a: O(n log n). */
 int manifest_mark_in(const struct entries *a, const struct entries *b, unsigned char *in);
 /* Append the entries of src that are not already in dst (merge mode). */
@@ -197,6 +201,12 @@ size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out);
 
 /* Decode every distinct dlopen note into entries (the spec: several notes are one array). */
 int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e);
+
+/* 1 when every dlopen note of the file is where every reader finds it: in a section named
+ * .note.dlopen that holds only dlopen notes, SHT_NOTE, allocated, read-only, 4-aligned (when
+ * the file has section headers), and in a linked file in a 4-aligned PT_NOTE inside a PT_LOAD.
+ * (A PT_NOTE shared with other notes, as linkers make it, is fine.) */
+int scan_notes_in_place(const struct elf *ef, const struct scan *sc);
 
 /* isd[i] = 1 for every section holding dlopen notes or named .note.dlopen (isd has ef->shnum
  * bytes).  A section mixing dlopen notes with other notes cannot be rewritten: an error. */
