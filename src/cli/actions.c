@@ -255,7 +255,9 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 	} else if (o->mode == MODE_MERGE && merged_entries(run, ef, sc, &final, &replaced, e)) {
 		goto out;
 	}
-	if (o->mode != MODE_REMOVE && already_holds(ef, sc, want)) {
+	/* Objects: their planner judges it (objplan.c), because the form counts there: a plain
+	 * note does not fold at link time where the tool's COMDAT group of the same entry does. */
+	if (o->mode != MODE_REMOVE && ef->type != ET_REL_ && already_holds(ef, sc, want)) {
 		plan_reset(pl);
 		pl->quiet = !show;
 		pl->unchanged = 1;
