@@ -3,14 +3,16 @@
 # (dlnoteFunctions.cmake, _dlnote_check), in script mode:
 #
 #   cmake -DTOOL=<dlnote-inject> -DTARGET=<name> -DREPORT=<file> -DSTAMP=<file>
-#         -P dlnoteCheck.cmake -- <file>...
+#         -P dlnoteCheck.cmake -- [-m <manifest>]... <file>...
 #
-# It runs `dlnote-inject --check --skip-non-elf <file>...` and writes everything the tool says
+# It runs `dlnote-inject --check --skip-non-elf [-m <manifest>]... <file>...` (the manifests
+# the target's notes were made from: an entry of theirs that the code declares too is an
+# error, while the code's own entries may repeat at several priorities) and writes everything the tool says
 # to REPORT. When the check passes, it touches STAMP and prints nothing. When it fails, the build
 # log gets one line: the tool's own message (one line that names the cause and the fix), how
 # many more it said (one per other file that failed), and REPORT, which holds every line (each
 # distinct error once, with the members that give it).  SDL3-static with its macros left on
-# printed 40 lines with `--check -q`, one per entry declared twice. STAMP is then missing, and the command after this one in the custom command
+# printed 40 lines with `--check -q`, one per entry declared twice (one line since). STAMP is then missing, and the command after this one in the custom command
 # fails the build without a word (a script cannot end with a status of its own without CMake's
 # error block of several lines).
 cmake_minimum_required(VERSION 3.19)

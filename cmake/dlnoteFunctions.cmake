@@ -176,7 +176,7 @@ function(_dlnote_finalize target)
   else()
     _dlnote_link_in("${target}" "${work}" "${lang}" "${ext}" "${tdir}" "${args}" "${deps}")
   endif()
-  _dlnote_check("${target}" "${type}" "${work}")
+  _dlnote_check("${target}" "${type}" "${work}" "${args}" "${deps}")
 endfunction()
 
 # The tool's arguments, in call order; runs of inline entries become one generated manifest.
@@ -300,7 +300,7 @@ endfunction()
 # dlnoteCheck.cmake writes the tool's output to check.txt, touches the stamp when the check
 # passes, and says one line when it fails: then the stamp is missing, and compare_files (which
 # prints nothing) fails the build.
-function(_dlnote_check target type work)
+function(_dlnote_check target type work args deps)
   get_property(script GLOBAL PROPERTY DLNOTE_CHECK_SCRIPT)
   set(stamp "${work}/checked")
   if(type STREQUAL "OBJECT_LIBRARY")
@@ -310,9 +310,9 @@ function(_dlnote_check target type work)
   endif()
   add_custom_command(OUTPUT "${stamp}"
     COMMAND "${CMAKE_COMMAND}" "-DTOOL=$<TARGET_FILE:dlnote::dlnote-inject>" "-DTARGET=${target}"
-            "-DREPORT=${work}/check.txt" "-DSTAMP=${stamp}" -P "${script}" -- ${files}
+            "-DREPORT=${work}/check.txt" "-DSTAMP=${stamp}" -P "${script}" -- ${args} ${files}
     COMMAND "${CMAKE_COMMAND}" -E compare_files "${stamp}" "${stamp}"
-    DEPENDS dlnote::dlnote-inject "${target}" ${files} "${script}"
+    DEPENDS dlnote::dlnote-inject "${target}" ${files} "${script}" ${deps}
     COMMENT "Checking the dlopen notes of ${target}"
     COMMAND_EXPAND_LISTS
     VERBATIM)

@@ -106,7 +106,8 @@ static void print_ok(const struct opts *o, const char *path, const struct elf *e
 }
 
 int action_check(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
-		 int in_archive, struct buf *gather, struct err *e)
+		 int in_archive, struct buf *gather, struct entries *repeated, size_t *nrepeated,
+		 struct err *e)
 {
 	const struct opts *o = &run->o;
 	struct buf report = {0};
@@ -121,7 +122,10 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 		struct err ignore;
 		struct buf repeats = {0};
 		scan_entries(ef, sc, &es, &ignore);
-		errors = travel_repeats(&es, &repeats);
+		errors = travel_repeats(&es, &o->add, o->verbose > 0, &repeats,
+					gather ? repeated : NULL);
+		if (gather && nrepeated)
+			*nrepeated = errors;
 		travel_dev_names(&es, &repeats);
 		print_report(o, path, &repeats, first, sizeof first, gather);
 		buf_free(&repeats);
@@ -193,35 +197,38 @@ static int say_dropped(const struct run *run, const struct elf *ef, const struct
 	return r;
 }
 
-/* Merge: the file's entries, then the manifest's; one of the same feature and sonames as the
- * file's that differs replaces it (*replaced gets the file's).  Refused when the result would
- * still list an entry twice (the file already did): --check would reject what is written. */
+/* Merge: the file's entries as they are (one entry at several priorities included: systemd
+ * 262 writes its programs so), then the manifest's that the file lacks; a manifest entry of
+ * the same feature and sonames as the file's that equals none of them takes their place
+ * (*replaced gets the file's). */
 static int merged_entries(const struct run *run, const struct elf *ef, const struct scan *sc,
 			  struct entries *final, struct entries *replaced, struct err *e)
 {
-	struct buf m = {0};
 	size_t a, b;
-	int r;
 
 	if (scan_entries(ef, sc, final, e)) {
 		err_prefix(e, "cannot merge with the existing notes: ");
 		return -1;
 	}
-	if (manifest_merge_identity(final, &run->o.add, 1, replaced, &a, &b) ||
-	    (r = manifest_first_repeat(final, &a, &b)) < 0)
+	if (manifest_merge_identity(final, &run->o.add, 1, replaced, &a, &b))
 		return err_oom(e);
-	if (r == 0)
-		return 0;
-	manifest_entry_label(&final->v[a], &m);
-	r = err_set(e,
-		    "the file already declares %.*s twice (%s): --merge would keep both, and "
-		    "--check rejects that; replace the notes (-m without --merge) to write exactly "
-		    "the manifest",
-		    (int)m.len, m.p ? m.p : "",
-		    manifest_entry_equal(&final->v[a], &final->v[b]) ? "the same entry"
-								     : "differently");
-	buf_free(&m);
-	return r;
+	return 0;
+}
+
+/* The file already holds exactly `want`: the same entries, each as many times, in whatever
+ * notes and order (the spec gives the order of entries no meaning; an entry's keys in any
+ * order, its unknown keys and the order of its sonames count), all where every reader finds
+ * them.  Then nothing is written: not even a rename (item 5 of issue 43: a library the CMake
+ * helper gave exactly the manifest's entries, in the linker's PT_NOTE, was rewritten). */
+static int already_holds(const struct elf *ef, const struct scan *sc, const struct entries *want)
+{
+	struct entries have = {0};
+	struct err ignore = {0};
+	int same = want->n && scan_entries(ef, sc, &have, &ignore) == 0 &&
+		   manifest_same_entries(&have, want) == 1 && scan_notes_in_place(ef, sc);
+
+	manifest_free(&have);
+	return same;
 }
 
 /* The edit of one object as a plan (printed with -v, -vv, unless the caller made pl quiet: a
@@ -250,6 +257,19 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 	} else if (o->mode == MODE_MERGE && merged_entries(run, ef, sc, &final, &replaced, e)) {
 		goto out;
 	}
+	/* Objects: their planner judges it (objplan.c), because the form counts there: a plain
+	 * note does not fold at link time where the tool's COMDAT group of the same entry does. */
+	if (o->mode != MODE_REMOVE && ef->type != ET_REL_ && already_holds(ef, sc, want)) {
+		plan_reset(pl);
+		pl->quiet = !show;
+		pl->unchanged = 1;
+		pl->keep = pl->out_size = ef->size; /* with -o, the output is a copy */
+		pl->strategy = "unchanged";
+		plan_log(pl,
+			 "note: the file already holds exactly these entries; nothing to write\n");
+		r = 0;
+		goto shown;
+	}
 	if (said && replaced.n && manifest_merge(&said->replaced, &replaced))
 		goto oom;
 	if (said && replaced.n)
@@ -266,6 +286,7 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 	if (edit_plan(ef, sc, want, o->mode == MODE_MERGE, whole, pl, memo, e))
 		goto out;
 	r = 0;
+shown:
 	if (show) {
 		print_text(stderr, PROGRAM_NAME ": %s: %s\n", label, pl->strategy);
 		for (size_t i = 0, start = 0; i < pl->log.len;

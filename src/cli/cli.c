@@ -501,7 +501,7 @@ static int check_usage(struct opts *o, int nfiles)
 		return usage_error(
 			"%s",
 			"no entries: give --manifest or --soname (or --remove, --list, --check)");
-	if (!mode_takes_entries(o->mode) && o->add.n)
+	if (!mode_takes_entries(o->mode) && o->mode != MODE_CHECK && o->add.n)
 		return usage_error("entries cannot be given with %s", mode_name(o->mode));
 	return -1;
 }
@@ -537,6 +537,12 @@ int main(int argc, char **argv)
 	     (o->rep.deb_map_path && files_load_deb_map(o->rep.deb_map_path, &o->rep.deb_map)) ||
 	     (o->policy_path && files_load_policy(o->policy_path, &o->policy))))
 		r = EXIT_BAD_INPUT;
+	/* --check: the entries a build added (-m, --soname, --expect) must not also come from the
+	 * code; the file's own notes may repeat an entry (travel_repeats). */
+	if (r < 0 && o->mode == MODE_CHECK && manifest_merge_all(&o->add, &o->expect)) {
+		print_oom();
+		r = EXIT_BAD_INPUT;
+	}
 	if (o->policy_path)
 		o->rep.policy = &o->policy;
 	o->rep.verbose = o->verbose;

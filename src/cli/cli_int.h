@@ -117,9 +117,12 @@ int action_list(struct run *run, const char *path, const struct elf *ef, const s
 		struct entries *es, const struct file_kind *k, int many, struct err *e);
 /* in_archive: no "ok" line (the archive's summary says it, travel.c).  gather: NULL, or where
  * the error and warning lines go instead of standard output (text only, one a line: an
- * archive gathers its members' and prints each distinct one once). */
+ * archive gathers its members' and prints each distinct one once), and the manifest's entries
+ * that the code declares too go to `repeated` (one line for the archive); *nrepeated gets how
+ * many this object has. */
 int action_check(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
-		 int in_archive, struct buf *gather, struct err *e);
+		 int in_archive, struct buf *gather, struct entries *repeated, size_t *nrepeated,
+		 struct err *e);
 int action_discover(struct run *run, const char *path, const struct elf *ef, const struct scan *sc,
 		    struct err *e);
 /* What edits drop or replace of the entries files had, said on standard error once the edit is

@@ -224,7 +224,7 @@ int files_process(struct run *run, const char *path, int many)
 			}
 			manifest_free(&es);
 			break;
-		case MODE_CHECK: r = action_check(run, path, &ef, &sc, 0, NULL, &e); break;
+		case MODE_CHECK: r = action_check(run, path, &ef, &sc, 0, NULL, NULL, NULL, &e); break;
 		case MODE_DISCOVER: r = action_discover(run, path, &ef, &sc, &e); break;
 		default: r = action_edit(run, path, fd, &st, &ef, &sc, &e);
 		}

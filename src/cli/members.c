@@ -32,6 +32,10 @@ struct ar_ctx {
 	 * and how many of them had errors */
 	struct buf lines;
 	size_t checked, failed;
+	/* the manifest's entries that members' code declares too, and those members
+	 * ("NTH\tMEMBER\n"): one line for the archive */
+	struct entries repeated;
+	struct buf repeat_members;
 	uint64_t said_upto; /* the header of the last member whose plan went into `said` */
 };
 
@@ -178,7 +182,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 {
 	struct ar_write w = {ar, c, ""};
 	const struct opts *o = &c->run->o;
-	int r = 1;
+	int r = 1, unchanged = 0;
 
 	if (ar->thin)
 		return err_set(
@@ -187,6 +191,7 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 	/* Idempotence: nothing is written, not even the mtime, when no member would change. */
 	if (!o->output)
 		r = archive_changes(ar, plan_member, c, w.member, sizeof w.member, e);
+	unchanged = r == 0;
 	if (r > 0 && o->output && strcmp(o->output, "-") == 0)
 		r = output_stream_fill(fd, fill_archive, &w, STDOUT_FILENO, e);
 	else if (r > 0)
@@ -194,6 +199,11 @@ static int edit_archive(struct ar_ctx *c, struct archive *ar, int fd, const stru
 				   fill_archive, &w, e);
 	if (r == 0)
 		action_said(c->run, c->path, &c->said, 1);
+	if (r == 0 && unchanged && o->verbose)
+		fprintf(stderr,
+			PROGRAM_NAME ": %s: unchanged: every member already holds exactly these "
+				     "entries; nothing to write\n",
+			c->path);
 	if (r == 0 && ar->widened && o->verbose)
 		fprintf(stderr,
 			PROGRAM_NAME ": %s: symbol index written as /SYM64/ (a member with symbols "
@@ -252,13 +262,17 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 	} else {
 		struct buf mine = {0};
 		int gather = c->run->o.mode == MODE_CHECK && !c->run->o.verbose;
+		size_t nrep = 0;
 		r = c->run->o.mode == MODE_CHECK
-			    ? action_check(c->run, c->label, &ef, &sc, 1, gather ? &mine : NULL, e)
+			    ? action_check(c->run, c->label, &ef, &sc, 1, gather ? &mine : NULL,
+					   &c->repeated, &nrep, e)
 			    : action_discover(c->run, c->label, &ef, &sc, e);
 		c->checked += c->run->o.mode == MODE_CHECK;
+		if (nrep)
+			buf_printf(&c->repeat_members, "%zu\t%s\n", c->checked, m->name);
 		/* What a member's notes give is said once for the archive: a member whose only
 		 * fault is in its notes has no line of its own on stderr. */
-		if (gather && gather_lines(c, &mine, m->name) && r)
+		if (gather && (gather_lines(c, &mine, m->name) | (nrep != 0)) && r)
 			c->failed++, r = 1;
 		if (c->lines.oom)
 			r = err_oom(e);
@@ -271,6 +285,24 @@ static int read_member(struct ar_ctx *c, struct archive *ar, const struct archiv
 	}
 	close_member(&ef, &sc, close_fd);
 	return r;
+}
+
+/* The manifest's entries that members' code declares too: one line, each member's, gathered as
+ * any other (one line for the archive, naming the first members). */
+static void repeats_gathered(struct ar_ctx *c)
+{
+	struct buf text = {0};
+
+	travel_repeats_line(&c->repeated, &text);
+	if (text.len)
+		text.len--; /* its newline */
+	for (size_t i = 0, start = 0; i < c->repeat_members.len; i++)
+		if (c->repeat_members.p[i] == '\n') {
+			buf_printf(&c->lines, "%.*s\t%.*s\n", (int)text.len, text.p,
+				   (int)(i - start), c->repeat_members.p + start);
+			start = i + 1;
+		}
+	buf_free(&text);
 }
 
 /* The member that gave a gathered line: its name (of *len bytes), and its place in *nth. */
@@ -394,6 +426,8 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 				memset(&e, 0, sizeof e);
 			}
 		}
+		if (c.repeated.n)
+			repeats_gathered(&c);
 		if (c.lines.len)
 			gathered_lines(&c);
 		if (r == 0 && o->mode == MODE_LIST &&
@@ -402,7 +436,7 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 		else if (r == 0)
 			memset(&e, 0, sizeof e);
 		if (r == 0 && o->mode == MODE_CHECK && status == EXIT_OK) {
-			size_t lost = travel_report(&c.travel, path, o->quiet, stdout);
+			size_t lost = travel_report(&c.travel, &o->add, o->quiet, path, stdout);
 			if (lost) {
 				c.label[0] = '\0';
 				err_set(&e,
@@ -413,6 +447,8 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 	}
 	travel_free(&c.travel);
 	manifest_free(&c.merged);
+	manifest_free(&c.repeated);
+	buf_free(&c.repeat_members);
 	buf_free(&c.lines);
 	if (e.msg[0]) {
 		err_report(c.label[0] ? c.label : path, &e);

@@ -61,6 +61,10 @@ static void object_read(struct object *o, int fd)
 		 * came before the fault. */
 		manifest_free(&o->notes);
 		o->unread = xstrndup(e.msg, strlen(e.msg));
+	} else if (manifest_fold_strongest(&o->notes)) {
+		/* Folding an entry declared at several priorities to its strongest (to follow it once)
+		 * fails only without memory. */
+		o->unread = xstrndup(OOM_MESSAGE, strlen(OOM_MESSAGE));
 	}
 	scan_free(&sc);
 	elf_close(&ef);

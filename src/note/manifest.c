@@ -9,7 +9,7 @@
 
 static const char *const priorities[] = {"required", "recommended", "suggested"};
 
-static void entry_free(struct entry *en)
+void manifest_entry_free(struct entry *en)
 {
 	size_t i;
 
@@ -24,7 +24,7 @@ void manifest_free(struct entries *es)
 	size_t i;
 
 	for (i = 0; i < es->n; i++)
-		entry_free(&es->v[i]);
+		manifest_entry_free(&es->v[i]);
 	free(es->v);
 	memset(es, 0, sizeof *es);
 }
@@ -58,7 +58,7 @@ static int entries_push(struct entries *es, struct entry *en)
 	struct entry *v = xgrow(es->v, &es->cap, es->n, sizeof *v);
 
 	if (!v) {
-		entry_free(en);
+		manifest_entry_free(en);
 		return -1;
 	}
 	es->v = v;
@@ -202,7 +202,7 @@ static int parse_entry(struct json *j, size_t index, struct entries *out, struct
 oom:
 	err_oom(j->e);
 out:
-	entry_free(&en);
+	manifest_entry_free(&en);
 	ks->n = 0; /* an error leaves keys behind; the next entry starts afresh */
 	ks->text.len = 0;
 	return r;
@@ -293,7 +293,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 	for (i = 0; s->priority && i < 3 && strcmp(s->priority, priorities[i]); i++)
 		;
 	if (i == 3) {
-		entry_free(&en);
+		manifest_entry_free(&en);
 		return err_usage(
 			e, "priority: must be required, recommended or suggested, not '%.64s'",
 			s->priority);
@@ -302,7 +302,7 @@ int manifest_entry_from_spec(const struct entry_spec *s, struct entries *out, st
 	if ((s->feature && add_string_member(&en, "feature", s->feature, e)) ||
 	    (s->description && add_string_member(&en, "description", s->description, e)) ||
 	    (s->priority && add_string_member(&en, "priority", s->priority, e))) {
-		entry_free(&en);
+		manifest_entry_free(&en);
 		return -1;
 	}
 	return entries_push(out, &en) ? err_oom(e) : 0;
@@ -367,7 +367,7 @@ int manifest_append_copy(struct entries *dst, const struct entry *en)
 	for (i = 0; i < en->n; i++)
 		if (entry_add_member(&copy, en->m[i].key, en->m[i].keylen, en->m[i].val,
 				     en->m[i].vallen)) {
-			entry_free(&copy);
+			manifest_entry_free(&copy);
 			return -1;
 		}
 	return entries_push(dst, &copy);
@@ -438,6 +438,35 @@ static int mark(const struct entries *a, const struct entries *b, int only_a, un
 	free(off);
 	free(k);
 	return r;
+}
+
+int manifest_same_entries(const struct entries *a, const struct entries *b)
+{
+	size_t na = a->n, n = na + b->n, i, j;
+	size_t *off = xcalloc(n + 1, sizeof *off);
+	struct key *k = xcalloc(n + 1, sizeof *k), *members = NULL;
+	struct buf text = {0};
+	size_t cap = 0;
+	int r = off && k && a->n == b->n ? 0 : -1, same = 0;
+
+	for (i = 0; i < n && r == 0; i++) {
+		off[i] = text.len;
+		r = entry_canonical(i < na ? &a->v[i] : &b->v[i - na], &text, &members, &cap);
+	}
+	free(members);
+	if (r == 0) {
+		off[n] = text.len;
+		for (i = 0; i < n; i++)
+			k[i] = (struct key){text.p + off[i], off[i + 1] - off[i], i};
+		keys_sort(k, na);
+		keys_sort(k + na, n - na);
+		for (i = 0, j = na, same = 1; i < na && same; i++, j++)
+			same = key_same(&k[i], &k[j]);
+	}
+	buf_free(&text);
+	free(off);
+	free(k);
+	return same;
 }
 
 int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen)

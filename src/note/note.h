@@ -68,6 +68,10 @@ void manifest_serialize_entry(const struct entry *en, struct buf *out);
 int manifest_entry_equal(const struct entry *a, const struct entry *b);
 /* seen[i] = 1 when b's entry i equals an entry of a or an earlier one of b: O(n log n). */
 int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen);
+/* 1 when a and b hold the same entries, each as many times, in any order (entries equal as
+ * manifest_entry_equal says: keys in any order, unknown keys included); 0 otherwise or out of
+ * memory.  O(n log n). */
+int manifest_same_entries(const struct entries *a, const struct entries *b);
 /* in[i] = 1 when b's entry i equals an entry of a: O(n log n). */
 int manifest_mark_in(const struct entries *a, const struct entries *b, unsigned char *in);
 /* Append the entries of src that are not already in dst (merge mode). */
@@ -78,6 +82,7 @@ int manifest_append_take(struct entries *dst, struct entry *en);
 /* Append copies of every entry of src. */
 int manifest_merge_all(struct entries *dst, const struct entries *src);
 void manifest_free(struct entries *es);
+void manifest_entry_free(struct entry *en);
 
 /* identity.c: entries that declare the same dependency: the same feature and sonames (their
  * values as canonical JSON).  A program that lists two such entries lists the dependency
@@ -85,15 +90,25 @@ void manifest_free(struct entries *es);
 void manifest_entry_identity(const struct entry *en, struct buf *out);
 /* "feature" ["soname", ...], for messages ("(no feature)" without one). */
 void manifest_entry_label(const struct entry *en, struct buf *out);
-/* Merge src into dst by identity: an entry equal to one already there is skipped; an entry of
- * the same identity that differs replaces it in place when `replace` (the old entry is moved to
- * `replaced`, when not NULL), else stops the merge: 1 with the two entries' indexes in
- * *clash_dst and *clash_src.  0 when merged, -1 out of memory. */
+/* Merge src into dst by identity: an entry equal to one of dst's entries of its identity (dst
+ * may hold one at several priorities: systemd's programs do) is skipped, and dst's are kept as
+ * they are; an entry of the same identity that equals none of them replaces them when
+ * `replace` (the first one's place; the old entries are moved to `replaced`, when not NULL),
+ * else stops the merge: 1 with the two entries' indexes in *clash_dst and *clash_src.  0 when
+ * merged, -1 out of memory. */
 int manifest_merge_identity(struct entries *dst, const struct entries *src, int replace,
 			    struct entries *replaced, size_t *clash_dst, size_t *clash_src);
-/* 1 when two entries of es have the same identity (*a < *b: the first such pair), 0 when none,
- * -1 out of memory.  O(n log n). */
-int manifest_first_repeat(const struct entries *es, size_t *a, size_t *b);
+/* An entry's priority as a rank: suggested 0, recommended (or none, or one not known) 1,
+ * required 2. */
+int manifest_priority_rank(const struct entry *en);
+/* Entries of one identity become one, in the first one's place: the first of the strongest
+ * priority, as every consumer reads notes (dh_dlopenlibdeps, rpm, dracut).  -1 out of memory. */
+int manifest_fold_strongest(struct entries *es);
+/* For each entry i of es that is the first of its identity: count[i] its entries in es and
+ * in_added[i] whether `added` has one of that identity (0 for the others); first[i] the first
+ * entry of i's identity.  Each array has es->n elements.  -1 out of memory.  O(n log n). */
+int manifest_repeats(const struct entries *es, const struct entries *added, size_t *count,
+		     unsigned char *in_added, size_t *first);
 /* unnamed[i] = 1 when no entry of `names` has the identity of have's entry i. */
 int manifest_unnamed(const struct entries *have, const struct entries *names,
 		     unsigned char *unnamed);
@@ -186,6 +201,12 @@ size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out);
 
 /* Decode every distinct dlopen note into entries (the spec: several notes are one array). */
 int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e);
+
+/* 1 when every dlopen note of the file is where every reader finds it: in a section named
+ * .note.dlopen that holds only dlopen notes, SHT_NOTE, allocated, read-only, 4-aligned (when
+ * the file has section headers), and in a linked file in a 4-aligned PT_NOTE inside a PT_LOAD.
+ * (A PT_NOTE shared with other notes, as linkers make it, is fine.) */
+int scan_notes_in_place(const struct elf *ef, const struct scan *sc);
 
 /* isd[i] = 1 for every section holding dlopen notes or named .note.dlopen (isd has ef->shnum
  * bytes).  A section mixing dlopen notes with other notes cannot be rewritten: an error. */

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static int push_area(struct scan *sc, const struct scan_area *a)
 {
 	struct scan_area *v = xgrow(sc->areas, &sc->areas_cap, sc->nareas, sizeof *v);
@@ -254,6 +253,35 @@ int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct en
 		r = note_decode(&n, out, e);
 	free(desc);
 	return r ? err_prefix(e, "dlopen note at offset 0x%llx: ", (unsigned long long)it->off) : 0;
+}
+
+/* The section holding a note is one every reader of sections finds and loads as the spec says. */
+static int section_as_specified(const struct elf *ef, const struct scan_area *a)
+{
+	const struct elf_shdr *sh = &ef->sh[a->index];
+
+	return a->named && a->n == a->ndlopen && sh->type == SHT_NOTE_ && sh->addralign == 4 &&
+	       (sh->flags & SHF_ALLOC_) && !(sh->flags & SHF_WRITE_);
+}
+
+int scan_notes_in_place(const struct elf *ef, const struct scan *sc)
+{
+	const struct scan_item **v;
+	size_t n = scan_dlopen_notes(sc, &v), i;
+	int linked = ef->type == ET_EXEC_ || ef->type == ET_DYN_, ok = v != NULL;
+
+	for (i = 0; i < n && ok; i++) {
+		const struct scan_area *s = scan_area_of(sc, AREA_SECTION, v[i]->off, v[i]->size),
+				       *p = scan_area_of(sc, AREA_SEGMENT, v[i]->off, v[i]->size);
+		if (ef->shnum && (!s || !section_as_specified(ef, s)))
+			ok = 0;
+		else if (linked && (!p || p->align != 4 || !elf_load_covering(ef, p->off, p->size)))
+			ok = 0;
+		else if (!linked && !ef->shnum)
+			ok = 0;
+	}
+	free(v);
+	return ok;
 }
 
 void scan_build_id(const struct elf *ef, const struct scan *sc, char hex[2 * 64 + 1])

@@ -84,41 +84,77 @@ int report_listing_symbols(struct listing *l, size_t first, const struct elf *ef
 	return 0;
 }
 
+/* The one place the listings apply the policy: the entry's rank (set in it), -1 when the
+ * policy leaves it out, -2 out of memory. */
+static int policy_entry(struct entry *en, const char *path, struct report_opts *r)
+{
+	int rank = policy_rank(r->policy, en, path);
+
+	if (rank == POLICY_UNKNOWN) { /* said once for all files (the CLI), each with -v */
+		struct buf label = {0};
+		manifest_entry_label(en, &label);
+		if (!r->policy_refused++)
+			buf_printf(&r->policy_first, "%s: %s", path, label.p ? label.p : "");
+		if (r->verbose)
+			print_text(stderr,
+				   PROGRAM_NAME ": %s: %s: the policy does not name this feature\n",
+				   path, label.p ? label.p : "");
+		buf_free(&label);
+	}
+	if (rank < 0)
+		return -1;
+	return policy_set_priority(en, rank) ? -2 : rank;
+}
+
+/* The policy applied to every entry of es, those it leaves out dropped. */
+static int listing_policy(struct entries *es, const char *path, struct report_opts *r)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < es->n; i++) {
+		int rank = policy_entry(&es->v[i], path, r);
+		if (rank == -2)
+			return -1;
+		if (rank < 0)
+			manifest_entry_free(&es->v[i]);
+		else
+			es->v[k++] = es->v[i];
+	}
+	es->n = k;
+	return 0;
+}
+
 int report_listing_add(struct listing *l, struct entries *es, const char *path,
 		       const char *rpm_suffix, struct report_opts *r)
 {
 	struct buf tmp = {0};
 	const char *owned = NULL;
-	int rc = 0;
+	int rc = 0, folded = 0;
 
 	/* The SBOM names every file, with dependencies or not. */
 	if (r && r->format == FORMAT_CYCLONEDX && !(owned = listing_path(l, path)))
 		return -1;
+	/* Every consumer of the notes takes an entry the file declares at several priorities once,
+	 * at its strongest (dh_dlopenlibdeps, rpm, dracut): so do the formats made for them, after
+	 * the policy.  The listings of what the file holds (table, JSON) show every entry. */
+	if (r && r->format != FORMAT_TABLE && r->format != FORMAT_JSON &&
+	    r->format != FORMAT_JSONL) {
+		if (r->policy && listing_policy(es, path, r))
+			return -1;
+		if (manifest_fold_strongest(es))
+			return -1;
+		folded = 1;
+	}
 	for (size_t i = 0; i < es->n && rc == 0; i++) {
 		struct listing_from *v;
-		if (r && r->policy) { /* the one place the listings apply the policy */
-			int rank = policy_rank(r->policy, &es->v[i], path);
-			if (rank ==
-			    POLICY_UNKNOWN) { /* said once for all files (the CLI), each with -v */
-				struct buf label = {0};
-				manifest_entry_label(&es->v[i], &label);
-				if (!r->policy_refused++)
-					buf_printf(&r->policy_first, "%s: %s", path,
-						   label.p ? label.p : "");
-				if (r->verbose)
-					print_text(
-						stderr,
-						PROGRAM_NAME
-						": %s: %s: the policy does not name this feature\n",
-						path, label.p ? label.p : "");
-				buf_free(&label);
-			}
-			if (rank < 0)
-				continue;
-			if (policy_set_priority(&es->v[i], rank)) {
+		if (r && r->policy && !folded) {
+			int rank = policy_entry(&es->v[i], path, r);
+			if (rank == -2) {
 				rc = -1;
 				break;
 			}
+			if (rank < 0)
+				continue;
 		}
 		if (r && !entry_selected(&es->v[i], r, &tmp))
 			continue;

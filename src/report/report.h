@@ -30,9 +30,17 @@
  * Notes in COMDAT groups keyed on the same payload fold to one copy; other notes are copied
  * once per member taken. */
 
-/* Entries of one file that appear more than once (a program would list them twice): one
- * "error: " line each is appended to `report`.  Returns how many. */
-size_t travel_repeats(const struct entries *es, struct buf *report);
+/* Entries of one file that appear more than once.  The file's own notes may repeat an entry, at
+ * one priority or several (systemd 262's programs do; consumers take the strongest): said with
+ * -v only, one line each.  An entry that `added` (a manifest the build added: --check -m,
+ * --expect) also declares is an error: the manifest adds it beside the same entry in the code.
+ * Appended to `report`: one "error: " line for all of them, naming a few, or one each with -v;
+ * without -v and with `repeated`, no line: they are added to `repeated` (once each), for one
+ * line of an archive's (travel_repeats_line).  Returns how many such entries. */
+size_t travel_repeats(const struct entries *es, const struct entries *added, int verbose,
+		      struct buf *report, struct entries *repeated);
+/* The one line for the entries in `repeated` (a manifest's, also in the code). */
+void travel_repeats_line(const struct entries *repeated, struct buf *out);
 
 /* Declared sonames that name development symlinks (no version after ".so"): one "warning: "
  * line each appended to `report`.  Returns how many. */
@@ -64,9 +72,11 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 		  const struct scan *sc, struct err *e);
 /* A member that is not ELF: LLVM bitcode (kind) or other data (kind NULL). */
 void travel_foreign(struct travel *t, const struct archive_member *m, const char *kind);
-/* Where each entry travels, a line each, then one summary line.  Returns the number of
- * errors (entries no link takes). */
-size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out);
+/* Where each entry travels, a line each, then one summary line.  Entries in notes that do not
+ * fold are a warning when `added` (the manifests given to --check) names them.  Returns the
+ * number of errors (entries no link takes). */
+size_t travel_report(struct travel *t, const struct entries *added, int quiet, const char *path,
+		     FILE *out);
 void travel_free(struct travel *t);
 
 /* header.c: --header: entries as a C header that gives every object compiled with it

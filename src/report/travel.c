@@ -10,46 +10,87 @@
 #include "../note/note.h"
 #include "../edit/edit.h"
 
-size_t travel_repeats(const struct entries *es, struct buf *report)
-{
-	struct buf ids = {0};
-	struct key *k = xcalloc(es->n + 1, sizeof *k);
-	size_t *start = xcalloc(es->n + 1, sizeof *start), i, j, found = 0;
+/* How many entries one line names before "and N more". */
+#define REPEAT_NAMES 3
 
-	if (!k || !start) {
-		free(k), free(start);
+/* The priorities of the entries of es with first[i] == f, in file order: "required, suggested". */
+static void put_priorities(const struct entries *es, const size_t *first, size_t f, struct buf *b)
+{
+	struct buf tmp = {0};
+
+	for (size_t i = f, n = 0; i < es->n; i++)
+		if (first[i] == f)
+			buf_printf(b, "%s%s", n++ ? ", " : "", entry_priority(&es->v[i], &tmp));
+	buf_free(&tmp);
+}
+
+void travel_repeats_line(const struct entries *repeated, struct buf *out)
+{
+	size_t n = repeated->n;
+
+	buf_printf(out,
+		   "error: %zu entr%s of the manifest %s also declared by the code (an in-code "
+		   "macro left on beside the helper?): ",
+		   n, n == 1 ? "y" : "ies", n == 1 ? "is" : "are");
+	for (size_t i = 0; i < n && i < REPEAT_NAMES; i++) {
+		buf_puts(out, i ? ", " : "");
+		manifest_entry_label(&repeated->v[i], out);
+	}
+	if (n > REPEAT_NAMES)
+		buf_printf(out, " and %zu more", n - REPEAT_NAMES);
+	/* No ';' in it: CMake's check splits lines into a list (dlnoteCheck.cmake). */
+	buf_printf(out, ": a program lists %s twice, declare %s once (-v: each)\n",
+		   n == 1 ? "it" : "each", n == 1 ? "it" : "each");
+}
+
+size_t travel_repeats(const struct entries *es, const struct entries *added, int verbose,
+		      struct buf *report, struct entries *repeated)
+{
+	static const struct entries none;
+	size_t *count = xcalloc(es->n + 1, sizeof *count),
+	       *first = xcalloc(es->n + 1, sizeof *first);
+	unsigned char *in_added = xcalloc(es->n + 1, 1);
+	struct entries mine = {0}, *rep = repeated && !verbose ? repeated : &mine;
+	size_t i, errors = 0, x, y;
+	int oom = 0;
+
+	if (!count || !first || !in_added ||
+	    manifest_repeats(es, added ? added : &none, count, in_added, first)) {
+		free(count), free(first), free(in_added);
 		buf_puts(report, "error: " OOM_MESSAGE "\n");
 		return 1;
 	}
 	for (i = 0; i < es->n; i++) {
-		start[i] = ids.len;
-		manifest_entry_identity(&es->v[i], &ids);
-	}
-	for (i = 0; i < es->n && !ids.oom; i++)
-		k[i] = (struct key){ids.p + start[i],
-				    (i + 1 < es->n ? start[i + 1] : ids.len) - start[i], i};
-	if (!ids.oom)
-		keys_sort(k, es->n);
-	for (i = 0; i < es->n && !ids.oom; i = j) {
-		for (j = i + 1; j < es->n && key_same(&k[i], &k[j]); j++)
-			;
-		if (j - i < 2)
+		if (count[i] < 2 || (!in_added[i] && !verbose))
 			continue;
-		found++;
-		buf_puts(report, "error: entry ");
-		manifest_entry_label(&es->v[k[i].pos], report);
-		buf_printf(report,
-			   " is declared %zu times: a program would list it %zu times (notes that "
-			   "do not fold: "
-			   "the same entry from a manifest and from the code, or written "
-			   "differently): declare it once\n",
-			   j - i, j - i);
+		/* The file's own notes may repeat an entry (the spec forbids none of this, and
+		 * every consumer takes the strongest): said under -v.  A manifest's entry beside
+		 * the same entry in the code (the macro left on beside the helper) is an error:
+		 * one line for all of them, each on its own under -v. */
+		if (verbose) {
+			buf_puts(report, in_added[i] ? "error: entry " : "entry ");
+			manifest_entry_label(&es->v[i], report);
+			buf_printf(report, " is declared %zu times (", count[i]);
+			put_priorities(es, first, i, report);
+			buf_puts(report, in_added[i]
+						 ? "): the manifest adds it beside the same entry "
+						   "in the code (an in-code macro left on beside "
+						   "the helper?): declare it once\n"
+						 : "): consumers take it once, at its strongest "
+						   "priority\n");
+		} else {
+			struct entries one = {.v = &es->v[i], .n = 1};
+			oom |= manifest_merge_identity(rep, &one, 1, NULL, &x, &y) != 0;
+		}
+		errors += in_added[i];
 	}
-	if (ids.oom)
+	if (!verbose && !repeated && errors)
+		travel_repeats_line(&mine, report);
+	if (oom)
 		buf_puts(report, "error: " OOM_MESSAGE "\n");
-	buf_free(&ids);
-	free(k), free(start);
-	return found + (ids.oom != 0);
+	manifest_free(&mine);
+	free(count), free(first), free(in_added);
+	return errors + (size_t)oom;
 }
 
 size_t travel_dev_names(const struct entries *es, struct buf *report)
@@ -305,15 +346,25 @@ static const char *pull_symbol(struct travel *t, const struct travel_entry *te)
 	return strncmp(t->sym, "dlnote_pull_", 12) == 0 ? t->sym : NULL;
 }
 
-size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
+size_t travel_report(struct travel *t, const struct entries *added, int quiet, const char *path,
+		     FILE *out)
 {
 	size_t errors = 0, everywhere = 0;
 	struct buf b = {0};
 
 	for (size_t i = 0; i < t->n; i++) {
 		struct travel_entry *te = &t->v[i];
-		int error = 0, warn = te->conflict;
+		unsigned char unnamed = 1;
+		int error = 0, warn;
 		const char *sym;
+
+		/* Notes that do not fold give a program the entry twice: valid when they are the
+		 * code's own (consumers take it once), a warning when a manifest the build added
+		 * names it (the macro left on in some members, the helper's header in others). */
+		if (te->conflict && added && added->n &&
+		    manifest_unnamed(&te->one, added, &unnamed))
+			unnamed = 1;
+		warn = te->conflict && !unnamed;
 
 		b.len = 0;
 		manifest_entry_label(&te->one.v[0], &b);
@@ -354,10 +405,13 @@ size_t travel_report(struct travel *t, const char *path, int quiet, FILE *out)
 				"; only a program that takes one of these %zu members carries it",
 				te->taken);
 		}
-		if (te->conflict)
+		if (te->conflict && warn)
 			buf_puts(&b, "; in notes that do not fold (not one COMDAT group of the "
 				     "same payload): a program "
 				     "that takes two of these members lists it twice");
+		else if (te->conflict)
+			buf_puts(&b, "; in notes that do not fold: a program that takes two of "
+				     "these members lists it twice, which consumers take once");
 		if (!b.oom && (!quiet || error))
 			print_text(out, "%s: %s%.*s\n", path,
 				   error  ? "error: "

@@ -166,13 +166,14 @@ macro_too() {
 		return 1
 	fi
 	one_line_per_target "$b/macro-too.log" 2 \
-		"dlnote-inject: $b/lib/libcodec.a: 2 errors in the dlopen notes of 2 of its 2 ELF members, the first: entry " \
-		"declare it once (-v names each member); target codec, every line of the check: $b/lib/CMakeFiles/codec.dlnote/check.txt" \
-		'parse.c.o: 1 error in dlopen notes: entry "yaml" ["libyaml-0.so.2"] is declared 2 times' \
-		"declare it once; target parse, every line of the check: $b/lib/CMakeFiles/parse.dlnote/check.txt" || return 1
-	grep -F "$b/lib/libcodec.a[codec.c.o]: error: entry \"xz\" [\"liblzma.so.5\"] is declared 2 times" \
-		"$b/lib/CMakeFiles/codec.dlnote/check.txt" || return 1
-	grep -F "$b/lib/libcodec.a[parse.c.o]: error: entry \"yaml\" [\"libyaml-0.so.2\"] is declared 2 times" \
+		"dlnote-inject: $b/lib/libcodec.a: 1 error in the dlopen notes of 1 of its 2 ELF members, the first: 1 entry of the manifest is also declared by the code (an in-code macro left on beside the helper?): \"xz\" [\"liblzma.so.5\"]" \
+		"declare it once (-v: each) (-v names each member); target codec, every line of the check: $b/lib/CMakeFiles/codec.dlnote/check.txt" \
+		'parse.c.o: 1 error in dlopen notes: 1 entry of the manifest is also declared by the code (an in-code macro left on beside the helper?): "yaml" ["libyaml-0.so.2"]' \
+		"declare it once (-v: each); target parse, every line of the check: $b/lib/CMakeFiles/parse.dlnote/check.txt" || return 1
+	# One line for the cause (before: one per entry).  Each target's check knows its own
+	# manifests: codec's names xz (yaml, which parse's objects bring, is parse's check's).
+	[ "$(grep -c 'error' "$b/lib/CMakeFiles/codec.dlnote/check.txt")" -eq 2 ] || return 1
+	grep -F "$b/lib/libcodec.a[codec.c.o]: error: 1 entry of the manifest is also declared by the code (an in-code macro left on beside the helper?): \"xz\" [\"liblzma.so.5\"]" \
 		"$b/lib/CMakeFiles/codec.dlnote/check.txt" || return 1
 	cmake "$b" -DMACRO_TOO=OFF && cmake --build "$b"
 }

@@ -124,9 +124,11 @@ Test(merge, an_entry_of_the_same_feature_and_sonames_replaces_the_files, .timeou
 	}
 }
 
-/* A file that already lists an entry twice (two macros disagree): --merge would keep both,
- * which --check rejects: refused, file untouched. */
-Test(merge, a_file_listing_an_entry_twice_is_refused, .timeout = 60)
+/* A file that already lists an entry at two priorities (systemd 262's programs, issue 43):
+ * valid; --merge keeps both as they are and adds the new entry (before: refused); a manifest
+ * entry equal to one of them changes nothing; one that equals neither takes their place; replace
+ * and --remove work. */
+Test(merge, a_file_listing_an_entry_at_two_priorities_is_merged_as_it_is, .timeout = 60)
 {
 	char hdr[4096];
 	struct cmd c;
@@ -137,12 +139,35 @@ Test(merge, a_file_listing_an_entry_twice_is_refused, .timeout = 60)
 			"\\\"priority\\\":\\\"suggested\\\"}]\");\nint t(void) { return 0; }\n");
 	put_file("foo.json", "[" FOO "]");
 	free(sh("gcc -O2 -c t.c && cp t.o t.orig && '%s' --list --json t.o | grep -o libzstd | wc -l | grep -qx 2", tool()));
-	c = run("'%s' --merge -m foo.json t.o", tool());
-	cr_expect_eq(c.status, 1, "exit %d: %s", c.status, c.err);
-	expect_one_line(c.err, "t.o",
-			(const char *const[]){ "dlnote-inject: t.o: ", "already declares \"zstd\" [\"libzstd.so.1\"] twice",
-					       "-m without --merge", NULL });
-	cr_expect(same_files("t.o", "t.orig"), "the refused file changed");
+	c = run("'%s' --check t.o && '%s' --list --json t.o > before.json", tool(), tool());
+	cr_expect_eq(c.status, 0, "--check: %s%s", c.out, c.err);
+	cmd_free(&c);
+	c = run("'%s' --merge -m foo.json -o m.o t.o", tool());
+	cr_expect_eq(c.status, 0, "exit %d: %s", c.status, c.err);
+	cr_expect_str_eq(c.err, "");
+	cmd_free(&c);
+	{
+		char *before = sh("cat before.json"), *want = malloc(strlen(before) + sizeof FOO + 2);
+		sprintf(want, "%.*s," FOO "]", (int)strlen(before) - 1, before);
+		expect_valid("m.o", want);
+		free(want);
+		free(before);
+	}
+	/* the suggested one again: nothing to add */
+	put_file("zsug.json", "[" ZSTD_SUG "]");
+	c = run("'%s' --merge -m zsug.json -o m2.o m.o && cmp m.o m2.o", tool());
+	cr_expect_eq(c.status, 0, "a merge of an entry the file holds changed it: %s", c.err);
+	cmd_free(&c);
+	/* required: neither of them; it takes their place, said */
+	put_file("zreq.json", "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"}]");
+	c = run("'%s' --merge -m zreq.json -o m3.o m.o", tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	expect_one_line(c.err, "m.o", (const char *const[]){ "--merge replaced 2 entries", NULL });
+	cmd_free(&c);
+	expect_valid("m3.o", "[{\"soname\":[\"libzstd.so.1\"],\"feature\":\"zstd\",\"priority\":\"required\"}," FOO "]");
+	c = run("'%s' --remove -o r.o t.o && '%s' --list --json r.o", tool(), tool());
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	cr_expect_str_eq(c.out, "[]\n");
 	cmd_free(&c);
 	/* replace writes exactly the manifest, and says what it dropped */
 	c = run("'%s' -m foo.json t.o", tool());
@@ -223,4 +248,100 @@ Test(merge, replacing_says_which_entries_it_drops, .timeout = 60)
 	cr_expect_eq(c.status, 1, "%s", c.err);
 	cr_expect(!strstr(c.err, "drops") && strstr(c.err, "no/such/dir"), "a failed edit speaks of drops: %s", c.err);
 	cmd_free(&c);
+}
+
+/* The file's identity, its bytes aside: inode, mtime (to the nanosecond), size; and the names
+ * of the directory (no temporary file left, no rename). */
+static char *file_state(const char *file)
+{
+	return sh("stat -c '%%i %%y %%s' '%s' && ls -a", file);
+}
+
+/* Writing the entries a file already holds changes nothing (issue 43, item 5: a library the
+ * CMake helper gave exactly the manifest's entries, in the linker's PT_NOTE, was rewritten:
+ * program headers 10 -> 12).  "Exactly": the same entries, each as many times, in whatever
+ * notes and order (an entry's keys in any order), all where readers find them.  Then the file
+ * is left byte for byte (no rename, mtime kept) and -v says so, for replace and --merge, in a
+ * linked file, an object and an archive (in objects the form counts too: a group's payload is
+ * its COMDAT signature).  An entry with another unknown key, or declared twice
+ * where the manifest says it once, is another set of entries: written. */
+Test(merge, a_file_already_holding_the_entries_is_left_byte_for_byte, .timeout = 60)
+{
+	static const char *const files[] = { "lib.so", "note.o", "lib.a" };
+	char *before, *after, *n;
+	struct cmd c;
+
+	put_file("m.json", "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\",\"description\":\"zz\",\"x-vendor\":{\"k\":1}},"
+			   "{\"soname\":[\"libb.so.2\",\"libb.so.1\"],\"feature\":\"b\",\"priority\":\"required\"}]");
+	/* the same entries, in the other order, keys in another order */
+	put_file("m2.json", "[{\"priority\":\"required\",\"feature\":\"b\",\"soname\":[\"libb.so.2\",\"libb.so.1\"]},"
+			    "{\"x-vendor\":{\"k\":1},\"description\":\"zz\",\"feature\":\"z\",\"soname\":[\"libz.so.1\"]}]");
+	put_file("l.c", "int f(void) { return 1; }\n");
+	put_file("t.c", "int t(void) { return 2; }\n");
+	/* as the CMake helper makes it: a note object linked in, its note in the linker's PT_NOTE */
+	free(sh("gcc -O1 -c t.c -o t.o && '%s' -m m.json -o note.o t.o && gcc -shared -fPIC -Wl,--build-id -o lib.so l.c "
+		"note.o && ar rcs lib.a note.o && mkdir -p keep && cp -p lib.so note.o lib.a keep/ && "
+		"touch -d @1000000000 lib.so note.o lib.a",
+		tool()));
+	n = sh("readelf -lW lib.so | grep -c '^  NOTE .*0x4$'");
+	cr_expect_str_eq(n, "1", "the note is in the linker's one 4-aligned PT_NOTE, with the build-id");
+	free(n);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		for (const char *const *args = (const char *const[]){ "-m m.json", "-m m2.json", "--merge -m m.json",
+								     "--merge -m m2.json", NULL };
+		     *args; args++) {
+			/* in an object a group's payload is its COMDAT signature, which decides what
+			 * folds at link time: the same entries written otherwise are another group */
+			if (i > 0 && strstr(*args, "m2.json"))
+				continue;
+			before = file_state(files[i]);
+			c = run("'%s' -v %s '%s'", tool(), *args, files[i]);
+			cr_expect_eq(c.status, 0, "%s %s: %s", *args, files[i], c.err);
+			cr_expect(strstr(c.err, i == 0 ? "already holds exactly these entries; nothing to write"
+						       : i == 1 ? "already present as requested; nothing to write"
+							       : "unchanged: every member already holds exactly these entries"),
+				  "%s %s: -v does not say so:\n%s", *args, files[i], c.err);
+			cmd_free(&c);
+			after = file_state(files[i]);
+			cr_expect_str_eq(after, before, "%s %s: the file was replaced or touched", *args, files[i]);
+			free(before), free(after);
+			n = sh("cmp '%s' 'keep/%s' && echo same", files[i], files[i]);
+			cr_expect_str_eq(n, "same", "%s %s: the bytes changed", *args, files[i]);
+			free(n);
+		}
+		/* quiet without -v */
+		c = run("'%s' -m m.json '%s'", tool(), files[i]);
+		cr_expect_eq(c.status, 0, "%s", c.err);
+		cr_expect_str_eq(c.err, "", "%s", files[i]);
+		cmd_free(&c);
+	}
+	/* not the same entries: written */
+	put_file("m3.json", "[{\"soname\":[\"libz.so.1\"],\"feature\":\"z\",\"description\":\"zz\"},"
+			    "{\"soname\":[\"libb.so.2\",\"libb.so.1\"],\"feature\":\"b\",\"priority\":\"required\"}]");
+	put_file("m4.json", "[{\"soname\":[\"libb.so.1\",\"libb.so.2\"],\"feature\":\"b\",\"priority\":\"required\"},"
+			    "{\"soname\":[\"libz.so.1\"],\"feature\":\"z\",\"description\":\"zz\",\"x-vendor\":{\"k\":1}}]");
+	for (const char *const *m = (const char *const[]){ "m3.json", "m4.json", NULL }; *m; m++) {
+		c = run("'%s' -m %s -o out.so lib.so && '%s' -m %s -o out.o note.o", tool(), *m, tool(), *m);
+		cr_expect_eq(c.status, 0, "%s: %s", *m, c.err);
+		cmd_free(&c);
+		cr_expect(!same_files("out.so", "keep/lib.so"), "%s: another unknown key or soname order is written", *m);
+		cr_expect(!same_files("out.o", "keep/note.o"), "%s: another unknown key or soname order is written", *m);
+	}
+	/* a file that declares an entry twice (a plain note besides the group): the manifest that
+	 * says it once is written */
+	put_file("plain.c", "#define J \"[{\\\"soname\\\":[\\\"libz.so.1\\\"],\\\"feature\\\":\\\"z\\\",\\\"description\\\":"
+			    "\\\"zz\\\",\\\"x-vendor\\\":{\\\"k\\\":1}}]\"\n"
+			    "__attribute__((aligned(4), used, section(\".note.dlopen\"))) static const struct { unsigned "
+			    "h[3]; char n[4]; char j[(sizeof(J) + 3) & ~3]; } note = { { 4, sizeof(J), 0x407c0c0a }, \"FDO\", J };\n");
+	free(sh("gcc -shared -fPIC -o twice.so l.c note.o plain.c"));
+	n = sh("'%s' --list twice.so | grep -c libz.so.1", tool());
+	if (strcmp(n, "2") == 0) {
+		c = run("'%s' -m m.json -o once.so twice.so && '%s' --list once.so | grep -c libz.so.1", tool(),
+			tool());
+		cr_expect_str_eq(c.out, "1\n", "the repeat is written away: %s", c.err);
+		cmd_free(&c);
+	} else {
+		cr_expect_str_eq(n, "2", "the file built to declare z twice does not");
+	}
+	free(n);
 }

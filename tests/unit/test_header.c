@@ -68,21 +68,64 @@ Test(header, no_entries_no_groups)
 	buf_free(&b);
 }
 
-Test(travel, repeats_are_the_same_feature_and_sonames)
+Test(travel, repeats_of_the_file_s_own_notes_are_valid_and_said_under_v)
 {
 	struct entries es = { 0 };
 	struct buf b = { 0 };
 
-	/* the same feature and sonames with another description: the same dependency, twice;
-	 * the same sonames under another feature: another entry */
+	/* the same feature and sonames with another description and priority: the same
+	 * dependency, twice; the same sonames under another feature: another entry */
 	parse("[{\"feature\":\"x\",\"soname\":[\"libx.so.1\"],\"description\":\"one\"},"
 	      "{\"feature\":\"y\",\"soname\":[\"libx.so.1\"]},"
 	      "{\"feature\":\"x\",\"soname\":[\"libx.so.1\"],\"priority\":\"required\"}]", &es);
-	cr_expect_eq(travel_repeats(&es, &b), 1);
+	cr_expect_eq(travel_repeats(&es, NULL, 0, &b, NULL), 0);
+	cr_expect_eq(b.len, 0, "nothing without -v");
+	cr_expect_eq(travel_repeats(&es, NULL, 1, &b, NULL), 0);
 	buf_putc(&b, '\0');
-	cr_expect_str_eq(b.p, "error: entry \"x\" [\"libx.so.1\"] is declared 2 times: a program would list it 2 times "
-			      "(notes that do not fold: the same entry from a manifest and from the code, or written "
-			      "differently): declare it once\n");
+	cr_expect_str_eq(b.p, "entry \"x\" [\"libx.so.1\"] is declared 2 times (recommended, required): consumers "
+			      "take it once, at its strongest priority\n");
 	buf_free(&b);
 	manifest_free(&es);
+}
+
+/* The macro left on beside the helper: the manifest's entries also in the code.  One line for
+ * the cause, naming three and how many more; one line each under -v. */
+Test(travel, repeats_of_a_manifest_s_entries_are_one_error_line)
+{
+	struct entries es = { 0 }, added = { 0 };
+	struct buf b = { 0 };
+	const char *one = "[{\"feature\":\"a\",\"soname\":[\"liba.so.1\"]},{\"feature\":\"b\",\"soname\":[\"libb.so.1\"]},"
+			  "{\"feature\":\"c\",\"soname\":[\"libc.so.1\"]},{\"feature\":\"d\",\"soname\":[\"libd.so.1\"]},"
+			  "{\"feature\":\"e\",\"soname\":[\"libe.so.1\"]}";
+	char twice[1024];
+
+	snprintf(twice, sizeof twice, "%s,%s]", one, one + 1);
+	parse(twice, &es);
+	snprintf(twice, sizeof twice, "%s]", one);
+	parse(twice, &added);
+	cr_expect_eq(travel_repeats(&es, &added, 0, &b, NULL), 5);
+	buf_putc(&b, '\0');
+	cr_expect_str_eq(b.p, "error: 5 entries of the manifest are also declared by the code (an in-code macro left "
+			      "on beside the helper?): \"a\" [\"liba.so.1\"], \"b\" [\"libb.so.1\"], \"c\" "
+			      "[\"libc.so.1\"] and 2 more: a program lists each twice, declare each once (-v: each)\n");
+	b.len = 0;
+	cr_expect_eq(travel_repeats(&es, &added, 1, &b, NULL), 5);
+	buf_putc(&b, '\0');
+	cr_expect_eq(count(b.p, "\n"), 5, "%s", b.p);
+	cr_expect_eq(count(b.p, "error: entry "), 5, "%s", b.p);
+	/* an archive's member: no line, the entries gathered for the archive's one line */
+	{
+		struct entries rep = { 0 };
+		b.len = 0;
+		cr_expect_eq(travel_repeats(&es, &added, 0, &b, &rep), 5);
+		cr_expect_eq(b.len, 0);
+		cr_expect_eq(rep.n, 5);
+		travel_repeats_line(&rep, &b);
+		buf_putc(&b, '\0');
+		cr_expect_eq(count(b.p, "and 2 more"), 1, "%s", b.p);
+		manifest_free(&rep);
+	}
+	buf_free(&b);
+	manifest_free(&es);
+	manifest_free(&added);
 }
