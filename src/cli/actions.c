@@ -167,16 +167,41 @@ int action_discover(struct run *run, const char *path, const struct elf *ef, con
 	return r;
 }
 
+/* Notes aligned beyond 8 (docs/layout.md): every edit drops them or, --merge, writes again
+ * what of them decodes; said->misaligned counts them, said->where says where the first were.
+ * `lost`: the lines of those --merge could not decode. */
+static void say_misaligned(const struct elf *ef, const struct scan *sc, const struct buf *lost,
+			   size_t nlost, struct said *said)
+{
+	struct buf where = {0};
+	size_t n = scan_misaligned_where(ef, sc, &where);
+
+	if (!said || !n)
+		return;
+	if (!said->misaligned)
+		snprintf(said->where, sizeof said->where, "%.*s", (int)where.len,
+			 where.p ? where.p : "");
+	if (nlost && !said->lost)
+		snprintf(said->first_lost, sizeof said->first_lost, "%.*s",
+			 (int)strcspn(lost->p, "\n"), lost->p);
+	said->misaligned += n;
+	said->misaligned_members++;
+	said->lost += nlost;
+	buf_free(&where);
+}
+
 /* Replace: the file's entries that the manifest does not name go to said->dropped. */
 static int say_dropped(const struct run *run, const struct elf *ef, const struct scan *sc,
 		       struct said *said)
 {
 	struct entries have = {0}, gone = {0};
 	struct err ignore = {0}; /* notes that do not decode: replace drops them, as before */
+	struct buf lost = {0};
+	size_t nlost = 0;
 	unsigned char *unnamed = NULL;
 	int r = 0;
 
-	if (scan_entries(ef, sc, &have, &ignore) == 0 && have.n &&
+	if (scan_entries_salvage(ef, sc, &have, &lost, &nlost, &ignore) == 0 && have.n &&
 	    (!(unnamed = xcalloc(have.n, 1)) || manifest_unnamed(&have, &run->o.add, unnamed)))
 		r = -1;
 	for (size_t i = 0; r == 0 && unnamed && i < have.n; i++)
@@ -185,6 +210,8 @@ static int say_dropped(const struct run *run, const struct elf *ef, const struct
 	if (r == 0 && gone.n)
 		r = manifest_merge(&said->dropped, &gone);
 	said->members += gone.n != 0;
+	say_misaligned(ef, sc, &lost, nlost, said);
+	buf_free(&lost);
 	free(unnamed);
 	manifest_free(&have);
 	manifest_free(&gone);
@@ -195,16 +222,21 @@ static int say_dropped(const struct run *run, const struct elf *ef, const struct
  * file's that differs replaces it (*replaced gets the file's).  Refused when the result would
  * still list an entry twice (the file already did): --check would reject what is written. */
 static int merged_entries(const struct run *run, const struct elf *ef, const struct scan *sc,
-			  struct entries *final, struct entries *replaced, struct err *e)
+			  struct entries *final, struct entries *replaced, struct said *said,
+			  struct err *e)
 {
-	struct buf m = {0};
-	size_t a, b;
+	struct buf m = {0}, lost = {0};
+	size_t a, b, nlost;
 	int r;
 
-	if (scan_entries(ef, sc, final, e)) {
+	/* Misaligned notes: what of them decodes is kept and written again, the rest said. */
+	if (scan_entries_salvage(ef, sc, final, &lost, &nlost, e)) {
+		buf_free(&lost);
 		err_prefix(e, "cannot merge with the existing notes: ");
 		return -1;
 	}
+	say_misaligned(ef, sc, &lost, nlost, said);
+	buf_free(&lost);
 	if (manifest_merge_identity(final, &run->o.add, 1, replaced, &a, &b) ||
 	    (r = manifest_first_repeat(final, &a, &b)) < 0)
 		return err_oom(e);
@@ -245,8 +277,11 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 		want = &o->add;
 		if (said && !o->quiet && say_dropped(run, ef, sc, said))
 			goto oom;
-	} else if (o->mode == MODE_MERGE && merged_entries(run, ef, sc, &final, &replaced, e)) {
+	} else if (o->mode == MODE_MERGE &&
+		   merged_entries(run, ef, sc, &final, &replaced, o->quiet ? NULL : said, e)) {
 		goto out;
+	} else if (o->mode == MODE_REMOVE) {
+		say_misaligned(ef, sc, NULL, 0, said);
 	}
 	if (said && replaced.n && manifest_merge(&said->replaced, &replaced))
 		goto oom;
@@ -328,8 +363,35 @@ static void say(const char *path, const char *what, const struct entries *es, in
 	buf_free(&b);
 }
 
+/* One line for the misaligned notes an edit dropped or wrote again, one for those it lost. */
+static void say_misaligned_done(const struct run *run, const char *path, const struct said *s,
+				int archive)
+{
+	char in[64] = "";
+
+	if (run->o.quiet || !s->misaligned)
+		return;
+	if (archive)
+		snprintf(in, sizeof in, ", in %zu archive member%s", s->misaligned_members,
+			 s->misaligned_members == 1 ? "" : "s");
+	print_text(stderr,
+		   PROGRAM_NAME ": %s: %s %zu misaligned dlopen note%s the file had%s (%s%s)%s\n",
+		   path, run->o.mode == MODE_MERGE ? "--merge rewrote" : "dropped", s->misaligned,
+		   s->misaligned == 1 ? "" : "s", in, archive ? "the first: " : "", s->where,
+		   run->o.mode == MODE_MERGE     ? " as 4-aligned notes"
+		   : run->o.mode == MODE_REPLACE ? "; the manifest's entries take their place"
+						 : "");
+	if (s->lost)
+		print_text(stderr,
+			   PROGRAM_NAME ": %s: --merge left out %zu misaligned dlopen note%s it "
+					"could not decode%s: %s\n",
+			   path, s->lost, s->lost == 1 ? "" : "s",
+			   s->lost == 1 ? "" : ", the first", s->first_lost);
+}
+
 void action_said(const struct run *run, const char *path, struct said *s, int archive)
 {
+	say_misaligned_done(run, path, s, archive);
 	if (!run->o.quiet && s->dropped.n)
 		say(path, "replacing drops", &s->dropped, 0, archive ? s->members : 0,
 		    "the manifest does not name them (--merge keeps them)");
@@ -344,6 +406,7 @@ void action_said_clear(struct said *s)
 	manifest_free(&s->dropped);
 	manifest_free(&s->replaced);
 	s->members = 0;
+	s->misaligned = s->misaligned_members = s->lost = 0;
 }
 
 int action_edit(struct run *run, const char *path, int fd, const struct stat *st,

@@ -127,6 +127,10 @@ int action_discover(struct run *run, const char *path, const struct elf *ef, con
 struct said {
 	struct entries dropped, replaced; /* each distinct entry once */
 	size_t members;                   /* the archive members that dropped or replaced one */
+	/* Notes aligned beyond 8 (docs/layout.md): how many the edit dropped or wrote again, in
+	 * how many members, where the first were; those of them --merge could not decode. */
+	size_t misaligned, misaligned_members, lost;
+	char where[200], first_lost[200];
 };
 /* Print what `s` holds about `path` (an archive: counting its members), and empty it. */
 void action_said(const struct run *run, const char *path, struct said *s, int archive);

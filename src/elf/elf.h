@@ -108,6 +108,11 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len);
 /* The PT_LOAD whose file content holds [off, off+len), or NULL. */
 const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uint64_t len);
 
+/* A file made for OpenBSD: EI_OSABI says so, or a .note.openbsd.ident section, or one of
+ * OpenBSD's own program header types (its linkers leave EI_OSABI 0).  A Linux file is not
+ * read by OpenBSD's ld.so: its limits do not concern it. */
+int elf_is_openbsd(const struct elf *ef);
+
 /* Sizes of the on-disk structures for this class. */
 size_t elf_ehdr_size(const struct elf *ef);
 size_t elf_phent_size(const struct elf *ef);
