@@ -80,13 +80,36 @@ static void print_report(const struct opts *o, const char *path, const struct bu
 	}
 }
 
+/* What carries no dlopen notes by design (docs/packaging.md, "The lint"), else NULL. */
+static const char *no_notes_by_design(const struct elf *ef)
+{
+	return ef->detached                  ? "a detached debug file"
+	       : debugfile_dwz_multifile(ef) ? "a dwz multifile (DWARF shared by debug files)"
+					     : NULL;
+}
+
+size_t action_expect_file(struct run *run, const char *path, struct entry *v, size_t n)
+{
+	const struct entries have = {.v = v, .n = n, .cap = n};
+	size_t lacks = report_lint_file(&run->o.expect, run->o.expect_path, &have, path, stdout);
+
+	run->got.expect_files++;
+	run->got.expect_missing += lacks;
+	return lacks;
+}
+
 /* The "ok" line: the notes, and under --recorded what the recording says of the file. */
 static void print_ok(const struct opts *o, const char *path, const struct elf *ef, size_t n,
 		     const struct trace_verdict *v)
 {
+	const char *nonote = no_notes_by_design(ef);
 	struct buf b = {0};
 
 	buf_printf(&b, "%zu dlopen entr%s", n, n == 1 ? "y" : "ies");
+	if (nonote && o->expect_path)
+		buf_printf(&b, "; %s: no notes by design, not held to %s", nonote, o->expect_path);
+	else if (debugfile_dwz_multifile(ef))
+		buf_printf(&b, "; %s: no notes by design", nonote);
 	if (o->recorded_path && ef->detached)
 		buf_puts(&b, "; a detached debug file: not what runs, not linted against the "
 			     "recording");
@@ -131,7 +154,12 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 		if (o->recorded_path && !ef->detached)
 			r = trace_check(&run->o.trace, ef, sc, path, &es, o->verbose > 0, stdout,
 					&v, e);
-		if (r == 0 && !o->quiet && !in_archive && !v.undeclared)
+		/* --expect: each file it applies to holds each entry (an archive: its members
+		 * together, members.c); what carries no notes by design is not held to it. */
+		size_t lacks = 0;
+		if (r == 0 && o->expect_path && !in_archive && !no_notes_by_design(ef))
+			lacks = action_expect_file(run, path, es.v, es.n);
+		if (r == 0 && !o->quiet && !in_archive && !v.undeclared && !lacks)
 			print_ok(o, path, ef, es.n, &v);
 		if (o->expect_path && r == 0 &&
 		    report_listing_add(&run->got.listed, &es, path, "", NULL))

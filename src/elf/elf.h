@@ -287,6 +287,10 @@ const char *magic_libtool(int fd, uint64_t size, char *real, size_t realsz);
 
 /* True when the section and program headers of `ef` show a detached debug file. */
 int debugfile_detached(const struct elf *ef);
+/* True for dwz's multifile (`dwz -m FILE`, Debian's and Fedora's `.dwz` files): DWARF shared by
+ * several debug files, with no program headers, nothing allocated but its build-id note, and
+ * no code.  Like a detached debug file it carries no dlopen notes by design. */
+int debugfile_dwz_multifile(const struct elf *ef);
 
 /* dynamic.c: what a linked file asks of the dynamic loader. */
 
