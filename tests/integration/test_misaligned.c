@@ -274,6 +274,22 @@ ParameterizedTest(struct linker *ld, misaligned, linked_by_each_linker, .timeout
 		free(v);
 		expect_readable("noshdr", "[" PULSE "," PIPEWIRE "," JACK "]", 1);
 	}
+	/* Beside a 4-aligned note of the helper's kind (an object the tool gave a note), which the
+	 * linker puts among them: the old tool read a note type as a descriptor size there. */
+	put_file("h.json", "[{\"feature\":\"helper\",\"soname\":[\"libhelper.so.1\"]}]");
+	put_file("h.c", "int helper_dummy;\n");
+	free(sh("gcc -c -fPIC h.c && '%s' -m h.json h.o && g++ -shared -fuse-ld=%s -o mixed.so a.o "
+		"h.o c.o",
+		tool(), ld->name));
+	c = run("'%s' --check mixed.so", tool());
+	cr_expect(c.status == 1 && strstr(c.out, "is aligned to 32, its 4 dlopen notes"), "%s",
+		  c.out);
+	cmd_free(&c);
+	free(tool_edit("mixed.so", "--merge -m empty.json"));
+	expect_readable("mixed.so",
+			"[" PULSE "," PIPEWIRE ",{\"feature\":\"helper\",\"soname\":[\"libhelper.so.1\"]}"
+			"," JACK "]",
+			1);
 	/* The program runs with each result (the last copied in place of the library). */
 	free(sh("cp merged liboal.so"));
 	v = sh("./main; echo $?");
