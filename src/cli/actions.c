@@ -202,9 +202,9 @@ static void say_misaligned(const struct elf *ef, const struct scan *sc, const st
 			   size_t nlost, struct said *said)
 {
 	struct buf where = {0};
-	size_t n = scan_misaligned_where(ef, sc, &where);
+	size_t n = said ? scan_misaligned_where(ef, sc, &where) : 0;
 
-	if (!said || !n)
+	if (!n)
 		return;
 	if (!said->misaligned)
 		snprintf(said->where, sizeof said->where, "%.*s", (int)where.len,
