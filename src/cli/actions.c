@@ -82,13 +82,36 @@ static void print_report(const struct opts *o, const char *path, const struct bu
 	}
 }
 
+/* What carries no dlopen notes by design (docs/packaging.md, "The lint"), else NULL. */
+static const char *no_notes_by_design(const struct elf *ef)
+{
+	return ef->detached                  ? "a detached debug file"
+	       : debugfile_dwz_multifile(ef) ? "a dwz multifile (DWARF shared by debug files)"
+					     : NULL;
+}
+
+size_t action_expect_file(struct run *run, const char *path, struct entry *v, size_t n)
+{
+	const struct entries have = {.v = v, .n = n, .cap = n};
+	size_t lacks = report_lint_file(&run->o.expect, run->o.expect_path, &have, path, stdout);
+
+	run->got.expect_files++;
+	run->got.expect_missing += lacks;
+	return lacks;
+}
+
 /* The "ok" line: the notes, and under --recorded what the recording says of the file. */
 static void print_ok(const struct opts *o, const char *path, const struct elf *ef, size_t n,
 		     const struct trace_verdict *v)
 {
+	const char *nonote = no_notes_by_design(ef);
 	struct buf b = {0};
 
 	buf_printf(&b, "%zu dlopen entr%s", n, n == 1 ? "y" : "ies");
+	if (nonote && o->expect_path)
+		buf_printf(&b, "; %s: no notes by design, not held to %s", nonote, o->expect_path);
+	else if (debugfile_dwz_multifile(ef))
+		buf_printf(&b, "; %s: no notes by design", nonote);
 	if (o->recorded_path && ef->detached)
 		buf_puts(&b, "; a detached debug file: not what runs, not linted against the "
 			     "recording");
@@ -137,7 +160,12 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 		if (o->recorded_path && !ef->detached)
 			r = trace_check(&run->o.trace, ef, sc, path, &es, o->verbose > 0, stdout,
 					&v, e);
-		if (r == 0 && !o->quiet && !in_archive && !v.undeclared)
+		/* --expect: each file it applies to holds each entry (an archive: its members
+		 * together, members.c); what carries no notes by design is not held to it. */
+		size_t lacks = 0;
+		if (r == 0 && o->expect_path && !in_archive && !no_notes_by_design(ef))
+			lacks = action_expect_file(run, path, es.v, es.n);
+		if (r == 0 && !o->quiet && !in_archive && !v.undeclared && !lacks)
 			print_ok(o, path, ef, es.n, &v);
 		if (o->expect_path && r == 0 &&
 		    report_listing_add(&run->got.listed, &es, path, "", NULL))
@@ -173,16 +201,41 @@ int action_discover(struct run *run, const char *path, const struct elf *ef, con
 	return r;
 }
 
+/* Notes aligned beyond 8 (docs/layout.md): every edit drops them or, --merge, writes again
+ * what of them decodes; said->misaligned counts them, said->where says where the first were.
+ * `lost`: the lines of those --merge could not decode. */
+static void say_misaligned(const struct elf *ef, const struct scan *sc, const struct buf *lost,
+			   size_t nlost, struct said *said)
+{
+	struct buf where = {0};
+	size_t n = said ? scan_misaligned_where(ef, sc, &where) : 0;
+
+	if (!n)
+		return;
+	if (!said->misaligned)
+		snprintf(said->where, sizeof said->where, "%.*s", (int)where.len,
+			 where.p ? where.p : "");
+	if (nlost && !said->lost)
+		snprintf(said->first_lost, sizeof said->first_lost, "%.*s",
+			 (int)strcspn(lost->p, "\n"), lost->p);
+	said->misaligned += n;
+	said->misaligned_members++;
+	said->lost += nlost;
+	buf_free(&where);
+}
+
 /* Replace: the file's entries that the manifest does not name go to said->dropped. */
 static int say_dropped(const struct run *run, const struct elf *ef, const struct scan *sc,
 		       struct said *said)
 {
 	struct entries have = {0}, gone = {0};
 	struct err ignore = {0}; /* notes that do not decode: replace drops them, as before */
+	struct buf lost = {0};
+	size_t nlost = 0;
 	unsigned char *unnamed = NULL;
 	int r = 0;
 
-	if (scan_entries(ef, sc, &have, &ignore) == 0 && have.n &&
+	if (scan_entries_salvage(ef, sc, &have, &lost, &nlost, &ignore) == 0 && have.n &&
 	    (!(unnamed = xcalloc(have.n, 1)) || manifest_unnamed(&have, &run->o.add, unnamed)))
 		r = -1;
 	for (size_t i = 0; r == 0 && unnamed && i < have.n; i++)
@@ -191,6 +244,8 @@ static int say_dropped(const struct run *run, const struct elf *ef, const struct
 	if (r == 0 && gone.n)
 		r = manifest_merge(&said->dropped, &gone);
 	said->members += gone.n != 0;
+	say_misaligned(ef, sc, &lost, nlost, said);
+	buf_free(&lost);
 	free(unnamed);
 	manifest_free(&have);
 	manifest_free(&gone);
@@ -202,14 +257,20 @@ static int say_dropped(const struct run *run, const struct elf *ef, const struct
  * the same feature and sonames as the file's that equals none of them takes their place
  * (*replaced gets the file's). */
 static int merged_entries(const struct run *run, const struct elf *ef, const struct scan *sc,
-			  struct entries *final, struct entries *replaced, struct err *e)
+			  struct entries *final, struct entries *replaced, struct said *said,
+			  struct err *e)
 {
-	size_t a, b;
+	struct buf lost = {0};
+	size_t a, b, nlost;
 
-	if (scan_entries(ef, sc, final, e)) {
+	/* Misaligned notes: what of them decodes is kept and written again, the rest said. */
+	if (scan_entries_salvage(ef, sc, final, &lost, &nlost, e)) {
+		buf_free(&lost);
 		err_prefix(e, "cannot merge with the existing notes: ");
 		return -1;
 	}
+	say_misaligned(ef, sc, &lost, nlost, said);
+	buf_free(&lost);
 	if (manifest_merge_identity(final, &run->o.add, 1, replaced, &a, &b))
 		return err_oom(e);
 	return 0;
@@ -254,8 +315,11 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 		want = &o->add;
 		if (said && !o->quiet && say_dropped(run, ef, sc, said))
 			goto oom;
-	} else if (o->mode == MODE_MERGE && merged_entries(run, ef, sc, &final, &replaced, e)) {
+	} else if (o->mode == MODE_MERGE &&
+		   merged_entries(run, ef, sc, &final, &replaced, o->quiet ? NULL : said, e)) {
 		goto out;
+	} else if (o->mode == MODE_REMOVE) {
+		say_misaligned(ef, sc, NULL, 0, said);
 	}
 	/* Objects: their planner judges it (objplan.c), because the form counts there: a plain
 	 * note does not fold at link time where the tool's COMDAT group of the same entry does. */
@@ -351,8 +415,35 @@ static void say(const char *path, const char *what, const struct entries *es, in
 	buf_free(&b);
 }
 
+/* One line for the misaligned notes an edit dropped or wrote again, one for those it lost. */
+static void say_misaligned_done(const struct run *run, const char *path, const struct said *s,
+				int archive)
+{
+	char in[64] = "";
+
+	if (run->o.quiet || !s->misaligned)
+		return;
+	if (archive)
+		snprintf(in, sizeof in, ", in %zu archive member%s", s->misaligned_members,
+			 s->misaligned_members == 1 ? "" : "s");
+	print_text(stderr,
+		   PROGRAM_NAME ": %s: %s %zu misaligned dlopen note%s the file had%s (%s%s)%s\n",
+		   path, run->o.mode == MODE_MERGE ? "--merge rewrote" : "dropped", s->misaligned,
+		   s->misaligned == 1 ? "" : "s", in, archive ? "the first: " : "", s->where,
+		   run->o.mode == MODE_MERGE     ? " as 4-aligned notes"
+		   : run->o.mode == MODE_REPLACE ? "; the manifest's entries take their place"
+						 : "");
+	if (s->lost)
+		print_text(stderr,
+			   PROGRAM_NAME ": %s: --merge left out %zu misaligned dlopen note%s it "
+					"could not decode%s: %s\n",
+			   path, s->lost, s->lost == 1 ? "" : "s",
+			   s->lost == 1 ? "" : ", the first", s->first_lost);
+}
+
 void action_said(const struct run *run, const char *path, struct said *s, int archive)
 {
+	say_misaligned_done(run, path, s, archive);
 	if (!run->o.quiet && s->dropped.n)
 		say(path, "replacing drops", &s->dropped, 0, archive ? s->members : 0,
 		    "the manifest does not name them (--merge keeps them)");
@@ -367,6 +458,7 @@ void action_said_clear(struct said *s)
 	manifest_free(&s->dropped);
 	manifest_free(&s->replaced);
 	s->members = 0;
+	s->misaligned = s->misaligned_members = s->lost = 0;
 }
 
 int action_edit(struct run *run, const char *path, int fd, const struct stat *st,

@@ -90,6 +90,8 @@ struct opts {
 /* What the FILEs give, gathered across them and printed once at the end (files_finish). */
 struct gathered {
 	struct listing listed; /* --list (but the table) and --check --expect: all files' entries */
+	/* --check --expect: the files held to the manifest, the entries they lack in all */
+	size_t expect_files, expect_missing;
 	struct discovery found; /* --discover */
 };
 
@@ -132,6 +134,10 @@ int action_discover(struct run *run, const char *path, const struct elf *ef, con
 struct said {
 	struct entries dropped, replaced; /* each distinct entry once */
 	size_t members;                   /* the archive members that dropped or replaced one */
+	/* Notes aligned beyond 8 (docs/layout.md): how many the edit dropped or wrote again, in
+	 * how many members, where the first were; those of them --merge could not decode. */
+	size_t misaligned, misaligned_members, lost;
+	char where[200], first_lost[200];
 };
 /* Print what `s` holds about `path` (an archive: counting its members), and empty it. */
 void action_said(const struct run *run, const char *path, struct said *s, int archive);
@@ -139,6 +145,9 @@ void action_said_clear(struct said *s);
 /* The edit of one object as a plan (printed with -v, -vv); `label` names it in messages.
  * `said` gathers what the edit drops or replaces; NULL when the plan is only a question (an
  * archive asks each member whether it changes, then plans it again to write it). */
+/* --check --expect on one file (an archive: its members' entries together) the manifest applies
+ * to: a line naming the declared entries it lacks; returns how many. */
+size_t action_expect_file(struct run *run, const char *path, struct entry *v, size_t n);
 int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 		     const struct scan *sc, struct plan *pl, struct said *said, struct err *e);
 int action_edit(struct run *run, const char *path, int fd, const struct stat *st,

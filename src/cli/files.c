@@ -385,7 +385,9 @@ int files_finish(struct run *run, int failed)
 	}
 	if (o->mode == MODE_CHECK && o->expect_path) {
 		int status = o->recorded_path ? finish_recorded(o) : EXIT_OK;
-		diffs = report_lint(&o->expect, o->expect_path, &got->listed, stdout);
+		diffs = report_lint(&o->expect, o->expect_path, &got->listed,
+				    got->expect_files != 0, stdout) +
+			got->expect_missing;
 		if (!diffs)
 			return status;
 		print_text(stderr,

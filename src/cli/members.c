@@ -397,6 +397,7 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 	struct archive_member m;
 	struct err e = {0};
 	int status = EXIT_OK, r, r2;
+	size_t first_listed = run->got.listed.es.n; /* --expect: the archive's entries after it */
 
 	set_label(&c, NULL);
 	if (o->nmembers && !(c.used = xcalloc(o->nmembers, 1))) {
@@ -435,8 +436,12 @@ int members_process(struct run *run, const char *path, int fd, const struct stat
 			c.label[0] = '\0';
 		else if (r == 0)
 			memset(&e, 0, sizeof e);
+		size_t lacks = 0; /* then no "ok" line: the archive misses what it should hold */
+		if (r == 0 && o->mode == MODE_CHECK && status == EXIT_OK && o->expect_path)
+			lacks = action_expect_file(run, path, run->got.listed.es.v + first_listed,
+						   run->got.listed.es.n - first_listed);
 		if (r == 0 && o->mode == MODE_CHECK && status == EXIT_OK) {
-			size_t lost = travel_report(&c.travel, &o->add, o->quiet, path, stdout);
+			size_t lost = travel_report(&c.travel, &o->add, o->quiet || lacks, path, stdout);
 			if (lost) {
 				c.label[0] = '\0';
 				err_set(&e,

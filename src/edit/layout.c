@@ -63,7 +63,7 @@ static int already_done(struct lay *lay)
 		free(v);
 		return n == 0;
 	}
-	if (n != 1 || v[0]->size != lay->notesz)
+	if (n != 1 || v[0]->size != lay->notesz || v[0]->misaligned)
 		goto out;
 	off = v[0]->off;
 	cur = malloc(lay->notesz);

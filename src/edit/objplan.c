@@ -25,6 +25,13 @@ static size_t *section_areas(const struct elf *ef, const struct scan *sc)
 	return area;
 }
 
+/* A section of notes aligned beyond 8 (docs/layout.md) is never kept: readers cannot read it;
+ * its entries, as far as they decode, are in `want` for --merge, written again. */
+static int section_misaligned(const struct scan *sc, const size_t *area, size_t idx)
+{
+	return area[idx] && sc->areas[area[idx] - 1].nmisaligned;
+}
+
 static int section_entries(const struct elf *ef, const struct scan *sc, const size_t *area,
 			   size_t idx, struct entries *out, struct err *e)
 {
@@ -71,6 +78,10 @@ static int choose_kept_merge(const struct elf *ef, const struct scan *sc, const 
 		size_t before = all.n;
 		if (!isd[i])
 			continue;
+		if (section_misaligned(sc, area, i)) {
+			drop[i] = 1;
+			continue;
+		}
 		if (section_entries(ef, sc, area, i, &all, e))
 			r = err_prefix(e, "section [%zu]: ", i);
 		else if (all.n > before && !(owner = xgrow(owner, &cap, all.n, sizeof *owner)))
@@ -78,8 +89,7 @@ static int choose_kept_merge(const struct elf *ef, const struct scan *sc, const 
 		for (k = before; r == 0 && k < all.n; k++)
 			owner[k] = i;
 	}
-	if (r == 0 && all.n &&
-	    (!(in = xcalloc(all.n, 1)) || manifest_mark_in(want, &all, in)))
+	if (r == 0 && all.n && (!(in = xcalloc(all.n, 1)) || manifest_mark_in(want, &all, in)))
 		r = err_oom(e);
 	for (k = 0; r == 0 && k < all.n; k++)
 		drop[owner[k]] |= !in[k];
@@ -92,8 +102,8 @@ static int choose_kept_merge(const struct elf *ef, const struct scan *sc, const 
 	return r;
 }
 
-/* Which dlopen sections stay: with keep_all (merge), see choose_kept_merge; else those alone in a COMDAT
- * group holding exactly one entry, the next wanted one: the entries keep the requested order
+/* Which dlopen sections stay: with keep_all (merge), see choose_kept_merge; else those alone in a
+ * COMDAT group holding exactly one entry, the next wanted one: the entries keep the requested order
  * (kept groups come first in the output, added ones after).  `present` receives the kept
  * entries. */
 static int choose_kept(const struct elf *ef, const struct scan *sc, const struct entries *want,
@@ -117,6 +127,10 @@ static int choose_kept(const struct elf *ef, const struct scan *sc, const struct
 		int keep;
 		if (!isd[i])
 			continue;
+		if (section_misaligned(sc, area, i)) {
+			drop[i] = 1;
+			continue;
+		}
 		if (section_entries(ef, sc, area, i, &es, e)) {
 			manifest_free(&es);
 			r = err_prefix(e, "section [%zu]: ", i);

@@ -4,7 +4,6 @@
 #include "elf.h"
 #include "../base/base.h"
 
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,6 +411,22 @@ const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uin
 			return ph;
 	}
 	return NULL;
+}
+
+int elf_is_openbsd(const struct elf *ef)
+{
+	size_t i;
+
+	if (ef->ident[7] == 12) /* EI_OSABI, ELFOSABI_OPENBSD */
+		return 1;
+	for (i = 0; i < ef->phnum; i++)
+		if ((ef->ph[i].type >= PT_OPENBSD_FIRST_ && ef->ph[i].type <= PT_OPENBSD_LAST_) ||
+		    ef->ph[i].type == PT_OPENBSD_BOOTDATA_)
+			return 1;
+	for (i = 1; i < ef->shnum; i++)
+		if (elf_section_named(ef, i, ".note.openbsd.ident"))
+			return 1;
+	return 0;
 }
 
 uint64_t elf_max_page(const struct elf *ef)

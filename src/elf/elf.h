@@ -108,6 +108,11 @@ int elf_range_is_zero(const struct elf *ef, uint64_t off, uint64_t len);
 /* The PT_LOAD whose file content holds [off, off+len), or NULL. */
 const struct elf_phdr *elf_load_covering(const struct elf *ef, uint64_t off, uint64_t len);
 
+/* A file made for OpenBSD: EI_OSABI says so, or a .note.openbsd.ident section, or one of
+ * OpenBSD's own program header types (its linkers leave EI_OSABI 0).  A Linux file is not
+ * read by OpenBSD's ld.so: its limits do not concern it. */
+int elf_is_openbsd(const struct elf *ef);
+
 /* Sizes of the on-disk structures for this class. */
 size_t elf_ehdr_size(const struct elf *ef);
 size_t elf_phent_size(const struct elf *ef);
@@ -282,6 +287,10 @@ const char *magic_libtool(int fd, uint64_t size, char *real, size_t realsz);
 
 /* True when the section and program headers of `ef` show a detached debug file. */
 int debugfile_detached(const struct elf *ef);
+/* True for dwz's multifile (`dwz -m FILE`, Debian's and Fedora's `.dwz` files): DWARF shared by
+ * several debug files, with no program headers, nothing allocated but its build-id note, and
+ * no code.  Like a detached debug file it carries no dlopen notes by design. */
+int debugfile_dwz_multifile(const struct elf *ef);
 
 /* dynamic.c: what a linked file asks of the dynamic loader. */
 

@@ -21,6 +21,11 @@ enum {
 	PT_PHDR_ = 6,
 	PT_TLS_ = 7,
 	PT_GNU_PROPERTY_ = 0x6474e553,
+	/* OpenBSD's own segment types (PT_OPENBSD_MUTABLE ... PT_OPENBSD_SYSCALLS, then
+	 * PT_OPENBSD_BOOTDATA): its linkers' marks on a file made for it */
+	PT_OPENBSD_FIRST_ = 0x65a3dbe5,
+	PT_OPENBSD_LAST_ = 0x65a3dbe9,
+	PT_OPENBSD_BOOTDATA_ = 0x65a41be6,
 	PT_MIPS_REGINFO_ = 0x70000000,
 	PT_MIPS_ABIFLAGS_ = 0x70000003,
 	PF_X_ = 1,

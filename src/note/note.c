@@ -57,6 +57,10 @@ void note_iter_init(struct note_iter *it, const void *area, uint64_t len, uint64
 	it->len = len;
 	it->off = 0;
 	it->align = align == 8 ? 8 : 4; /* gABI: 4; 8 is used by NT_GNU_PROPERTY_TYPE_0 areas */
+	/* A C++ macro's note variable that the compiler aligned to 32 (GCC on x86-64 aligns
+	 * objects of 32 bytes or more so) starts each note at a multiple of 32 and fills the gap
+	 * with zeros: gABI readers stop there, the scan steps over it to name the notes. */
+	it->gap = align > 8 && align <= 4096 && !(align & (align - 1)) ? align : 0;
 	it->big = big;
 }
 
@@ -64,6 +68,10 @@ int note_next(struct note_iter *it, struct note *n, struct err *e)
 {
 	uint64_t left, name_end, desc_end;
 
+	if (it->gap)
+		for (uint64_t stop = align_up(it->off, it->gap);
+		     it->off < stop && it->off + 4 <= it->len && !get32(it->p + it->off, 0);)
+			it->off += 4;
 	if (it->off >= it->len)
 		return 0;
 	left = it->len - it->off;

@@ -138,6 +138,8 @@ struct note_iter {
 	const unsigned char *p;
 	uint64_t len, off;
 	unsigned align; /* 4 or 8: padding of name and desc */
+	uint64_t gap;   /* the area's alignment when above 8 (else 0): zero words up to it are
+			 * skipped between notes (docs/layout.md, "Notes aligned beyond 8") */
 	int big;
 };
 
@@ -171,7 +173,8 @@ struct scan_item { /* one note, at an absolute file offset */
 	uint64_t desc_off;
 	uint32_t descsz;
 	int dlopen;
-	int build_id; /* a GNU build-id note (owner "GNU", NT_GNU_BUILD_ID) */
+	int build_id;   /* a GNU build-id note (owner "GNU", NT_GNU_BUILD_ID) */
+	int misaligned; /* a dlopen note of an area aligned beyond 8: readers cannot read it */
 };
 
 enum { AREA_SECTION, AREA_SEGMENT };
@@ -182,7 +185,8 @@ struct scan_area {
 	uint64_t off, size, align;
 	size_t first, n; /* its items: scan.items[first .. first+n) */
 	size_t ndlopen;
-	int named; /* section named .note.dlopen */
+	int named;          /* section named .note.dlopen */
+	size_t nmisaligned; /* its dlopen notes in an area aligned beyond 8 */
 };
 
 struct scan {
@@ -199,8 +203,21 @@ void scan_free(struct scan *sc);
  * segment counts once).  Returns the count; *out is allocated. */
 size_t scan_dlopen_notes(const struct scan *sc, const struct scan_item ***out);
 
-/* Decode every distinct dlopen note into entries (the spec: several notes are one array). */
+/* Decode every distinct dlopen note into entries (the spec: several notes are one array).
+ * Fails with scan_misaligned()'s cause when the file holds misaligned notes: what it holds is
+ * not what its readers get (docs/layout.md, "Notes aligned beyond 8"). */
 int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e);
+/* The same, decoding misaligned notes too, as --merge keeps what it can: the entries of the
+ * notes that do not decode are left out, each note's error line appended to `lost` and
+ * counted in *nlost. */
+int scan_entries_salvage(const struct elf *ef, const struct scan *sc, struct entries *out,
+			 struct buf *lost, size_t *nlost, struct err *e);
+/* The number of misaligned dlopen notes; when any, the cause and the way out in one sentence
+ * (which sections or offsets, their alignment) appended to `why`. */
+size_t scan_misaligned(const struct elf *ef, const struct scan *sc, struct buf *why);
+/* The same, saying only where they are ("section [4] .note.dlopen at offset 0x60 is aligned to
+ * 32, its 2 dlopen notes padded with zeros to that"): what an edit that drops them says. */
+size_t scan_misaligned_where(const struct elf *ef, const struct scan *sc, struct buf *where);
 
 /* 1 when every dlopen note of the file is where every reader finds it: in a section named
  * .note.dlopen that holds only dlopen notes, SHT_NOTE, allocated, read-only, 4-aligned (when

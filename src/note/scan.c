@@ -56,7 +56,9 @@ static int walk_area(const struct elf *ef, struct scan *sc, struct scan_area *a,
 		item.descsz = n.descsz;
 		item.dlopen = note_is_dlopen(&n);
 		item.build_id = n.type == 3 && n.namesz == 4 && memcmp(n.name, "GNU", 4) == 0;
+		item.misaligned = item.dlopen && a->align > 8;
 		a->ndlopen += (size_t)item.dlopen;
+		a->nmisaligned += (size_t)item.misaligned;
 		if (push_item(sc, &item)) {
 			r = err_oom(e);
 			break;
@@ -140,6 +142,7 @@ static int segment_from_sections(struct scan *sc, struct scan_area *seg, const s
 				return err_oom(e);
 			seg->n++;
 			seg->ndlopen += (size_t)copy.dlopen;
+			seg->nmisaligned += (size_t)copy.misaligned;
 		}
 	}
 	qsort(sc->items + seg->first, seg->n, sizeof *sc->items, item_cmp);
@@ -309,12 +312,111 @@ int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *ou
 {
 	const struct scan_item **v;
 	size_t n = scan_dlopen_notes(sc, &v), i;
+	struct buf why = {0};
 	int r = v ? 0 : err_oom(e);
 
+	if (r == 0 && scan_misaligned(ef, sc, &why))
+		r = why.oom ? err_oom(e) : err_set(e, "%.*s", (int)why.len, why.p);
 	for (i = 0; i < n && r == 0; i++)
 		r = scan_decode_item(ef, v[i], out, e);
+	buf_free(&why);
 	free(v);
 	return r;
+}
+
+int scan_entries_salvage(const struct elf *ef, const struct scan *sc, struct entries *out,
+			 struct buf *lost, size_t *nlost, struct err *e)
+{
+	const struct scan_item **v;
+	size_t n = scan_dlopen_notes(sc, &v), i;
+	int r = v ? 0 : err_oom(e);
+
+	*nlost = 0;
+	for (i = 0; i < n && r == 0; i++) {
+		if (!v[i]->misaligned) {
+			r = scan_decode_item(ef, v[i], out, e);
+			continue;
+		}
+		e->msg[0] = '\0';
+		if (scan_decode_item(ef, v[i], out, e)) {
+			if (e->msg[0] == '\0' || strcmp(e->msg, OOM_MESSAGE) == 0)
+				r = err_oom(e);
+			buf_printf(lost, "%s\n", e->msg);
+			++*nlost;
+		}
+	}
+	free(v);
+	return r || lost->oom ? (r ? r : err_oom(e)) : 0;
+}
+
+/* The one sentence of scan_misaligned(): where, then why and the way out. */
+static void misaligned_where(const struct elf *ef, const struct scan *sc, struct buf *why)
+{
+	size_t i, nsect = 0, nnotes = 0, said = 0;
+	const struct scan_area *first = NULL;
+	uint64_t align = 0;
+
+	for (i = 0; i < sc->nareas; i++) {
+		const struct scan_area *a = &sc->areas[i];
+		if (!a->nmisaligned || (a->kind == AREA_SEGMENT && nsect))
+			continue;
+		if (a->kind == AREA_SECTION)
+			nsect++;
+		else if (first && first->kind == AREA_SEGMENT)
+			continue; /* the sections' walk says it, or the first segment */
+		first = first ? first : a;
+		nnotes += a->nmisaligned;
+		align = a->align > align ? a->align : align;
+	}
+	if (!first)
+		return;
+	if (nsect > 1) {
+		buf_printf(why, "%zu %s sections (", nsect, SECTION_NAME);
+		for (i = 0; i < sc->nareas && said < 4; i++)
+			if (sc->areas[i].kind == AREA_SECTION && sc->areas[i].nmisaligned)
+				buf_printf(why, "%s[%zu]", said++ ? ", " : "", sc->areas[i].index);
+		buf_printf(why, "%s) are aligned to %llu", nsect > 4 ? ", ..." : "",
+			   (unsigned long long)align);
+	} else if (first->kind == AREA_SECTION) {
+		char name[64];
+		elf_section_name(ef, first->index, name, sizeof name);
+		buf_printf(why, "section [%zu] %s at offset 0x%llx is aligned to %llu",
+			   first->index, name, (unsigned long long)first->off,
+			   (unsigned long long)align);
+	} else {
+		buf_printf(why, "PT_NOTE program header %zu at offset 0x%llx is aligned to %llu",
+			   first->index, (unsigned long long)first->off, (unsigned long long)align);
+	}
+	buf_printf(why, ", %s %zu dlopen note%s padded with zeros to that",
+		   nsect > 1 ? "their" : "its", nnotes, nnotes == 1 ? "" : "s");
+}
+
+size_t scan_misaligned_where(const struct elf *ef, const struct scan *sc, struct buf *where)
+{
+	const struct scan_item **v;
+	size_t n = scan_dlopen_notes(sc, &v), i, k = 0;
+
+	for (i = 0; v && i < n; i++)
+		k += (size_t)v[i]->misaligned;
+	free(v);
+	if (k)
+		misaligned_where(ef, sc, where);
+	return k;
+}
+
+size_t scan_misaligned(const struct elf *ef, const struct scan *sc, struct buf *why)
+{
+	size_t n = scan_misaligned_where(ef, sc, why);
+
+	if (!n)
+		return 0;
+	/* What a C++ compiler makes of a macro's note variable (openal-soft's OAL_ELF_NOTE_DLOPEN
+	 * with GCC on x86-64: docs/layout.md, "Notes aligned beyond 8"). */
+	buf_puts(why, ", as a compiler aligns a note variable written by a macro (openal-soft's "
+		      "with GCC): readelf and dlopen-notes.py cannot read them; turn the code's "
+		      "notes off, or let the tool rewrite them: dlnote-inject --merge -m MANIFEST "
+		      "(an empty [] keeps just theirs), or --remove");
+	return n;
 }
 
 const struct scan_area *scan_area_of(const struct scan *sc, int kind, uint64_t off, uint64_t size)
@@ -366,7 +468,7 @@ static void check_sections(const struct elf *ef, const struct scan *sc, struct b
 				   "read-only\n",
 				   a->index, SECTION_NAME),
 				++*errors;
-		if (sh->addralign != 4)
+		if (sh->addralign != 4 && !a->nmisaligned) /* else scan_misaligned() says it */
 			buf_printf(
 				r,
 				"error: section [%zu] %s has alignment %llu; the spec requires 4\n",
@@ -380,12 +482,22 @@ static void check_sections(const struct elf *ef, const struct scan *sc, struct b
 	}
 }
 
+static uint64_t first_dlopen_of(const struct scan *sc, const struct scan_area *seg)
+{
+	for (size_t k = seg->first; k < seg->first + seg->n; k++)
+		if (sc->items[k].dlopen)
+			return sc->items[k].off;
+	return UINT64_MAX;
+}
+
 /* Readers that walk PT_NOTE segments (systemd-analyze, ld.so) need the notes there. */
 static void check_segments(const struct elf *ef, const struct scan *sc, const struct scan_item *it,
 			   struct buf *r)
 {
 	const struct scan_area *seg = scan_area_of(sc, AREA_SEGMENT, it->off, it->size);
 
+	if (it->misaligned)
+		return; /* scan_misaligned() names the cause */
 	if (!seg) {
 		buf_printf(r,
 			   "warning: dlopen note at offset 0x%llx is in no PT_NOTE segment: "
@@ -398,11 +510,16 @@ static void check_segments(const struct elf *ef, const struct scan *sc, const st
 			   "warning: dlopen note at offset 0x%llx is in a PT_NOTE aligned to %llu: "
 			   "readers walking it with that padding can misparse it\n",
 			   (unsigned long long)it->off, (unsigned long long)seg->align);
-	if (seg->n != seg->ndlopen)
+	/* A linker puts every note of a linked file in one PT_NOTE: that is no problem of the
+	 * file but on OpenBSD, whose ld.so skips a PT_NOTE over 1024 bytes (docs/background.md
+	 * §2).  Said once per segment, of the segment's first dlopen note. */
+	if (seg->n != seg->ndlopen && seg->size > 1024 && elf_is_openbsd(ef) &&
+	    first_dlopen_of(sc, seg) == it->off)
 		buf_printf(r,
-			   "warning: dlopen note at offset 0x%llx shares program header %zu with "
-			   "other notes (OpenBSD ld.so skips PT_NOTE segments over 1024 bytes)\n",
-			   (unsigned long long)it->off, seg->index);
+			   "warning: program header %zu, a PT_NOTE of %llu bytes, holds dlopen "
+			   "notes with other notes: OpenBSD ld.so skips PT_NOTE segments over 1024 "
+			   "bytes; give the notes their own (dlnote-inject --merge)\n",
+			   seg->index, (unsigned long long)seg->size);
 	if (!elf_load_covering(ef, seg->off, seg->size))
 		buf_printf(r,
 			   "warning: PT_NOTE program header %zu lies in no PT_LOAD: it is not in "
@@ -416,7 +533,11 @@ size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
 	size_t n = scan_dlopen_notes(sc, &v), i, errors = 0;
 	struct entries es = {0};
 	struct err e;
+	struct buf why = {0};
 
+	if (scan_misaligned(ef, sc, &why))
+		buf_printf(r, "error: %.*s\n", (int)why.len, why.p), errors++;
+	buf_free(&why);
 	check_sections(ef, sc, r, &errors);
 	for (i = 0; i < n; i++) {
 		e.msg[0] = '\0';

@@ -472,8 +472,48 @@ static void describe(const struct entry *en, int rank, struct buf *out)
 	buf_free(&t);
 }
 
+size_t report_lint_file(const struct entries *declared, const char *manifest_path,
+			const struct entries *have, const char *path, FILE *out)
+{
+	struct groups g = {0};
+	struct buf d = {0}, names = {0};
+	size_t i, nd = declared->n, lead = 0, lacks = 0;
+
+	if (group(declared, have, &g)) {
+		print_oom();
+		lacks = 1;
+		goto out;
+	}
+	for (i = 0; i < nd; i++) {
+		if (!g.lead[i])
+			continue; /* declared twice: counted once */
+		lead++;
+		if (g.got[i] >= 0)
+			continue;
+		if (++lacks <= 3) {
+			describe(&declared->v[i], -1, &d);
+			buf_printf(&names, "%s%s", lacks > 1 ? ", " : "", d.p);
+		}
+	}
+	if (lacks > 3)
+		buf_printf(&names, " and %zu more", lacks - 3);
+	if (lacks == lead)
+		print_text(out, "%s: missing: %s lacks every declared entry (%zu): %s\n",
+			   manifest_path, path, lacks, names.p ? names.p : "");
+	else if (lacks)
+		print_text(out, "%s: missing: %s lacks %zu of the %zu declared entries: %s\n",
+			   manifest_path, path, lacks, lead, names.p ? names.p : "");
+out:
+	free(g.lead);
+	free(g.want);
+	free(g.got);
+	buf_free(&d);
+	buf_free(&names);
+	return lacks;
+}
+
 size_t report_lint(const struct entries *declared, const char *manifest_path,
-		   const struct listing *found, FILE *out)
+		   const struct listing *found, int per_file, FILE *out)
 {
 	struct groups g = {0};
 	struct buf d = {0};
@@ -486,8 +526,8 @@ size_t report_lint(const struct entries *declared, const char *manifest_path,
 	}
 	for (i = 0; i < nd; i++) {
 		int want = g.want[i], got = g.got[i];
-		if (!g.lead[i] || got == want)
-			continue; /* declared twice: compared once */
+		if (!g.lead[i] || got == want || (got < 0 && per_file))
+			continue; /* declared twice: compared once; per file: said of each */
 		describe(&declared->v[i], got < 0 ? want : -1, &d);
 		if (got < 0)
 			print_text(out, "%s: missing: %s: declared, in no FILE\n", manifest_path,

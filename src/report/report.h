@@ -157,9 +157,15 @@ void report_jsonl(const struct entries *es, const char *path, int is64, unsigned
 int report_list(const struct listing *l, struct report_opts *r, int quiet, FILE *out);
 
 /* --check --expect: print each difference between the declared entries and the found ones
- * (missing, new, changed priority), one per line; returns the number of differences. */
+ * (missing, new, changed priority), one per line; returns the number of differences.  With
+ * `per_file`, the entries missing from every file are left to report_lint_file(), which said
+ * them of each file. */
 size_t report_lint(const struct entries *declared, const char *manifest_path,
-		   const struct listing *found, FILE *out);
+		   const struct listing *found, int per_file, FILE *out);
+/* --check --expect on one file the manifest applies to: one line naming the declared entries
+ * `have` lacks (the first three, and how many more), when any.  Returns how many it lacks. */
+size_t report_lint_file(const struct entries *declared, const char *manifest_path,
+			const struct entries *have, const char *path, FILE *out);
 
 /* --discover: the found sonames as a draft manifest that says it is a guess. */
 void report_draft(const struct discovery *d, FILE *out);

@@ -76,6 +76,9 @@ cmake_install() {  # cmake_install NAME LABEL [RUNNER...]
 	check "$label: installed app, util and plug have their entries" all_entries \
 		"$d/inst/bin/app" "$APP" "$d/inst/lib/libutil.so" "$UTIL" "$d/inst/lib/libplug.so" "$PLUG"
 	check "$label: installed app runs" runs "$d/inst/bin/app" "$@"
+	check "$label: --check on installed app, util, plug and tool: ok, no warning" \
+		checks_silently "$d/inst/bin/app" "$d/inst/lib/libutil.so" "$d/inst/lib/libplug.so" \
+		"$d/inst/bin/tool"
 	check "$label: installed tool has codec's and parse's entries once" \
 		entries_once "$d/inst/bin/tool" "[$CODEC,$PARSE]"
 	check "$label: --check on the installed libcodec.a says: $ARCHIVE_SAYS" \

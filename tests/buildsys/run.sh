@@ -217,6 +217,14 @@ archive_says() {
 	echo "$out"
 	grep -qF -- "$2" <<<"$out"
 }
+# --check of linked files whose notes the linker laid out (the helper's object's note in the
+# linker's one PT_NOTE): ok, and no warning (issue 43, item 2: that concerns OpenBSD files only).
+checks_silently() {
+	local out
+	out=$("$DLNOTE" --check "$@" 2>&1)
+	echo "$out"
+	! grep -q warning <<<"$out" && [ "$(grep -c ': ok (' <<<"$out")" -eq $# ]
+}
 # codec's entry travels with codec's object, parse's with parse's (the object library's object,
 # in codec's archive).
 ARCHIVE_OK='"xz" ["liblzma.so.5"]: in 1 of 2 ELF members (codec.c.o); only a program that takes codec.c.o carries it'

@@ -7,7 +7,14 @@
  *
  *   SDL_dlopennote.h (SDL 3.4): a static const C object, aligned 4, `used`, in section
  *   .note.dlopen (no group): a note header, "FDO", then the JSON, zero padded; every note of a
- *   translation unit in one section, each with a local symbol; SDLNOTE(json). */
+ *   translation unit in one section, each with a local symbol; SDLNOTE(json).
+ *
+ *   openal-soft 1.25's common/dlopennote.h (C++20): a namespace-scope `constexpr` object of a
+ *   struct type aligned 4, [[gnu::used, gnu::section(".note.dlopen")]], no group.  GCC on
+ *   x86-64 raises the alignment of such a variable of 32 bytes or more to 32: the section is
+ *   aligned to 32 and each note after the first starts at a multiple of 32, zeros between
+ *   (docs/layout.md, "Notes aligned beyond 8"); OALNOTE(json), OALNOTE_INLINE(name, json)
+ *   (an inline variable: the same note in a COMDAT group of its own). */
 #ifndef DLNOTE_MACRO_SHAPES_H
 #define DLNOTE_MACRO_SHAPES_H
 
@@ -28,5 +35,26 @@ static const char sdl_note_h[] =
 	"  static const struct { struct { unsigned int namesz, descsz, type; } h; char name[4]; \\\n"
 	"    __attribute__((aligned(4))) char json_[sizeof(json)]; } \\\n"
 	"  SDLNOTE_CAT(sdl_note_, __LINE__) = { { 4, sizeof(json), 0x407c0c0aU }, \"FDO\", json }\n";
+
+/* The text of a C++20 header defining OALNOTE(json) the way openal-soft's macro does: the
+ * struct, its constructor from std::array, the variable named after __LINE__. */
+static const char oal_note_h[] =
+	"#include <array>\n#include <cstdint>\n"
+	"template<std::size_t L> struct [[gnu::aligned(4)]] OalNote {\n"
+	"  struct { std::uint32_t n_namesz{4}, n_descsz{L}, n_type{0x407C0C0Au}; } nhdr;\n"
+	"  std::array<char, 4> name{'F', 'D', 'O', 0};\n"
+	"  std::array<char, L> json;\n"
+	"  explicit constexpr OalNote(std::array<char, L> const &j) : json{j} {}\n"
+	"};\n"
+	"template<std::size_t L> consteval auto oal_note(const char (&s)[L]) {\n"
+	"  std::array<char, L> a{};\n"
+	"  for (std::size_t i = 0; i < L; i++) a[i] = s[i];\n"
+	"  return OalNote<L>{a};\n"
+	"}\n"
+	"#define OAL_JOIN2(a, b) a##b\n#define OAL_JOIN(a, b) OAL_JOIN2(a, b)\n"
+	"#define OALNOTE(json) [[gnu::used, gnu::section(\".note.dlopen\")]] constexpr auto \\\n"
+	"  OAL_JOIN(s_dlopen_note_, __LINE__) = oal_note(json)\n"
+	"#define OALNOTE_INLINE(name, json) [[gnu::used, gnu::section(\".note.dlopen\")]] \\\n"
+	"  inline constexpr auto name = oal_note(json)\n";
 
 #endif

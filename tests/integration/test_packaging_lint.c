@@ -42,21 +42,22 @@ Test(packaging, check_expect_complains_about_new_missing_and_changed_dependencie
 				  "{\"soname\":[\"libpcre2-8.so.0\"],\"feature\":\"pcre2\",\"priority\":\"suggested\"}]");
 	c = run("'%s' --check -q --expect declared.json app", tool());
 	cr_expect_eq(c.status, 1);
-	cr_expect_str_eq(c.out, "declared.json: priority: libfido2.so.1 (feature fido2): declared recommended, found required\n"
-				"declared.json: missing: libold.so.1 (feature old, recommended): declared, in no FILE\n"
-				"declared.json: missing: libpcre2-8.so.0 (feature pcre2, suggested): declared, in no FILE\n"
+	cr_expect_str_eq(c.out, "declared.json: missing: app lacks 2 of the 4 declared entries: libold.so.1 (feature old), libpcre2-8.so.0 (feature pcre2)\n"
+				"declared.json: priority: libfido2.so.1 (feature fido2): declared recommended, found required\n"
 				"declared.json: new: libpcre2-8.so.0 | libpcre2-8.so.1 (feature pcre2, suggested): in app, not declared\n"
 				"declared.json: new: libtss2-mu.so.0 (feature tpm, recommended): in app, not declared\n"
 				"declared.json: new: libtss2-esys.so.0 (feature tpm, recommended): in app, not declared\n");
 	cr_expect_str_eq(c.err, "dlnote-inject: declared.json: 6 differences between the declared and the found dlopen entries\n");
 	cmd_free(&c);
-	/* The entries of all FILEs together are compared: a package tree against one declaration. */
+	/* The entries of all FILEs together are compared for new ones: a package tree against one
+	 * declaration; each file must hold each declared entry. */
 	note_object("gcc", "nofeature", N_NOFEATURE);
 	free(sh("gcc -O1 -o plain main.c nofeature.o"));
 	put_file("tree.json", "[" "{\"soname\":[\"libx.so.2\"],\"priority\":\"suggested\"}" "]");
 	c = run("'%s' --check -q --expect tree.json plain simple", tool());
 	cr_expect_eq(c.status, 1);
-	cr_expect_str_eq(c.out, "tree.json: new: libnofeature.so.1 (recommended): in plain, not declared\n"
+	cr_expect_str_eq(c.out, "tree.json: missing: simple lacks every declared entry (1): libx.so.2\n"
+				"tree.json: new: libnofeature.so.1 (recommended): in plain, not declared\n"
 				"tree.json: new: libfido2.so.1 (feature fido2, required): in simple, not declared\n"
 				"tree.json: new: liblz4.so.1 (feature lz4, recommended): in simple, not declared\n"
 				"tree.json: new: libtss2-mu.so.0 (feature tpm, recommended): in simple, not declared\n"
@@ -121,4 +122,51 @@ Test(packaging, discover_reads_objects_and_32_bit_files)
 		   "  {\"soname\":[\"libz.so.1\"],\"feature\":\"FIXME\",\"description\":\"FIXME: guessed by dlnote-inject --discover (a heuristic) from a string in dl.o; "
 		   "check that it is loaded with dlopen(), then describe the feature\",\"priority\":\"recommended\"}\n"
 		   "]\n");
+}
+
+/* Issue 43, item 4: a file that carries no note passed when another FILE held every entry.
+ * Each file the manifest applies to must hold each entry; detached debug files and dwz's
+ * multifile carry none by design, and their ok line says so. */
+Test(packaging, check_expect_holds_each_file_to_the_manifest)
+{
+	struct cmd c;
+	char *v;
+
+	need("dwz");
+	put_file("lib.c", "int f(int x) { return x + 1; }\n");
+	put_file("M.json", "[{\"feature\":\"z\",\"soname\":[\"libz.so.1\"]},"
+			   "{\"feature\":\"k\",\"soname\":[\"libkmod.so.2\"]}]");
+	free(sh("gcc -g -shared -fPIC -o a.so lib.c && cp a.so b.so && cp a.so c.so && "
+		"'%s' -m M.json a.so c.so",
+		tool()));
+	c = run("'%s' --check --expect M.json a.so b.so", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.out, "a.so: ok (2 dlopen entries)\n"
+				"M.json: missing: b.so lacks every declared entry (2): libz.so.1 (feature z), "
+				"libkmod.so.2 (feature k)\n");
+	cr_expect_str_eq(c.err, "dlnote-inject: M.json: 2 differences between the declared and the "
+				"found dlopen entries\n");
+	cmd_free(&c);
+	/* An archive: its members together. */
+	free(sh("gcc -c -o m.o lib.c && ar rc bare.a m.o && cp bare.a noted.a && '%s' -m M.json noted.a",
+		tool()));
+	c = run("'%s' --check -q --expect M.json a.so noted.a bare.a", tool());
+	cr_expect_eq(c.status, 1);
+	cr_expect_str_eq(c.out, "M.json: missing: bare.a lacks every declared entry (2): libz.so.1 "
+				"(feature z), libkmod.so.2 (feature k)\n");
+	cmd_free(&c);
+	/* The debug files find-debuginfo and dh_strip leave, and dwz's multifile: told apart. */
+	free(sh("objcopy --only-keep-debug c.so c.debug && gcc -g -shared -fPIC -o d.so lib.c && "
+		"cp d.so e.so && dwz -m common.dwz d.so e.so"));
+	v = sh("readelf -h common.dwz | grep Type");
+	cr_expect(strstr(v, "REL") || strstr(v, "EXEC") || strstr(v, "DYN"), "%s", v);
+	free(v);
+	c = run("'%s' --check --expect M.json a.so c.debug common.dwz", tool());
+	cr_expect_eq(c.status, 0, "%s%s", c.out, c.err);
+	cr_expect_str_eq(c.out, "a.so: ok (2 dlopen entries)\n"
+				"c.debug: ok (2 dlopen entries; a detached debug file: no notes by design, "
+				"not held to M.json)\n"
+				"common.dwz: ok (0 dlopen entries; a dwz multifile (DWARF shared by debug "
+				"files): no notes by design, not held to M.json)\n");
+	cmd_free(&c);
 }

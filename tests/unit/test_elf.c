@@ -335,3 +335,43 @@ Test(elf, max_page_follows_the_abi_of_the_machine)
 		cr_assert_eq(elf_max_page(&ef), cases[i].page, "e_machine %u", cases[i].machine);
 	}
 }
+
+/* dwz's multifile (dwz -m): DWARF and a build-id, nothing allocated, no program headers; a
+ * file with code, symbols or segments is not one (issue 43, item 4: --expect tells it apart). */
+Test(elf, a_dwz_multifile_is_told_apart_from_objects_and_programs)
+{
+	static const unsigned char id[36] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
+	const struct t_sec multi[] = {
+		{ ".note.gnu.build-id", SHT_NOTE_, 0, 4, id, sizeof id },
+		{ ".debug_str", SHT_PROGBITS_, 0, 1, "abc", 4 },
+	};
+	const struct t_sec code[] = {
+		{ ".note.gnu.build-id", SHT_NOTE_, 0, 4, id, sizeof id },
+		{ ".debug_str", SHT_PROGBITS_, 0, 1, "abc", 4 },
+		{ ".text", SHT_PROGBITS_, SHF_ALLOC_ | SHF_EXECINSTR_, 4, "\xc3\0\0\0", 4 },
+	};
+	const struct t_seg load_all[] = { { PT_LOAD_, PF_R_, 0, 0x1000 } };
+	struct {
+		uint16_t type;
+		const struct t_sec *secs;
+		size_t nsec, nseg;
+		int want;
+	} cases[] = {
+		{ ET_REL_, multi, 2, 0, 1 }, { ET_EXEC_, multi, 2, 0, 1 }, { ET_REL_, multi, 1, 0, 0 },
+		{ ET_REL_, code, 3, 0, 0 },  { ET_EXEC_, multi, 2, 1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct t_image im;
+		struct elf ef;
+		struct err e;
+		int fd;
+
+		t_build(&im, 1, 0, cases[i].type, 62, cases[i].secs, cases[i].nsec, load_all,
+			cases[i].nseg);
+		cr_assert_eq(t_elf_open(&ef, im.p, im.len, &fd, &e), 0, "case %zu: %s", i, e.msg);
+		cr_expect_eq(debugfile_dwz_multifile(&ef), cases[i].want, "case %zu", i);
+		t_elf_close(&ef, fd);
+		t_image_free(&im);
+	}
+}

@@ -301,6 +301,46 @@ Test(note, alignments_other_than_8_walk_as_4)
 	expect_note(&it, area, 0, 28, 5, 8, 1, 20);
 }
 
+/* openal-soft's macro with GCC on x86-64: each note starts at a multiple of 32, zeros between
+ * (docs/layout.md, "Notes aligned beyond 8").  A 4-byte walk reads the zeros as a header. */
+Test(note, an_area_aligned_beyond_8_steps_over_the_zeros_up_to_its_alignment)
+{
+	unsigned char area[64 + 20];
+	struct note_iter it;
+	struct note n;
+	struct err e = { 0 };
+
+	memset(area, 0, sizeof area);
+	/* "[1]\0": 12 + 4 + 4 = 20 bytes, then 12 zero bytes to 32; the second at 32, 36 at 64 */
+	put_note(area, 0, 0, 4, 4, NOTE_DLOPEN_TYPE, "FDO", 16, "[1]");
+	put_note(area, 32, 0, 4, 4, NOTE_DLOPEN_TYPE, "FDO", 48, "[2]");
+	put_note(area, 64, 0, 4, 4, NOTE_DLOPEN_TYPE, "FDO", 80, "[3]");
+	note_iter_init(&it, area, sizeof area, 32, 0);
+	expect_note(&it, area, 0, 20, 4, 4, NOTE_DLOPEN_TYPE, 16);
+	expect_note(&it, area, 32, 20, 4, 4, NOTE_DLOPEN_TYPE, 48);
+	expect_note(&it, area, 64, 20, 4, 4, NOTE_DLOPEN_TYPE, 80);
+	expect_end(&it);
+	/* Never past the next multiple of the alignment: a zero header there is a note. */
+	memset(area + 32, 0, 32);
+	note_iter_init(&it, area, sizeof area, 32, 0);
+	expect_note(&it, area, 0, 20, 4, 4, NOTE_DLOPEN_TYPE, 16);
+	expect_note(&it, area, 32, 12, 0, 0, 0, 44);
+	/* Walked as 4, 12 zero bytes read as an empty note of type 0; 8 of them (a note 4 bytes
+	 * longer) as a header of type 4 (the next note's name size), then the next note's type is
+	 * read as a descriptor size: an error. */
+	put_note(area, 32, 0, 4, 4, NOTE_DLOPEN_TYPE, "FDO", 48, "[2]");
+	note_iter_init(&it, area, 52, 4, 0);
+	expect_note(&it, area, 0, 20, 4, 4, NOTE_DLOPEN_TYPE, 16);
+	expect_note(&it, area, 20, 12, 0, 0, 0, 32);
+	expect_note(&it, area, 32, 20, 4, 4, NOTE_DLOPEN_TYPE, 48);
+	put_note(area, 0, 0, 4, 8, NOTE_DLOPEN_TYPE, "FDO", 16, "[1]\0\0\0\0");
+	note_iter_init(&it, area, 52, 4, 0);
+	expect_note(&it, area, 0, 24, 4, 8, NOTE_DLOPEN_TYPE, 16);
+	expect_note(&it, area, 24, 12, 0, 0, 4, 36);
+	cr_assert_eq(note_next(&it, &n, &e), -1, "the misread ends in an error");
+	cr_assert(strstr(e.msg, "descriptor size 1081871370 runs past"), "%s", e.msg);
+}
+
 Test(note, big_endian_header_words_are_read_in_the_files_order)
 {
 	unsigned char area[20];

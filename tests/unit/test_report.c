@@ -40,3 +40,39 @@ Test(report, jsonl_is_one_object_per_file)
 		 "jsonl");
 	free(text);
 }
+
+/* --expect, one file (issue 43, item 4): the declared entries it lacks, by soname array, in one
+ * line naming three and how many more; an entry declared twice counts once; priorities and
+ * features are the union's business. */
+Test(report, lint_file_names_what_one_file_lacks)
+{
+	struct entries declared, have;
+	char *text = NULL;
+	size_t len = 0, lacks;
+	FILE *out = open_memstream(&text, &len);
+
+	entries("[{\"soname\":[\"a.so.1\"],\"feature\":\"a\"},{\"soname\":[\"b.so.1\"]},"
+		"{\"soname\":[\"c.so.1\"]},{\"soname\":[\"d.so.1\"]},{\"soname\":[\"e.so.1\"]},"
+		"{\"soname\":[\"a.so.1\"],\"feature\":\"a\",\"priority\":\"required\"}]",
+		&declared);
+	entries("[{\"soname\":[\"c.so.1\"],\"priority\":\"suggested\"}]", &have);
+	lacks = report_lint_file(&declared, "M.json", &have, "usr/lib/x.so", out);
+	cr_expect_eq(lacks, 4);
+	manifest_free(&have);
+	memset(&have, 0, sizeof have);
+	cr_expect_eq(report_lint_file(&declared, "M.json", &have, "bin/y", out), 5);
+	entries("[{\"soname\":[\"e.so.1\"]},{\"soname\":[\"d.so.1\"]},{\"soname\":[\"c.so.1\"]},"
+		"{\"soname\":[\"b.so.1\"]},{\"soname\":[\"a.so.1\"]}]",
+		&have);
+	cr_expect_eq(report_lint_file(&declared, "M.json", &have, "bin/z", out), 0);
+	fclose(out);
+	T_STR_EQ(text,
+		 "M.json: missing: usr/lib/x.so lacks 4 of the 5 declared entries: a.so.1 (feature a), "
+		 "b.so.1, d.so.1 and 1 more\n"
+		 "M.json: missing: bin/y lacks every declared entry (5): a.so.1 (feature a), b.so.1, "
+		 "c.so.1 and 2 more\n",
+		 "lint_file");
+	free(text);
+	manifest_free(&have);
+	manifest_free(&declared);
+}
