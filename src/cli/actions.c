@@ -136,7 +136,7 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 	struct buf report = {0};
 	struct entries es = {0};
 	struct trace_verdict v = {0};
-	size_t errors = scan_check(ef, sc, &report);
+	size_t errors = scan_check(ef, sc, gather != NULL, &report);
 	char first[400] = "";
 	int r = 0;
 

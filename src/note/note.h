@@ -213,8 +213,10 @@ int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *ou
 int scan_entries_salvage(const struct elf *ef, const struct scan *sc, struct entries *out,
 			 struct buf *lost, size_t *nlost, struct err *e);
 /* The number of misaligned dlopen notes; when any, the cause and the way out in one sentence
- * (which sections or offsets, their alignment) appended to `why`. */
-size_t scan_misaligned(const struct elf *ef, const struct scan *sc, struct buf *why);
+ * (which sections or offsets, their alignment) appended to `why`.  Brief: without the section
+ * index, offset and count, the same words in every file of the cause (an archive's members
+ * give one line). */
+size_t scan_misaligned(const struct elf *ef, const struct scan *sc, int brief, struct buf *why);
 /* The same, saying only where they are ("section [4] .note.dlopen at offset 0x60 is aligned to
  * 32, its 2 dlopen notes padded with zeros to that"): what an edit that drops them says. */
 size_t scan_misaligned_where(const struct elf *ef, const struct scan *sc, struct buf *where);
@@ -238,8 +240,10 @@ int scan_decode_item(const struct elf *ef, const struct scan_item *it, struct en
 void scan_build_id(const struct elf *ef, const struct scan *sc, char hex[2 * 64 + 1]);
 
 /* --check: validate against the spec and the readers.  Problems are appended to `report`, one
- * per line, prefixed "error: " or "warning: ".  Returns the number of errors. */
-size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *report);
+ * per line, prefixed "error: " or "warning: ".  Returns the number of errors.  Brief: lines
+ * that name no place in the file where they can (scan_misaligned()), for a caller that gathers
+ * the same cause of many files into one line. */
+size_t scan_check(const struct elf *ef, const struct scan *sc, int brief, struct buf *report);
 
 /* The PT_NOTE or section area covering [off, off+size), or NULL. */
 const struct scan_area *scan_area_of(const struct scan *sc, int kind, uint64_t off, uint64_t size);

@@ -315,7 +315,7 @@ int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *ou
 	struct buf why = {0};
 	int r = v ? 0 : err_oom(e);
 
-	if (r == 0 && scan_misaligned(ef, sc, &why))
+	if (r == 0 && scan_misaligned(ef, sc, 0, &why))
 		r = why.oom ? err_oom(e) : err_set(e, "%.*s", (int)why.len, why.p);
 	for (i = 0; i < n && r == 0; i++)
 		r = scan_decode_item(ef, v[i], out, e);
@@ -349,8 +349,11 @@ int scan_entries_salvage(const struct elf *ef, const struct scan *sc, struct ent
 	return r || lost->oom ? (r ? r : err_oom(e)) : 0;
 }
 
-/* The one sentence of scan_misaligned(): where, then why and the way out. */
-static void misaligned_where(const struct elf *ef, const struct scan *sc, struct buf *why)
+/* The one sentence of scan_misaligned(): where, then why and the way out.  Brief: the same
+ * words for every file of one cause (an archive's members: one line for all, their sections'
+ * places under -v), no section index, offset or count. */
+static void misaligned_where(const struct elf *ef, const struct scan *sc, int brief,
+			     struct buf *why)
 {
 	size_t i, nsect = 0, nnotes = 0, said = 0;
 	const struct scan_area *first = NULL;
@@ -370,6 +373,13 @@ static void misaligned_where(const struct elf *ef, const struct scan *sc, struct
 	}
 	if (!first)
 		return;
+	if (brief) {
+		buf_printf(why, "%s %s aligned to %llu, %s dlopen notes padded with zeros to that",
+			   first->kind == AREA_SECTION ? SECTION_NAME : "PT_NOTE",
+			   first->kind == AREA_SECTION ? "sections" : "program headers",
+			   (unsigned long long)align, "their");
+		return;
+	}
 	if (nsect > 1) {
 		buf_printf(why, "%zu %s sections (", nsect, SECTION_NAME);
 		for (i = 0; i < sc->nareas && said < 4; i++)
@@ -391,7 +401,8 @@ static void misaligned_where(const struct elf *ef, const struct scan *sc, struct
 		   nsect > 1 ? "their" : "its", nnotes, nnotes == 1 ? "" : "s");
 }
 
-size_t scan_misaligned_where(const struct elf *ef, const struct scan *sc, struct buf *where)
+/* How many dlopen notes of the file are misaligned. */
+static size_t misaligned_count(const struct scan *sc)
 {
 	const struct scan_item **v;
 	size_t n = scan_dlopen_notes(sc, &v), i, k = 0;
@@ -399,14 +410,25 @@ size_t scan_misaligned_where(const struct elf *ef, const struct scan *sc, struct
 	for (i = 0; v && i < n; i++)
 		k += (size_t)v[i]->misaligned;
 	free(v);
-	if (k)
-		misaligned_where(ef, sc, where);
 	return k;
 }
 
-size_t scan_misaligned(const struct elf *ef, const struct scan *sc, struct buf *why)
+size_t scan_misaligned_where(const struct elf *ef, const struct scan *sc, struct buf *where)
 {
-	size_t n = scan_misaligned_where(ef, sc, why);
+	size_t n = misaligned_count(sc);
+
+	if (n)
+		misaligned_where(ef, sc, 0, where);
+	return n;
+}
+
+size_t scan_misaligned(const struct elf *ef, const struct scan *sc, int brief, struct buf *why)
+{
+	size_t n = misaligned_count(sc);
+
+	if (!n)
+		return 0;
+	misaligned_where(ef, sc, brief, why);
 
 	if (!n)
 		return 0;
@@ -527,7 +549,7 @@ static void check_segments(const struct elf *ef, const struct scan *sc, const st
 			   seg->index);
 }
 
-size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
+size_t scan_check(const struct elf *ef, const struct scan *sc, int brief, struct buf *r)
 {
 	const struct scan_item **v;
 	size_t n = scan_dlopen_notes(sc, &v), i, errors = 0;
@@ -535,7 +557,7 @@ size_t scan_check(const struct elf *ef, const struct scan *sc, struct buf *r)
 	struct err e;
 	struct buf why = {0};
 
-	if (scan_misaligned(ef, sc, &why))
+	if (scan_misaligned(ef, sc, brief, &why))
 		buf_printf(r, "error: %.*s\n", (int)why.len, why.p), errors++;
 	buf_free(&why);
 	check_sections(ef, sc, r, &errors);

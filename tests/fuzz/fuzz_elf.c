@@ -91,7 +91,7 @@ static int edit(int in, uint64_t size, const struct entries *want, struct plan *
 		struct entries es = { 0 };
 		struct buf report = { 0 };
 		scan_entries(&ef, &sc, &es, &e);
-		scan_check(&ef, &sc, &report);
+		scan_check(&ef, &sc, 0, &report);
 		manifest_free(&es);
 		buf_free(&report);
 		if (note_encode(want, ef.big, &note, &e) == 0 && edit_plan(&ef, &sc, want, 0, &note, pl, NULL, &e) == 0) {

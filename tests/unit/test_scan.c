@@ -96,7 +96,7 @@ static char *check(struct fx *f, size_t *errors)
 {
 	struct buf r = { 0 };
 
-	*errors = scan_check(&f->ef, &f->sc, &r);
+	*errors = scan_check(&f->ef, &f->sc, 0, &r);
 	return buf_take(&r);
 }
 
