@@ -337,3 +337,32 @@ Test(check, where_an_archives_entries_travel, .timeout = 60)
 	cr_expect_str_eq(l, "2", "the program holds %s dlopen notes", l);
 	free(l);
 }
+
+/* openal-soft's shape: a bundled library's objects (its fmt, 2 of 104 members) go into the
+ * archive compiled without the entries.  The summary said "0 of them reach every program",
+ * which read like a failure: it says which members carry none, what that means for a program,
+ * and what to do if it matters; the check passes. */
+Test(check, members_without_entries_are_named_with_what_to_do, .timeout = 60)
+{
+	struct cmd c;
+
+	build_library("gcc", "");
+	free(sh("printf 'int fmt_format(int v) { return v; }\\n' > fmt.c && gcc -O2 -c fmt.c -o fmt.o && "
+		"cp lib.a bundled.a && ar rcs bundled.a fmt.o"));
+	c = run("'%s' --check bundled.a", tool());
+	cr_expect_eq(c.status, 0, "%s%s", c.out, c.err);
+	cr_expect(strstr(c.out, "bundled.a: ok (2 dlopen entries in 4 ELF members; 0 of them reach every program that "
+				"takes a member: 1 member that defines symbols carries none (fmt.o), so a program that "
+				"takes only such members gets no entry; if it must, compile them with the entries too "
+				"(-include the notes header)"),
+		  "%s", c.out);
+	cr_expect(!strstr(c.out, "error"), "%s", c.out);
+	cmd_free(&c);
+	/* what the line says, by linking: fmt.o alone carries nothing, with codec.o both entries */
+	free(sh("printf 'int fmt_format(int);\\nint main(void) { return fmt_format(0); }\\n' > usefmt.c && "
+		"gcc usefmt.c bundled.a -o fmtonly && gcc main.o bundled.a -o withcodec"));
+	char *l = sh("'%s' --list --format=sonames fmtonly | wc -l; '%s' --list --format=sonames withcodec | wc -l",
+		     tool(), tool());
+	cr_expect_str_eq(l, "0\n2", "%s", l);
+	free(l);
+}
