@@ -335,6 +335,12 @@ install-buildsys:
 $(BUILDSYS_TEST): tests/buildsys/test_buildsys.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) -lcriterion
 
-# Builds sample CMake and Meson projects (native, clang/lld/LTO, aarch64 cross); about a minute.
+# Builds sample CMake, Meson and Autotools projects (native, clang/lld/LTO, aarch64 cross).
 buildsys: $(BIN) $(BUILDSYS_TEST)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(BUILDSYS_TEST)
+
+# Real projects from Debian's sources (network): xz-utils with Autotools and libtool, lua with
+# plain make, declared as docs/build-systems.md says (tests/buildsys/real.sh).  Not in check.
+.PHONY: check-buildsys-real
+check-buildsys-real: $(BIN)
+	ONLY=real DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) bash tests/buildsys/run.sh

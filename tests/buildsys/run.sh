@@ -410,6 +410,10 @@ if [ -z "$ONLY" ] || [ "$ONLY" = autotools ]; then
 	# shellcheck source=tests/buildsys/autotools.sh
 	source "$SRC/tests/buildsys/autotools.sh"
 fi
+if [ "$ONLY" = real ]; then   # make check-buildsys-real only: real projects, downloaded
+	# shellcheck source=tests/buildsys/real.sh
+	source "$SRC/tests/buildsys/real.sh"
+fi
 
 BROKEN=
 # ---------------------------------------------------------------------------------------------
