@@ -10,6 +10,10 @@
 #   DESTDIR=, static consumers through pkg-config --static and liblzma.la, make distcheck.
 #   (xz-utils loads nothing with dlopen(): its entries are the test's.)
 #
+#   libnl3 3.7.0 (Autotools, one non-recursive Makefile.am, libtool: libnl-3, -route, -genl,
+#   -nf and libnl-cli-3, which dlopen()s its modules, shared and static, the nl-* programs
+#   linked against them): the same steps but distcheck, the entry in libnl-cli-3 only.
+#
 #   lua 5.4.4 (plain make; lua dlopen()s C modules): dlnote.mk included by src/Makefile, the
 #   objects' -include and the check after each link, as the page shows.
 #
@@ -20,6 +24,7 @@ R=$T/real
 RS=$SRC/tests/buildsys/real
 R_LZMA=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/liblzma-dlopen.json")
 R_XZ=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/xz-dlopen.json")
+R_NL=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/libnl-cli-dlopen.json")
 R_LUA=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/lua-dlopen.json")
 R_PATH=$PREFIX/bin:$PATH
 
@@ -121,6 +126,65 @@ check "$L: a static program through pkg-config --static liblzma carries liblzma'
 check "$L: a static program through liblzma.la carries liblzma's entry once and runs" xz_consumer la
 check "$L: make distcheck" with_env PATH="$R_PATH" make -C "$R/xz/b" -j2 distcheck
 check "$L: the tarball holds the manifests and dlnote.m4, no generated header" xz_tarball
+
+# --- libnl3, the same way ---------------------------------------------------------------------
+nl_source() {
+	local s=$R/nl/src
+	mkdir -p "$R/nl"
+	sh "$SRC/tests/tools/get-source.sh" -u libnl3 "$s"
+	cp "$PREFIX/share/aclocal/dlnote.m4" "$s/m4/"
+	cp "$RS/libnl-cli-dlopen.json" "$s/"
+	sed -i 's/^AM_PROG_LIBTOOL$/&\nDLNOTE_INIT([required])/' "$s/configure.ac"
+	grep -q '^DLNOTE_INIT' "$s/configure.ac"
+	cat >>"$s/Makefile.am" <<'EOF'
+
+# dlopen notes (docs/build-systems.md, "Autotools")
+src_lib_libnl_cli_3_la_CPPFLAGS += -include libnl-cli-dlopen.h
+BUILT_SOURCES = libnl-cli-dlopen.h
+CLEANFILES += libnl-cli-dlopen.h
+EXTRA_DIST += libnl-cli-dlopen.json
+libnl-cli-dlopen.h: $(srcdir)/libnl-cli-dlopen.json $(DLNOTE_DEPS)
+	$(AM_V_GEN)$(DLNOTE_HEADER) $@ $(srcdir)/libnl-cli-dlopen.json
+check-local:
+	@$(DLNOTE_CHECK) src/lib/libnl-cli-3.la lib/libnl-3.la src/nl-link-list
+EOF
+	(cd "$s" && autoreconf -fi)
+}
+nl_build() {
+	mkdir -p "$R/nl/b"
+	(cd "$R/nl/b" && PATH=$R_PATH ../src/configure --prefix=/usr) >"$R/nl/configure.log" 2>&1 ||
+		{ cat "$R/nl/configure.log"; return 1; }
+	grep -F "checking whether to declare dlopen notes... yes" "$R/nl/configure.log"
+	PATH=$R_PATH make -C "$R/nl/b" -j2
+}
+nl_installed() {
+	local d=$R/nl/dest/usr so
+	so=$(ls "$d"/lib/libnl-cli-3.so.*.*.*)
+	notes_once "$so" "$R_NL" && entries "$d/lib/libnl-cli-3.a" "$R_NL" &&
+		entries "$(ls "$d"/lib/libnl-3.so.*.*.*)" "[]" && entries "$d/bin/nl-link-list" "[]"
+}
+nl_consumer() {  # a program linked statically against the installed libnl-cli-3 (pkg-config --static)
+	local d=$R/nl/dest/usr out=$R/nl/consumer
+	printf '#include <netlink/cli/utils.h>\n#include <stdio.h>\nint main(void) { struct nl_sock *s = nl_socket_alloc(); printf("%%d\\n", nl_cli_parse_u32("7") + (s != 0)); nl_socket_free(s); return 0; }\n' >"$R/nl/consumer.c"
+	# shellcheck disable=SC2046
+	gcc $(PKG_CONFIG_SYSROOT_DIR=$R/nl/dest PKG_CONFIG_LIBDIR=$d/lib/pkgconfig pkg-config --cflags libnl-cli-3.0) \
+		"$R/nl/consumer.c" -Wl,-Bstatic \
+		$(PKG_CONFIG_SYSROOT_DIR=$R/nl/dest PKG_CONFIG_LIBDIR=$d/lib/pkgconfig pkg-config --static --libs libnl-cli-3.0) \
+		-Wl,-Bdynamic -o "$out"
+	readelf -dW "$out" | grep -q 'libnl' && { echo "$out links a shared libnl"; return 1; }
+	notes_once "$out" "$R_NL" && prints 8 "$out"
+}
+
+BROKEN=
+L="real libnl3 3.7.0 (Autotools, libtool; libnl-cli dlopen()s)"
+check "$L: fetched (Debian 12's source), dlnote.m4 in m4/, DLNOTE_INIT and the Makefile.am lines, autoreconf -fi" nl_source
+[ "$ok" = 1 ] || BROKEN="$L: source failed"
+check "$L: VPATH configure (notes declared) + make -j2" nl_build
+[ "$ok" = 1 ] || BROKEN="$L: build failed"
+check "$L: make check (the duplicate check)" with_env PATH="$R_PATH" make -C "$R/nl/b" -j2 check
+check "$L: make install-strip DESTDIR=" make -C "$R/nl/b" install-strip DESTDIR="$R/nl/dest"
+check "$L: installed libnl-cli-3.so and .a carry the entry once; libnl-3.so and nl-link-list none" nl_installed
+check "$L: a static program through pkg-config --static libnl-cli-3.0 carries it once and runs" nl_consumer
 
 # --- lua, as docs/build-systems.md "Plain make" says ------------------------------------------
 lua_source() {
