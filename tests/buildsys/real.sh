@@ -177,6 +177,7 @@ nl_consumer() {  # a program linked statically against the installed libnl-cli-3
 
 BROKEN=
 L="real libnl3 3.7.0 (Autotools, libtool; libnl-cli dlopen()s)"
+check "$L: flex and bison, which its configure requires, are there" have_tools flex bison
 check "$L: fetched (Debian 12's source), dlnote.m4 in m4/, DLNOTE_INIT and the Makefile.am lines, autoreconf -fi" nl_source
 [ "$ok" = 1 ] || BROKEN="$L: source failed"
 check "$L: VPATH configure (notes declared) + make -j2" nl_build
