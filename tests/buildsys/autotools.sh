@@ -46,7 +46,7 @@ no_header_in_tarball() {
 }
 # The in-code macro left on: make check fails with one line besides make's, the tool's.
 at_macro_too() {
-	local d=$AT/b log=$AT/macro-too.log said
+	local d=$AT/b log=$AT/macro-too.log
 	(cd "$d" && PATH=$AT_PATH "$AT/src/configure" --prefix="$AT/inst" --enable-macro-too) >/dev/null
 	PATH=$AT_PATH make -C "$d" -j2 >/dev/null
 	# (-s: no recursive make lines, which are make's own)
@@ -124,7 +124,7 @@ check "$L: make check says there was nothing to check" \
 	fails_with "dlnote: built without dlopen notes, nothing to check" sh -c "make -C '$AT/none' check && false"
 no_tool_required() {
 	mkdir -p "$AT/req"
-	cd "$AT/req" && ac_cv_path_DLNOTE_INJECT= "$AT/src/configure" --enable-dlopen-notes
+	cd "$AT/req" && ac_cv_path_DLNOTE_INJECT='' "$AT/src/configure" --enable-dlopen-notes
 }
 check "$L: --enable-dlopen-notes fails at configure time, saying why and what to do" \
 	fails_with "configure: error: dlopen notes are required, but dlnote-inject was not found (install it, or name it with DLNOTE_INJECT=PATH); or configure with --disable-dlopen-notes" \
