@@ -253,7 +253,8 @@ INSTALLED = $(BINDIR)/dlnote-inject $(BINDIR)/dh_dlnote $(BINDIR)/dh_dlnotedeps 
 	$(PERL_VENDORLIB)/Debian/Debhelper/Sequence/dlnote.pm \
 	$(CMAKEDIR)/dlnoteConfig.cmake $(CMAKEDIR)/dlnoteConfigVersion.cmake $(CMAKEDIR)/dlnoteFunctions.cmake \
 	$(CMAKEDIR)/dlnoteCheck.cmake \
-	$(PKGCONFIGDIR)/dlnote.pc $(DATADIR)/dlnote/dlnote-template.c $(DATADIR)/dlnote/dlnote-note.py
+	$(PKGCONFIGDIR)/dlnote.pc $(DATADIR)/dlnote/dlnote-template.c $(DATADIR)/dlnote/dlnote-note.py \
+	$(ACLOCALDIR)/dlnote.m4 $(DATADIR)/dlnote/dlnote.mk
 SET_VERSION = sed 's|@VERSION@|$(VERSION)|g'
 
 install: $(BIN)
@@ -303,6 +304,8 @@ clean:
 # ---- build-system helpers: CMake package, pkg-config file, Meson template (docs/build-systems.md) ----
 CMAKEDIR     ?= $(LIBDIR)/cmake/dlnote
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# Autoconf's macro (aclocal searches here) and the plain-make include file.
+ACLOCALDIR   ?= $(DATADIR)/aclocal
 # The CMake package finds the tool relative to itself; dlnote.pc uses ${prefix} where it can.
 BUILDSYS_SED  = -e 's|@VERSION@|$(VERSION)|g' \
                 -e "s|@BINDIR_FROM_CMAKEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(BINDIR))|g" \
@@ -325,10 +328,19 @@ install-buildsys:
 	install -m 644 meson/dlnote-template.c $(DESTDIR)$(DATADIR)/dlnote/dlnote-template.c
 	sed 's|@DLNOTE_INJECT@|$(BINDIR)/dlnote-inject|' meson/dlnote-note.py > $(DESTDIR)$(DATADIR)/dlnote/dlnote-note.py
 	chmod 755 $(DESTDIR)$(DATADIR)/dlnote/dlnote-note.py
+	install -d $(DESTDIR)$(ACLOCALDIR)
+	install -m 644 autotools/dlnote.m4 $(DESTDIR)$(ACLOCALDIR)/dlnote.m4
+	install -m 644 make/dlnote.mk $(DESTDIR)$(DATADIR)/dlnote/dlnote.mk
 
 $(BUILDSYS_TEST): tests/buildsys/test_buildsys.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LDFLAGS) -lcriterion
 
-# Builds sample CMake and Meson projects (native, clang/lld/LTO, aarch64 cross); about a minute.
+# Builds sample CMake, Meson and Autotools projects (native, clang/lld/LTO, aarch64 cross).
 buildsys: $(BIN) $(BUILDSYS_TEST)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(BUILDSYS_TEST)
+
+# Real projects from Debian's sources (network): xz-utils with Autotools and libtool, lua with
+# plain make, declared as docs/build-systems.md says (tests/buildsys/real.sh).  Not in check.
+.PHONY: check-buildsys-real
+check-buildsys-real: $(BIN)
+	ONLY=real DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) bash tests/buildsys/run.sh

@@ -25,7 +25,7 @@ $SUDO apt-get install -y --no-install-recommends \
 	rpm debhelper dpkg-dev fakeroot perl libgcc-s1-arm64-cross \
 	debugedit dwz patchelf gdb cpio xz-utils rpm2cpio strace tar \
 	libzstd1 liblz4-1 libcrypt1 \
-	git libtool libtool-bin \
+	git libtool libtool-bin autoconf automake flex bison \
 	lintian \
 	curl gpgv debian-archive-keyring libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev
 # The SBOM tests validate with the CycloneDX project's validator from the npm registry (make

@@ -58,10 +58,12 @@ struct travel {
 	const struct archive *ar;    /* set once the archive's symbol index was read */
 	struct archive_member index; /* the index member, to read symbol names */
 	size_t elf_members, code_members, lto_members, foreign_members;
-	uint64_t sym_nth; /* the last index symbol whose name was read, and its name */
+	size_t bare_members; /* members that define symbols and carry no entry */
+	uint64_t sym_nth;    /* the last index symbol whose name was read, and its name */
 	char sym[256];
 	int sym_read;
 	char lto_first[ARCHIVE_MAX_NAME + 1], foreign_first[ARCHIVE_MAX_NAME + 1];
+	char bare_first[ARCHIVE_MAX_NAME + 1];
 };
 
 /* The archive's symbol index: how many symbols each member defines. */

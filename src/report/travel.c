@@ -265,7 +265,7 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 {
 	const struct archive_index_count *ix = index_of(t, m->hdr);
 	const struct scan_item **items = NULL;
-	size_t nitems = scan_dlopen_notes(sc, &items), *grp = NULL;
+	size_t nitems = scan_dlopen_notes(sc, &items), *grp = NULL, carries = 0;
 	int r = 0;
 
 	t->elf_members++;
@@ -305,11 +305,15 @@ int travel_member(struct travel *t, const struct archive_member *m, const struct
 			if (!te)
 				r = -1;
 			else
-				count_entry(te, m, ix, fold);
+				count_entry(te, m, ix, fold), carries++;
 		}
 		manifest_free(&es);
 		free(desc);
 	}
+	/* A member a link may take that brings no entry (a bundled library's object compiled
+	 * without them): what the summary names. */
+	if (r == 0 && ix && ix->nsyms && !carries && t->bare_members++ == 0)
+		str_cat(t->bare_first, sizeof t->bare_first, 0, m->name);
 	free(grp);
 	free(items);
 	return r;
@@ -344,6 +348,30 @@ static const char *pull_symbol(struct travel *t, const struct travel_entry *te)
 			t->sym[0] = '\0';
 	}
 	return strncmp(t->sym, "dlnote_pull_", 12) == 0 ? t->sym : NULL;
+}
+
+/* The last line.  Entries that do not reach every program are not an error: an in-code note
+ * rides with the object that calls dlopen(), as it should.  What matters is a member a program
+ * may take alone without any entry (openal-soft's bundled fmt objects): named, with the fix. */
+static void summary(const struct travel *t, const char *path, size_t everywhere, FILE *out)
+{
+	print_text(out,
+		   "%s: ok (%zu dlopen entr%s in %zu ELF members; %zu of them reach%s every "
+		   "program that takes a member",
+		   path, t->n, t->n == 1 ? "y" : "ies", t->elf_members, everywhere,
+		   everywhere == 1 ? "es" : "");
+	if (everywhere < t->n && t->bare_members)
+		print_text(out,
+			   ": %zu member%s that define%s symbols carr%s none (%s%s), so a program "
+			   "that takes only such members gets no entry; if it must, compile them "
+			   "with the entries too (-include the notes header)",
+			   t->bare_members, t->bare_members == 1 ? "" : "s",
+			   t->bare_members == 1 ? "s" : "", t->bare_members == 1 ? "ies" : "y",
+			   t->bare_first, t->bare_members > 1 ? ", ..." : "");
+	else if (everywhere < t->n)
+		print_text(out, ": the others come with the members that carry them, as a note "
+				"written beside the code that calls dlopen() does");
+	print_text(out, ")\n");
 }
 
 size_t travel_report(struct travel *t, const struct entries *added, int quiet, const char *path,
@@ -435,12 +463,7 @@ size_t travel_report(struct travel *t, const struct entries *added, int quiet, c
 			   path, t->foreign_members, t->foreign_members == 1 ? "" : "s",
 			   t->foreign_first, t->foreign_members > 1 ? ", ..." : "");
 	if (!quiet && !errors)
-		print_text(
-			out,
-			"%s: ok (%zu dlopen entr%s in %zu ELF members; %zu of them reach%s every "
-			"program that takes a member)\n",
-			path, t->n, t->n == 1 ? "y" : "ies", t->elf_members, everywhere,
-			everywhere == 1 ? "es" : "");
+		summary(t, path, everywhere, out);
 	buf_free(&b);
 	return errors;
 }

@@ -3,7 +3,7 @@
 """make bench: dlnote-inject against cp and objcopy on the same files, alternating, medians of
 RUNS runs, peak RSS from wait4().  Timings are noisy: this is not part of the test suite.
 
-  bench.py TOOL [RUNS] [archive|closure]   (archive, closure: only that table)
+  bench.py TOOL [RUNS] [archive|closure|build]   (archive, closure, build: only that table)
 """
 import os
 import shutil
@@ -19,6 +19,37 @@ LLVM = "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1"
 PYTHON_A = "/usr/lib/x86_64-linux-gnu/libpython3.11.a"    # Debian's libpython3.11-dev
 ONLY_ARCHIVE = len(sys.argv) > 3 and sys.argv[3] == "archive"
 ONLY_CLOSURE = len(sys.argv) > 3 and sys.argv[3] == "closure"
+ONLY_BUILD = len(sys.argv) > 3 and sys.argv[3] == "build"
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def build_cost(work):
+    """The header idiom's cost in a build (docs/build-systems.md, Autotools and plain make):
+    this tree's own C sources, a real project of about 70 files, compiled with gcc -O2 -c,
+    without and with -include of a header of the Autotools sample's three entries, alternately
+    RUNS times; the CPU time (user + system) of the compilers, medians.  Printed, not asserted:
+    the aim is within 1 %."""
+    sources = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(SRC, "src"))
+                     for f in fs if f.endswith(".c") and "/audit" not in dp)
+    manifests = [os.path.join(SRC, "tests", "buildsys", "autotools", m)
+                 for m in ("codec-dlopen.json", "parse-dlopen.json", "app-dlopen.json")]
+    header = os.path.join(work, "notes.h")
+    subprocess.run([TOOL, "-q", "--header", "-o", header] + manifests, check=True)
+    flags = ["-std=c11", "-D_GNU_SOURCE", '-DVERSION="0"', "-O2", "-c", "-o", os.path.join(work, "b.o")]
+    cpu = {"without": [], "with -include": []}
+    for _ in range(RUNS):
+        for name in cpu:
+            extra = ["-include", header] if name != "without" else []
+            before = os.times()
+            for src in sources:
+                subprocess.run(["gcc"] + flags + extra + [src], check=True, cwd=os.path.dirname(src))
+            after = os.times()
+            cpu[name].append(after.children_user - before.children_user +
+                             after.children_system - before.children_system)
+    base, with_ = (statistics.median(cpu[k]) for k in ("without", "with -include"))
+    print(f"\n### Build CPU time with the notes header ({len(sources)} C files of this tree, gcc -O2, "
+          f"3 entries)\n\nwithout: {base:.2f} s, with -include: {with_:.2f} s, "
+          f"{(with_ / base - 1) * 100:+.2f} % (the aim: within 1 %)")
 
 
 def measure(argv, cwd):
@@ -91,6 +122,9 @@ def main():
         print(f"Machine: {os.uname().nodename} {os.uname().machine}, {os.cpu_count()} cores; "
               f"{time.strftime('%Y-%m-%d')}; {RUNS} runs each, alternating; medians.")
 
+        if ONLY_BUILD:
+            build_cost(work)
+            return
         # 0. --closure over a whole root: every program of this machine's / (its ELF files in
         # the bin and libexec directories), one run, at recommended and suggested, paths and JSON.
         progs = subprocess.run(["sh", "-c", "find /usr/bin /usr/sbin /usr/libexec /usr/lib/systemd -type f -perm -u+x "

@@ -35,6 +35,29 @@ fi
 check "control (aarch64): only a template built with -mbranch-protection=standard keeps 'AArch64 feature: BTI, PAC'" \
 	control aarch64-linux-gnu-gcc -mbranch-protection=standard 'AArch64 feature: BTI, PAC'
 
+# dlnoteCheck.cmake keeps the tool's line whole: openal-soft's fmt objects hold a note section
+# aligned 32, and the tool's line "...alignment 32; the spec requires 4" was cut at its ';' (a
+# CMake list separator), with a "1 more line" that did not exist.
+check_wrapper_line() {
+	local d=$T/check-wrapper out
+	mkdir -p "$d"
+	cat >"$d/aligned32.c" <<-'EOF'
+	__attribute__((used, aligned(32), section(".note.dlopen"))) static const struct {
+		unsigned namesz, descsz, type; char name[4]; char json[32];
+	} note = {4, 32, 0x407c0c0a, "FDO", "[{\"soname\":[\"libfoo.so.1\"]}]"};
+	int f(void) { return 0; }
+	EOF
+	gcc -c "$d/aligned32.c" -o "$d/aligned32.o"
+	out=$(cmake -DTOOL="$DLNOTE" -DTARGET=al -DREPORT="$d/check.txt" -DSTAMP="$d/stamp" \
+		-P "$SRC/cmake/dlnoteCheck.cmake" -- "$d/aligned32.o" 2>&1)
+	echo "$out"
+	[ ! -e "$d/stamp" ] && [ "$(grep -c . <<<"$out")" -eq 1 ] &&
+		grep -qF "alignment 32; the spec requires 4; target al, every line of the check: $d/check.txt" <<<"$out" &&
+		! grep -q 'more line' <<<"$out"
+}
+check "dlnoteCheck.cmake: the tool's line reaches the build log whole, ';' included, and no 'more line' that is not there" \
+	check_wrapper_line
+
 # ---------------------------------------------------------------------------------------------
 # CMake.
 cmake_sample() {  # cmake_sample NAME CMAKE_ARGS...: copy the sample, configure, build

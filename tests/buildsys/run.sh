@@ -16,9 +16,9 @@
 # One line per check: "PASS  name" or "FAIL  name (log: ...)" followed by the log's tail.
 # Exit status 1 if any check failed.  Environment: DLNOTE (the tool that reads results, default
 # <src>/build/dlnote-inject), DLNOTE_SRC (the source tree, default ../..), KEEP=1 keeps the
-# temporary directory (it is always kept after a failure), ONLY=cmake or ONLY=meson runs the
-# common checks and that build system's only (make buildsys runs the two halves at once, each
-# in its own temporary directory).
+# temporary directory (it is always kept after a failure), ONLY=cmake, ONLY=meson or
+# ONLY=autotools runs the common checks and that build system's only (make buildsys runs the
+# three parts at once, each in its own temporary directory).
 set -eu
 ONLY=${ONLY:-}
 
@@ -335,7 +335,8 @@ echo "buildsys: source $SRC, tool $DLNOTE, work $T"
 
 have_tools() { local p; for p in "$@"; do command -v "$p" || { echo "missing $p"; return 1; }; done; }
 check "tools are there: cmake ninja meson gcc clang ld.lld ld.gold mold aarch64-linux-gnu-gcc qemu-aarch64 pkg-config ..." \
-	have_tools cmake ninja meson gcc clang ld.lld ld.gold mold aarch64-linux-gnu-gcc qemu-aarch64 pkg-config python3 readelf objcopy make file
+	have_tools cmake ninja meson gcc clang ld.lld ld.gold mold aarch64-linux-gnu-gcc qemu-aarch64 pkg-config python3 readelf objcopy make file \
+	autoreconf automake libtoolize
 check "tool under test runs: $DLNOTE --version" "$DLNOTE" --version
 
 # ---------------------------------------------------------------------------------------------
@@ -364,7 +365,8 @@ installed_files() {
 	for f in bin/dlnote-inject lib/cmake/dlnote/dlnoteConfig.cmake \
 		lib/cmake/dlnote/dlnoteConfigVersion.cmake lib/cmake/dlnote/dlnoteFunctions.cmake \
 		lib/cmake/dlnote/dlnoteCheck.cmake \
-		lib/pkgconfig/dlnote.pc share/dlnote/dlnote-template.c share/dlnote/dlnote-note.py; do
+		lib/pkgconfig/dlnote.pc share/dlnote/dlnote-template.c share/dlnote/dlnote-note.py \
+		share/aclocal/dlnote.m4 share/dlnote/dlnote.mk; do
 		ls -l "$PREFIX/$f"
 	done
 }
@@ -403,14 +405,22 @@ check "find_package(dlnote 1) rejects the $VERSION it finds" fails_with "dlnoteC
 cp -a "$PREFIX" "$T/moved-prefix"
 check "the installed package is relocatable (found through a moved prefix)" finds_tool "$T/moved-prefix" 0.1
 
-# The two halves: tests/buildsys/cmake.sh and tests/buildsys/meson.sh.
-if [ "$ONLY" != meson ]; then   # (ONLY=meson: the Meson checks only)
+# The parts: tests/buildsys/cmake.sh, meson.sh and autotools.sh (ONLY=NAME: that one only).
+if [ -z "$ONLY" ] || [ "$ONLY" = cmake ]; then
 	# shellcheck source=tests/buildsys/cmake.sh
 	source "$SRC/tests/buildsys/cmake.sh"
 fi
-if [ "$ONLY" != cmake ]; then
+if [ -z "$ONLY" ] || [ "$ONLY" = meson ]; then
 	# shellcheck source=tests/buildsys/meson.sh
 	source "$SRC/tests/buildsys/meson.sh"
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = autotools ]; then
+	# shellcheck source=tests/buildsys/autotools.sh
+	source "$SRC/tests/buildsys/autotools.sh"
+fi
+if [ "$ONLY" = real ]; then   # make check-buildsys-real only: real projects, downloaded
+	# shellcheck source=tests/buildsys/real.sh
+	source "$SRC/tests/buildsys/real.sh"
 fi
 
 BROKEN=

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_buildsys.c - the build-system helpers' suite (tests/buildsys/run.sh) as two Criterion
- * tests, its CMake part and its Meson part, which Criterion runs at once: run.sh builds sample
+/* test_buildsys.c - the build-system helpers' suite (tests/buildsys/run.sh) as three Criterion
+ * tests, its CMake, Meson and Autotools parts, which Criterion runs at once: run.sh builds sample
  * projects and prints one PASS/FAIL line per check.  The tool comes from $DLNOTE, the source
  * tree from $DLNOTE_SRC (make buildsys sets both). */
 #include <criterion/criterion.h>
@@ -47,4 +47,9 @@ Test(buildsys, cmake_helpers_pass_every_check, .timeout = 900)
 Test(buildsys, meson_helpers_pass_every_check, .timeout = 900)
 {
 	run_part("meson");
+}
+
+Test(buildsys, autotools_macro_passes_every_check, .timeout = 900)
+{
+	run_part("autotools");
 }

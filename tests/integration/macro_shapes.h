@@ -14,7 +14,15 @@
  *   x86-64 raises the alignment of such a variable of 32 bytes or more to 32: the section is
  *   aligned to 32 and each note after the first starts at a multiple of 32, zeros between
  *   (docs/layout.md, "Notes aligned beyond 8"); OALNOTE(json), OALNOTE_INLINE(name, json)
- *   (an inline variable: the same note in a COMDAT group of its own). */
+ *   (an inline variable: the same note in a COMDAT group of its own).
+ *
+ *   gnulib's sd-dlopen module (lib/sd-dlopen.h, systemd's header for GNU projects, 2026):
+ *   SD_ELF_NOTE_DLOPEN's note as above but with an .equ guard and label arithmetic for the
+ *   sizes, GNUNOTE(json); and SD_ELF_NOTE_DLOPEN_ANCHORED's: the note in section .note.dlopen,
+ *   flags "aGo" (SHF_LINK_ORDER to a hidden weak anchor byte in .data.sd_dlopen_dummy.TAG), in a
+ *   COMDAT group named "sd_dlopen_group_" TAG (not the payload), guarded by
+ *   "sd_dlopen:emitted:" TAG, the anchor kept by an empty asm that uses its address (so
+ *   --gc-sections drops the note with the function), GNUANCHORED(tag, json) inside a function. */
 #ifndef DLNOTE_MACRO_SHAPES_H
 #define DLNOTE_MACRO_SHAPES_H
 
@@ -56,5 +64,26 @@ static const char oal_note_h[] =
 	"  OAL_JOIN(s_dlopen_note_, __LINE__) = oal_note(json)\n"
 	"#define OALNOTE_INLINE(name, json) [[gnu::used, gnu::section(\".note.dlopen\")]] \\\n"
 	"  inline constexpr auto name = oal_note(json)\n";
+
+/* The text of a C header defining GNUNOTE(json) and GNUANCHORED(tag, json): json is a C string
+ * literal of the payload with its quotes escaped for the assembler, as for DECL. */
+static const char gnulib_sd_dlopen_h[] =
+	"#define GNUNOTE(json) __asm__(\".ifndef \\\"sd_dlopen:\" json \"\\\"\\n\" \\\n"
+	"  \".equ \\\"sd_dlopen:\" json \"\\\", 1\\n\" \\\n"
+	"  \".pushsection .note.dlopen, \\\"aGR\\\", %note, \\\"sd_dlopen:\" json \"\\\", comdat\\n\" \\\n"
+	"  \".balign 4\\n.long 884f - 883f\\n.long 882f - 881f\\n.long 0x407c0c0a\\n883:\\n.asciz \\\"FDO\\\"\\n884:\\n\" \\\n"
+	"  \".balign 4\\n881:\\n.asciz \\\"\" json \"\\\"\\n882:\\n.balign 4\\n.popsection\\n.endif\\n\")\n"
+	"#define GNUANCHORED(tag, json) \\\n"
+	"  __attribute__((visibility(\"hidden\"))) extern volatile const char gnu_anchor_##tag \\\n"
+	"    __asm__(\"__sd_dlopen_anchor_\" #tag); \\\n"
+	"  __asm__(\".ifndef \\\"sd_dlopen:emitted:\" #tag \"\\\"\\n\" \\\n"
+	"    \".equ \\\"sd_dlopen:emitted:\" #tag \"\\\", 1\\n\" \\\n"
+	"    \".pushsection .data.sd_dlopen_dummy.\" #tag \", \\\"awG\\\", %progbits, sd_dlopen_group_\" #tag \", comdat\\n\" \\\n"
+	"    \".weak __sd_dlopen_anchor_\" #tag \"\\n.hidden __sd_dlopen_anchor_\" #tag \"\\n\" \\\n"
+	"    \".type __sd_dlopen_anchor_\" #tag \", %object\\n.balign 8\\n__sd_dlopen_anchor_\" #tag \":\\n.byte 0\\n.popsection\\n\" \\\n"
+	"    \".pushsection .note.dlopen, \\\"aGo\\\", %note, __sd_dlopen_anchor_\" #tag \", sd_dlopen_group_\" #tag \", comdat\\n\" \\\n"
+	"    \".balign 4\\n.long 884f - 883f\\n.long 882f - 881f\\n.long 0x407c0c0a\\n883:\\n.asciz \\\"FDO\\\"\\n884:\\n\" \\\n"
+	"    \".balign 4\\n881:\\n.asciz \\\"\" json \"\\\"\\n882:\\n.balign 4\\n.popsection\\n.endif\\n\"); \\\n"
+	"  __asm__ volatile(\"\" : : \"r\"(&gnu_anchor_##tag))\n";
 
 #endif

@@ -279,7 +279,9 @@ Test(archive, warnings_one_line_per_cause_for_many_members, .timeout = 60)
 			 "carries it\n"
 			 "lib.a: \"steam2\" [\"libsteam_api.so\"]: in 1 of 5 ELF members (m5.o); only a program that "
 			 "takes m5.o carries it\n"
-			 "lib.a: ok (3 dlopen entries in 5 ELF members; 1 of them reaches every program that takes a member)\n");
+			 "lib.a: ok (3 dlopen entries in 5 ELF members; 1 of them reaches every program that takes a member: "
+			 "the others come with the members that carry them, as a note written beside the code that calls "
+			 "dlopen() does)\n");
 	cr_expect_str_eq(c.err, "");
 	cmd_free(&c);
 	c = run("'%s' --check -q lib.a", tool());

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "macro_shapes.h"
 
 /* Two entries; the second's description has what the header must escape twice (assembler
  * string in a C string): quotes, a backslash, a trigraph, a comment end, UTF-8. */
@@ -354,4 +355,92 @@ Test(check, where_an_archives_entries_travel, .timeout = 60)
 	l = sh("readelf -nW ab | grep -o 0x407c0c0a | wc -l");
 	cr_expect_str_eq(l, "2", "the program holds %s dlopen notes", l);
 	free(l);
+}
+
+/* openal-soft's shape: a bundled library's objects (its fmt, 2 of 104 members) go into the
+ * archive compiled without the entries.  The summary said "0 of them reach every program",
+ * which read like a failure: it says which members carry none, what that means for a program,
+ * and what to do if it matters; the check passes. */
+Test(check, members_without_entries_are_named_with_what_to_do, .timeout = 60)
+{
+	struct cmd c;
+
+	build_library("gcc", "");
+	free(sh("printf 'int fmt_format(int v) { return v; }\\n' > fmt.c && gcc -O2 -c fmt.c -o fmt.o && "
+		"cp lib.a bundled.a && ar rcs bundled.a fmt.o"));
+	c = run("'%s' --check bundled.a", tool());
+	cr_expect_eq(c.status, 0, "%s%s", c.out, c.err);
+	cr_expect(strstr(c.out, "bundled.a: ok (2 dlopen entries in 4 ELF members; 0 of them reach every program that "
+				"takes a member: 1 member that defines symbols carries none (fmt.o), so a program that "
+				"takes only such members gets no entry; if it must, compile them with the entries too "
+				"(-include the notes header)"),
+		  "%s", c.out);
+	cr_expect(!strstr(c.out, "error"), "%s", c.out);
+	cmd_free(&c);
+	/* what the line says, by linking: fmt.o alone carries nothing, with codec.o both entries */
+	free(sh("printf 'int fmt_format(int);\\nint main(void) { return fmt_format(0); }\\n' > usefmt.c && "
+		"gcc usefmt.c bundled.a -o fmtonly && gcc main.o bundled.a -o withcodec"));
+	char *l = sh("'%s' --list --format=sonames fmtonly | wc -l; '%s' --list --format=sonames withcodec | wc -l",
+		     tool(), tool());
+	cr_expect_str_eq(l, "0\n2", "%s", l);
+	free(l);
+}
+
+/* gnulib's sd-dlopen module (macro_shapes.h: GNUNOTE is SD_ELF_NOTE_DLOPEN, GNUANCHORED
+ * SD_ELF_NOTE_DLOPEN_ANCHORED) in a library whose build system also declares the entry with the
+ * header.  The plain macro writes the same payload-keyed group as the header: it folds, the
+ * program lists the entry once and the check passes.  The anchored note's group is keyed on its
+ * tag: it never folds, so the object, the archive and the program each fail the check in one
+ * line that names the entry, as the other macros do; with --gc-sections and the function gone,
+ * its note goes with it and the program is right again. */
+Test(check, gnulib_sd_dlopen_macros_beside_the_manifest, .timeout = 60)
+{
+	static const char xz[] = "#define XZ \"[{\\\\\\\"feature\\\\\\\":\\\\\\\"xz\\\\\\\",\\\\\\\"description\\\\\\\":"
+				 "\\\\\\\"Decompress xz\\\\\\\",\\\\\\\"priority\\\\\\\":\\\\\\\"recommended\\\\\\\","
+				 "\\\\\\\"soname\\\\\\\":[\\\\\\\"liblzma.so.5\\\\\\\"]}]\"\n";
+	static const char dup[] = "entry \"xz\" [\"liblzma.so.5\"] is declared 2 times";
+	char *l, gnu_h[sizeof gnulib_sd_dlopen_h + sizeof xz];
+	struct cmd c;
+
+	put_file("gnu.h", strcat(strcpy(gnu_h, gnulib_sd_dlopen_h), xz));
+	put_file("x.json", "[" E1 "]");
+	put_file("plain.c", "#include \"gnu.h\"\nGNUNOTE(XZ);\nint load(void) { return 1; }\n");
+	put_file("anch.c", "#include \"gnu.h\"\nint load(void) { return 1; }\n"
+			   "int lzma(void) { GNUANCHORED(xz_recommended, XZ); return 2; }\n");
+	put_file("main.c", "int load(void);\nint main(void) { return load() - 1; }\n");
+	free(sh("'%s' -q --header -o x.h x.json && gcc -c main.c && for f in plain anch; do "
+		"gcc -O2 -ffunction-sections -include x.h -c $f.c -o $f.o && gcc -O2 -c $f.c -o $f-alone.o && ar rcs lib$f.a $f.o && "
+		"gcc main.o lib$f.a -o $f || exit 1; done && gcc -Wl,--gc-sections main.o anch.o -o anch-gc",
+		tool()));
+
+	/* the plain macro: one group with the header's, once everywhere */
+	c = run("'%s' --check -q plain.o libplain.a plain", tool());
+	cr_expect_eq(c.status, 0, "%s%s", c.out, c.err);
+	cmd_free(&c);
+	l = sh("'%s' --list --format=sonames plain", tool());
+	cr_expect_str_eq(l, "liblzma.so.5 recommended", "%s", l);
+	free(l);
+
+	/* the anchored macro alone: read as any note */
+	l = sh("'%s' --list --json anch-alone.o", tool());
+	cr_expect_str_eq(l, "[" E1 "]", "%s", l);
+	free(l);
+
+	/* beside the header: twice, one line each on stderr */
+	c = run("'%s' --check -q anch.o libanch.a anch", tool());
+	cr_expect_eq(c.status, 1, "%s%s", c.out, c.err);
+	cr_expect_eq(strcount_lines(c.err), 4, "three lines and the end: %s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: anch.o: 1 error in dlopen notes: "), "%s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: libanch.a: 1 error in the dlopen notes of 1 of its 1 ELF members, the first: "),
+		  "%s", c.err);
+	cr_expect(strstr(c.err, "dlnote-inject: anch: 1 error in dlopen notes: "), "%s", c.err);
+	l = sh("'%s' --check -q anch 2>&1 >/dev/null | grep -cF '%s'", tool(), dup);
+	cr_expect_str_eq(l, "1", "%s", l);
+	free(l);
+	l = sh("readelf -nW anch | grep -o 0x407c0c0a | wc -l; readelf -nW anch-gc | grep -o 0x407c0c0a | wc -l");
+	cr_expect_str_eq(l, "2\n1", "dlopen notes in anch, anch-gc: %s", l);
+	free(l);
+	c = run("'%s' --check -q anch-gc", tool());
+	cr_expect_eq(c.status, 0, "%s%s", c.out, c.err);
+	cmd_free(&c);
 }

@@ -49,6 +49,7 @@ static const char *const generators_files[] = {
 };
 
 static const char *const devel_files[] = {
+	"-rw-r--r-- /usr/share/aclocal/dlnote.m4",
 	"drwxr-xr-x /usr/share/cmake/dlnote",
 	"-rw-r--r-- /usr/share/cmake/dlnote/dlnoteCheck.cmake",
 	"-rw-r--r-- /usr/share/cmake/dlnote/dlnoteConfig.cmake",
@@ -57,6 +58,7 @@ static const char *const devel_files[] = {
 	"drwxr-xr-x /usr/share/dlnote",
 	"-rwxr-xr-x /usr/share/dlnote/dlnote-note.py",
 	"-rw-r--r-- /usr/share/dlnote/dlnote-template.c",
+	"-rw-r--r-- /usr/share/dlnote/dlnote.mk",
 	"-rw-r--r-- /usr/share/pkgconfig/dlnote.pc",
 	NULL,
 };

@@ -65,9 +65,11 @@ static char *version(void)
 	"usr/lib/dlnote/lib32/dlnote-audit.so\n" \
 	"usr/lib/pkgconfig/dlnote.pc\n" \
 	"usr/lib/rpm/fileattrs/dlnote.attr\n" \
+	"usr/share/aclocal/dlnote.m4\n" \
 	"usr/share/bash-completion/completions/dlnote-inject\n" \
 	"usr/share/dlnote/dlnote-note.py\n" \
 	"usr/share/dlnote/dlnote-template.c\n" \
+	"usr/share/dlnote/dlnote.mk\n" \
 	"usr/share/man/man1/dh_dlnote.1\n" \
 	"usr/share/man/man1/dh_dlnotedeps.1\n" \
 	"usr/share/man/man1/dlnote-inject.1\n" \
