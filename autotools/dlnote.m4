@@ -1,5 +1,5 @@
 # dlnote.m4 - declare a project's dlopen() dependencies (FDO .note.dlopen) from Automake
-# serial 1
+# serial 2
 dnl SPDX-License-Identifier: MIT
 dnl This file is free software; its authors give unlimited permission to copy and/or
 dnl distribute it, with or without modifications, as long as this notice is preserved.
@@ -24,9 +24,13 @@ dnl                     into every object with `-include HEADER'); without notes
 dnl                     that only says so, so the same Makefile.am builds either way
 dnl     DLNOTE_DEPS     what every such header also depends on (config.status: reconfiguring
 dnl                     with or without notes remakes the headers)
-dnl     DLNOTE_CHECK    a command: `$(DLNOTE_CHECK) FILE...' runs `dlnote-inject --check' on
-dnl                     built programs and libraries (libtool's .la files and wrappers are
-dnl                     followed to the ELF files in .libs/): one line per failing FILE
+dnl     DLNOTE_CHECK    a command: `$(DLNOTE_CHECK) [-m MANIFEST]... FILE...' runs
+dnl                     `dlnote-inject --check' on built programs and libraries (libtool's
+dnl                     .la files and wrappers are followed to the ELF files in .libs/): one
+dnl                     line per failing FILE.  Name the manifests the FILEs' headers came
+dnl                     from: an entry of theirs that the code declares too (an in-code macro
+dnl                     left on) fails; without them, a file's own entry repeated (at one
+dnl                     priority or several, as systemd's programs do) is valid
 dnl     DLNOTE_INJECT   the tool (empty without notes)
 dnl     DLNOTE_ENABLED  yes or no
 dnl   and the Automake conditional DLNOTE_ENABLED.
@@ -79,7 +83,7 @@ AS_IF([test $DLNOTE_ENABLED = no],
    dnl (touch: the tool keeps an unchanged header as it is, and make would remake it each time)
    dnl One line per failing FILE, the tool's first (a libtool library is two files, and a
    dnl program may be a wrapper script in front of .libs/PROGRAM, which is checked instead)
-   DLNOTE_CHECK='$(SHELL) -c '\''status=0; for f; do case $$f in /*) ;; *) f=./$$f;; esac; d=$$(dirname "$$f"); b=$$(basename "$$f"); case $$b in *.la) files=$$(. "$$f"; for x in $$dlname $$old_library; do echo "$$d/.libs/$$x"; done | tr "\n" " ");; *) files=$$f; if test -f "$$d/.libs/$$b"; then files=$$d/.libs/$$b; fi;; esac; if out=$$("@S|@@S|@0" --check -q --skip-non-elf $$files 2>&1 >/dev/null); then :; else status=1; n=$$(echo "$$out" | grep -c .); more=; if test "$$n" -gt 1; then more=" (and $$((n - 1)) more line(s): @S|@@S|@0 --check $$files)"; fi; echo "$$(echo "$$out" | sed -n 1p)$$more" >&2; fi; done; exit $$status'\'' "$(DLNOTE_INJECT)"'])
+   DLNOTE_CHECK='$(SHELL) -c '\''ms=; while test "x@S|@@S|@1" = x-m; do ms="$$ms -m @S|@@S|@2"; shift 2; done; status=0; for f; do case $$f in /*) ;; *) f=./$$f;; esac; d=$$(dirname "$$f"); b=$$(basename "$$f"); case $$b in *.la) files=$$(. "$$f"; for x in $$dlname $$old_library; do echo "$$d/.libs/$$x"; done | tr "\n" " ");; *) files=$$f; if test -f "$$d/.libs/$$b"; then files=$$d/.libs/$$b; fi;; esac; if out=$$("@S|@@S|@0" --check -q --skip-non-elf $$ms $$files 2>&1 >/dev/null); then :; else status=1; n=$$(echo "$$out" | grep -c .); more=; if test "$$n" -gt 1; then more=" (and $$((n - 1)) more line(s): @S|@@S|@0 --check$$ms $$files)"; fi; echo "$$(echo "$$out" | sed -n 1p)$$more" >&2; fi; done; exit $$status'\'' "$(DLNOTE_INJECT)"'])
 DLNOTE_DEPS='$(top_builddir)/config.status'
 AC_SUBST([DLNOTE_ENABLED])dnl
 AC_SUBST([DLNOTE_HEADER])dnl

@@ -10,7 +10,7 @@
 #   app.o: app-dlopen.h                     # compile after the header, again when it changes
 #   app: app.o
 #   	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-#   	$(DLNOTE_CHECK) $@                  # no entry declared twice (macro left in the code)
+#   	$(DLNOTE_CHECK) -m app-dlopen.json $@   # no entry of it in the code too (macro left on)
 #
 # A header is made by the pattern rule %-dlopen.h: %-dlopen.json from every prerequisite
 # ending in .json (add more manifests as prerequisites: `app-dlopen.h: zstd-dlopen.json'),

@@ -57,7 +57,7 @@ EXTRA_DIST += liblzma-dlopen.json
 liblzma-dlopen.h: $(srcdir)/liblzma-dlopen.json $(DLNOTE_DEPS)
 	$(AM_V_GEN)$(DLNOTE_HEADER) $@ $(srcdir)/liblzma-dlopen.json
 check-local:
-	@$(DLNOTE_CHECK) liblzma.la
+	@$(DLNOTE_CHECK) -m $(srcdir)/liblzma-dlopen.json liblzma.la
 EOF
 	cat >>"$s/src/xz/Makefile.am" <<'EOF'
 
@@ -69,7 +69,7 @@ EXTRA_DIST = xz-dlopen.json
 xz-dlopen.h: $(srcdir)/xz-dlopen.json $(DLNOTE_DEPS)
 	$(AM_V_GEN)$(DLNOTE_HEADER) $@ $(srcdir)/xz-dlopen.json
 check-local:
-	@$(DLNOTE_CHECK) xz
+	@$(DLNOTE_CHECK) -m $(srcdir)/xz-dlopen.json xz
 EOF
 	(cd "$s" && autoreconf -fi)
 }
@@ -146,7 +146,7 @@ EXTRA_DIST += libnl-cli-dlopen.json
 libnl-cli-dlopen.h: $(srcdir)/libnl-cli-dlopen.json $(DLNOTE_DEPS)
 	$(AM_V_GEN)$(DLNOTE_HEADER) $@ $(srcdir)/libnl-cli-dlopen.json
 check-local:
-	@$(DLNOTE_CHECK) src/lib/libnl-cli-3.la lib/libnl-3.la src/nl-link-list
+	@$(DLNOTE_CHECK) -m $(srcdir)/libnl-cli-dlopen.json src/lib/libnl-cli-3.la lib/libnl-3.la src/nl-link-list
 EOF
 	(cd "$s" && autoreconf -fi)
 }
@@ -197,8 +197,8 @@ lua_source() {
 	# (at the end: ALL_O is defined by then, and the first target stays the default)
 	printf '\n# dlopen notes (docs/build-systems.md, "Plain make")\ninclude dlnote.mk\n%s\n%s\n' \
 		'$(ALL_O): CPPFLAGS += -include lua-dlopen.h' '$(ALL_O): lua-dlopen.h' >>"$s/src/Makefile"
-	sed -i '/^\t$(CC) -o $@ $(LDFLAGS) $(LUA_O) $(LUA_A) $(LIBS)$/a\\t$(DLNOTE_CHECK) $@' "$s/src/Makefile"
-	sed -i '/^\t$(CC) -o $@ $(LDFLAGS) $(LUAC_O) $(LUA_A) $(LIBS)$/a\\t$(DLNOTE_CHECK) $@' "$s/src/Makefile"
+	sed -i '/^\t$(CC) -o $@ $(LDFLAGS) $(LUA_O) $(LUA_A) $(LIBS)$/a\\t$(DLNOTE_CHECK) -m lua-dlopen.json $@' "$s/src/Makefile"
+	sed -i '/^\t$(CC) -o $@ $(LDFLAGS) $(LUAC_O) $(LUA_A) $(LIBS)$/a\\t$(DLNOTE_CHECK) -m lua-dlopen.json $@' "$s/src/Makefile"
 	[ "$(grep -c 'DLNOTE_CHECK' "$s/src/Makefile")" -eq 2 ] && grep -q '^include dlnote.mk' "$s/src/Makefile"
 }
 lua_build() { PATH=$R_PATH make -C "$R/lua/src" -j2 linux DLNOTE=yes; }
