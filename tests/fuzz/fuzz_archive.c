@@ -104,7 +104,7 @@ static long walk(int fd, uint64_t size, const struct entries *want)
 	if (!want && r == 0) {
 		FILE *null = fopen("/dev/null", "w");
 		if (null) {
-			travel_report(&t, "a", 0, null);
+			travel_report(&t, NULL, 0, "a", null);
 			fclose(null);
 		}
 	}
