@@ -105,7 +105,7 @@ RECORD_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)/dlnot
 $(BUILD)/cli/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"' -DRECORD_AUDIT_LIB='"$(AUDIT_LIB)"'
 
 # ---- tests ----
-FUZZ_TARGETS := manifest note elf archive
+FUZZ_TARGETS := manifest note elf archive dynamic dynsym code_id ldconf closure
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_BIN  := $(BUILD)/unit-tests
 
@@ -145,7 +145,7 @@ integration: $(BIN) $(INTEG_BIN) $(SBOM_VALIDATOR)
 REGRESS_BIN := $(FUZZ_TARGETS:%=$(BUILD)/regress-%)
 
 $(BUILD)/regress-%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c $(BUILD)/libdlnote.a
-	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< tests/fuzz/standalone.c $(BUILD)/libdlnote.a $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Isrc -o $@ $(filter %.c,$^) $(BUILD)/libdlnote.a $(LDFLAGS)
 
 regress: $(REGRESS_BIN)
 	for t in $(FUZZ_TARGETS); do $(BUILD)/regress-$$t tests/fuzz/regressions/$$t || exit 1; done
@@ -226,15 +226,30 @@ bench: $(BIN)
 # ---- fuzzing (clang's libFuzzer with ASan + UBSan) ----
 FUZZ_TIME ?= 60
 FUZZ_DIR  := build-fuzz
-FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+# The tool's code built once for every target (-fsanitize=fuzzer-no-link: instrumented, no main).
+comma := ,
+FUZZ_OBJ := $(CORE_SRC:src/%.c=$(FUZZ_DIR)/obj/%.o)
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard src/*/*.h) | $(FUZZ_DIR)
-	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC)
+$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard src/*/*.h)
+	@mkdir -p $(@D)
+	clang $(subst fuzzer$(comma),fuzzer-no-link$(comma),$(FUZZ_FLAGS)) -c $< -o $@
+
+$(FUZZ_DIR)/libdlnote.a: $(FUZZ_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libdlnote.a | $(FUZZ_DIR)
+	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_DIR)/libdlnote.a
+
+# The targets that take a tree build it with tests/fuzz/tree.c.
+FUZZ_TREE_TARGETS := ldconf closure
+$(FUZZ_TREE_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_TREE_TARGETS:%=$(BUILD)/regress-%): tests/fuzz/tree.c tests/fuzz/tree.h
 
 $(FUZZ_DIR):
 	mkdir -p $@
 
-$(FUZZ_DIR)/seeds/.done: tests/fuzz/seeds.sh $(BIN) | $(FUZZ_DIR)
+$(FUZZ_DIR)/seeds/.done: tests/fuzz/seeds.sh tests/fuzz/debian-libs.sh $(BIN) | $(FUZZ_DIR)
 	tests/fuzz/seeds.sh $(abspath $(BIN)) $(abspath $(FUZZ_DIR))/seeds && touch $@
 
 # Each target runs FUZZ_TIME seconds; findings go to build-fuzz/crash-*.
