@@ -81,10 +81,10 @@ fi
 
 # ---- linked files: dynamic, dynsym, code_id ----
 linked() { for t in dynamic dynsym code_id; do cp "$1" "$out/$t/$2"; done; }
-if "$here/debian-libs.sh" "$out/../debian-libs"; then
-	for f in "$out"/../debian-libs/*/lib/*/lib*.so.1 "$out"/../debian-libs/*/usr/lib/*/lib*.so.1; do
-		a=${f#"$out"/../debian-libs/}
-		linked "$f" "debian-${a%%/*}-$(basename "$f")"
+if deb=$("$here/debian-libs.sh" "$out/../debian-libs"); then
+	for f in "$deb"/lib/*/lib*.so.1 "$deb"/usr/lib/*/lib*.so.1; do
+		a=${f%/*}
+		linked "$f" "debian-${a##*/}-${f##*/}"
 	done
 else
 	echo "seeds.sh: no Debian libraries (tests/fuzz/debian-libs.sh failed): host and built files only" >&2
@@ -170,6 +170,8 @@ root_records() {
 	rec_f usr/lib/libl.so.1 libl.so.1
 	rec_f opt/b/libb.so.1 libb.so.1
 	rec_f usr/lib/x86_64-linux-gnu/libd.so.1 libd.so.1
+	rec_f usr/lib64/ld-linux-x86-64.so.2 libd.so.1
+	printf 'l lib64\tusr/lib64\n'
 	rec_text etc/ld.so.conf '/opt/b
 include /etc/ld.so.conf.d/*.conf
 '
@@ -178,7 +180,7 @@ include /etc/ld.so.conf.d/*.conf
 	printf 'l bin\tusr/bin\n'
 	printf 'l esc\t../outside/usr/lib\n'
 	printf 'l dots\t/../../../../outside/opt/b\n'
-	printf 'l usr/lib64\t/lib/../../outside\n'
+	printf 'l usr/lib32\t/lib/../../outside\n'
 	printf 'l loop\tloop\n'
 	printf 'x /usr/bin/app\n'
 }
