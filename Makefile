@@ -119,8 +119,10 @@ INTEG_SRC := $(wildcard tests/integration/*.c)
 INTEG_BIN := $(BUILD)/integration-tests
 JOBS      ?= 2
 
-$(INTEG_BIN): $(INTEG_SRC) $(wildcard tests/integration/*.h)
-	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o $@ $(INTEG_SRC) -lcriterion
+# tests/fuzz/tree.c: the roots of the closure fuzzer's corpus, which test_closure_corpus.c
+# builds again to run the tool on them.
+$(INTEG_BIN): $(INTEG_SRC) $(wildcard tests/integration/*.h) tests/fuzz/tree.c tests/fuzz/tree.h
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Itests/fuzz -o $@ $(INTEG_SRC) tests/fuzz/tree.c -lcriterion
 
 # The CycloneDX validator of the SBOM tests (tests/sbom/package.json: the CycloneDX project's
 # JSON schemas and strict validator, with ajv), installed once from the npm registry into the

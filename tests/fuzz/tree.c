@@ -58,7 +58,7 @@ static int sub_dir(int fd, const char *name, int watch, const char *path)
 
 	mkdirat(fd, name, 0755);
 	nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (nfd >= 0 && watch)
+	if (nfd >= 0 && watch && watch_fd >= 0)
 		inotify_add_watch(watch_fd, path, IN_OPEN | IN_ACCESS);
 	return nfd;
 }
@@ -125,25 +125,20 @@ static void make(const char *base, int kind, const char *path, size_t len, const
 	close(dfd);
 }
 
-int tree_build(struct tree *t, const uint8_t *data, size_t size)
+int tree_make(struct tree *t, const char *dir, const uint8_t *data, size_t size)
 {
 	char outside[4096], buf[64];
 	const uint8_t *p = data, *end = data + size;
 
-	if (make_priv())
-		return -1;
-	if (last_rootfd >= 0)
-		close(last_rootfd);
 	memset(t, 0, sizeof *t);
-	t->rootfd = last_rootfd = -1;
-	if ((size_t)snprintf(t->root, sizeof t->root, "%s/root", priv) >= sizeof t->root ||
-	    (size_t)snprintf(outside, sizeof outside, "%s/outside", priv) >= sizeof outside)
+	t->rootfd = -1;
+	if ((size_t)snprintf(t->root, sizeof t->root, "%s/root", dir) >= sizeof t->root ||
+	    (size_t)snprintf(outside, sizeof outside, "%s/outside", dir) >= sizeof outside)
 		return -1;
-	nftw(t->root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-	nftw(outside, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	mkdir(t->root, 0755);
 	mkdir(outside, 0755);
-	inotify_add_watch(watch_fd, outside, IN_OPEN | IN_ACCESS);
+	if (watch_fd >= 0)
+		inotify_add_watch(watch_fd, outside, IN_OPEN | IN_ACCESS);
 	/* the sentinel: what a walk that climbed out of the root would read first */
 	make(outside, 'f', "etc/ld.so.conf", 14, NULL, (const uint8_t *)"/lib\n/usr/lib\n", 14, 1);
 	while (p < end) {
@@ -187,7 +182,26 @@ int tree_build(struct tree *t, const uint8_t *data, size_t size)
 		}
 		p += clen;
 	}
-	t->rootfd = last_rootfd = open(t->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	t->rootfd = open(t->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return t->rootfd < 0 ? -1 : 0;
+}
+
+int tree_build(struct tree *t, const uint8_t *data, size_t size)
+{
+	char path[4096];
+
+	if (make_priv())
+		return -1;
+	if (last_rootfd >= 0)
+		close(last_rootfd);
+	last_rootfd = -1;
+	if ((size_t)snprintf(path, sizeof path, "%s/root", priv) < sizeof path)
+		nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	if ((size_t)snprintf(path, sizeof path, "%s/outside", priv) < sizeof path)
+		nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (tree_make(t, priv, data, size))
+		return -1;
+	last_rootfd = t->rootfd;
 	tree_touched(); /* what building it did is not counted */
 	touched_what[0] = 0;
 	return 0;

@@ -29,8 +29,12 @@ struct tree {
 	size_t nfiles;
 };
 
-/* Build the tree of the input (the previous one removed first); -1 when the private
- * directory cannot be made. */
+/* Build the tree of the input in DIR (an existing directory): DIR/root and its mirror
+ * DIR/outside, unwatched (the hostile-root test runs the tool on it).  t->files point into
+ * static storage, valid until the next build. */
+int tree_make(struct tree *t, const char *dir, const uint8_t *data, size_t size);
+/* Build the tree of the input in the private directory (the previous one removed first),
+ * watched; -1 when the private directory cannot be made. */
 int tree_build(struct tree *t, const uint8_t *data, size_t size);
 /* What was opened or read outside the root since tree_build, described, or NULL. */
 const char *tree_touched(void);
