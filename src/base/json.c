@@ -222,6 +222,17 @@ void json_put_string(struct buf *b, const char *s, size_t len)
 	buf_putc(b, '"');
 }
 
+void json_put_text(struct buf *b, const char *s, size_t len)
+{
+	struct buf t = {0};
+
+	buf_put_text(&t, s, len);
+	if (t.oom)
+		b->oom = 1;
+	json_put_string(b, t.p ? t.p : "", t.len);
+	buf_free(&t);
+}
+
 static int digits(struct json *j, struct buf *out)
 {
 	int c, any = 0;
