@@ -105,7 +105,7 @@ RECORD_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)/dlnot
 $(BUILD)/cli/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"' -DRECORD_AUDIT_LIB='"$(AUDIT_LIB)"'
 
 # ---- tests ----
-FUZZ_TARGETS := manifest note elf archive dynamic dynsym code_id ldconf closure
+FUZZ_TARGETS := manifest note elf archive dynamic dynsym code_id ldconf closure trace policy writers
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_BIN  := $(BUILD)/unit-tests
 

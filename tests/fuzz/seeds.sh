@@ -9,12 +9,15 @@
 # into OUTDIR/../debian-libs), the host's, and built ones (.hash, .gnu.hash or both, version
 # nodes, RPATH and RUNPATH, no section headers).  Roots (tests/fuzz/tree.h) for the ldconf and
 # closure fuzzers: the host's ld.so.conf tree, and small roots of built programs with links,
-# loops, `..` and links out of the root.
+# loops, `..` and links out of the root.  Traces for the trace fuzzer: real recordings by the
+# tool (--record) of a program that dlopen()s by name and by path and looks a symbol up, and of
+# a shell running Python's ctypes.  Policies: the docs' and hand-made ones.  Writers: a
+# manifest and file names with controls, quotes, backslashes and bytes that are not UTF-8.
 # Usage: seeds.sh TOOL OUTDIR
 set -eu
 tool=$1 out=$2
 mkdir -p "$out/manifest" "$out/note" "$out/elf" "$out/archive" "$out/dynamic" "$out/dynsym" \
-	"$out/code_id" "$out/ldconf" "$out/closure"
+	"$out/code_id" "$out/ldconf" "$out/closure" "$out/trace" "$out/policy" "$out/writers"
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -192,3 +195,32 @@ root_records > "$out/closure/program-runpath-conf-note"
 	> "$out/closure/libraries-only-outside"
 cp "$out/ldconf/includes-links-loops" "$out/closure/conf-only"
 printf 'x /etc/ld.so.conf\n' >> "$out/closure/conf-only"
+
+# ---- traces, policies, writers ----
+cat > dl.c <<'SRC'
+#include <dlfcn.h>
+int main(void)
+{
+	void *h = dlopen("libz.so.1", RTLD_NOW);
+	if (h)
+		dlsym(h, "zlibVersion");
+	dlopen("libnotthere.so.3", RTLD_NOW);
+	dlopen("/usr/lib/x86_64-linux-gnu/libdl.so.2", RTLD_NOW);
+	return 0;
+}
+SRC
+gcc -o dl dl.c -ldl
+if [ -x "$tool" ]; then
+	"$tool" --record="$out/trace/dlopen-dlsym" -- ./dl
+	"$tool" --record="$out/trace/shell-python" -- sh -c \
+		"./dl; python3 -c 'import ctypes; ctypes.CDLL(\"libz.so.1\")' || true"
+fi
+printf '{"event":"record","pid":1,"cwd":"/b","command":"x"}\n{"event":"unauditable","pid":2}\n' > "$out/trace/hand"
+sed -n '/^```json$/,/^```$/p' "$here/../../docs/policy.md" | awk -v d="$out/policy" '
+	/^```json$/ { n++; f = d "/docs-" n; next } /^```$/ { f = ""; next } f { print > f }'
+printf '{"unknown":"error","features":[{"feature":"*","files":"*/lib/*","priority":"ignored"},{"feature":"[a-c]?","priority":"suggested"},{"feature":"","priority":"required"}]}' \
+	> "$out/policy/globs"
+printf '{"unknown":"accept"}' > "$out/policy/accept"
+{ printf '[{"soname":["libz.so.1","libz.so"],"feature":"z","description":"d \\" \\\\ ✓","priority":"required","x":[1]}]\000'
+	printf '/usr/lib/a\001b\033[31m.so\000/usr/bin/"q\\\\"\000bad\377\376utf8\000/x\n/y\000\302\205c1\000'; } > "$out/writers/hostile"
+printf '\000/usr/bin/plain\000' > "$out/writers/fallback-manifest"
