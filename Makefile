@@ -254,11 +254,14 @@ $(FUZZ_DIR):
 $(FUZZ_DIR)/seeds/.done: tests/fuzz/seeds.sh tests/fuzz/debian-libs.sh $(BIN) | $(FUZZ_DIR)
 	tests/fuzz/seeds.sh $(abspath $(BIN)) $(abspath $(FUZZ_DIR))/seeds && touch $@
 
-# Each target runs FUZZ_TIME seconds; findings go to build-fuzz/crash-*.
+# Each target runs FUZZ_TIME seconds; findings go to build-fuzz/crash-*.  The targets that
+# build a root per input (ldconf, closure) build it under TMPDIR: a tmpfs when there is one
+# (six times the runs of a disk).
+FUZZ_TMPDIR ?= $(if $(wildcard /dev/shm/.),/dev/shm,/tmp)
 fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds/.done
 	for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$t; \
-		$(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
+		TMPDIR=$(FUZZ_TMPDIR) $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
 			$(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t tests/fuzz/regressions/$$t || exit 1; \
 	done
 

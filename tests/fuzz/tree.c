@@ -65,14 +65,18 @@ static int sub_dir(int fd, const char *name, int watch, const char *path)
 
 /* The directory of PATH's last component under base (made), its name in *leaf: an fd, or -1
  * when the path has no name or cannot be made.  `.`, `..` and empty components are dropped. */
-static int parent_of(const char *base, const char *path, size_t len, int watch, char *leaf)
+static int parent_of(const char *base, const char *given, size_t len, int watch, char *leaf)
 {
+	char path[4096]; /* the input's bytes, NUL-terminated */
 	char comp[256], where[4096];
 	int fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC), nfd;
 	size_t i = 0, n;
 
 	snprintf(where, sizeof where, "%s", base);
 	leaf[0] = 0;
+	len = len < sizeof path ? len : sizeof path - 1;
+	memcpy(path, given, len);
+	path[len] = 0;
 	while (fd >= 0 && i < len) {
 		n = strcspn(path + i, "/");
 		n = n > len - i ? len - i : n;
