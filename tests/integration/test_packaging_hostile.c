@@ -179,3 +179,22 @@ Test(packaging_hostile, sonames_with_wildcards_and_shell_words_are_names)
 		  "%s", c.out);
 	cmd_free(&c);
 }
+
+/* debian/dlopen.policy.json, read by default, is a file of the source: a link out of it stops
+ * dh_dlnotedeps before the tool would read it. */
+Test(packaging_hostile, a_default_policy_linked_out_of_the_source_is_refused)
+{
+	struct cmd c;
+
+	build_beside_a_secret();
+	put_file("deb/debian/control", "Source: xx\nMaintainer: T <t@example.org>\n"
+				       "Build-Depends: debhelper-compat (= 13)\n\n"
+				       "Package: xx\nArchitecture: any\nDescription: x\n x\n");
+	free(sh("ln -s ../../host/secret deb/debian/dlopen.policy.json"));
+	c = run("cd deb && perl '%s/packaging/debhelper/dh_dlnotedeps' 2>&1", srcdir());
+	cr_expect_neq(c.status, 0, "%s", c.out);
+	cr_expect_str_eq(c.out,
+			 "dh_dlnotedeps: error: debian/dlopen.policy.json: it leads out of the "
+			 "build directory (a link?), not read\n");
+	cmd_free(&c);
+}
