@@ -132,6 +132,9 @@ Test(closure_corpus, the_fuzzers_roots_never_lead_the_tool_out, .timeout = 600)
 	char path[4096];
 	int n = 0;
 
+	/* ASan's own reads of /proc at the end of a run would be paths outside the root */
+	if (sanitized_pass_leaves("the tool runs under strace: the first pass's tool"))
+		return;
 	need("strace");
 	for (size_t k = 0; k < 2; k++) {
 		DIR *d;
