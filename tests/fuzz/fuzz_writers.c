@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz the writers' escaping of hostile strings: file names (control characters, quotes,
  * backslashes, bytes that are not UTF-8) in the SBOM (--format=cyclonedx), in --format=jsonl
- * and --format=json, and json_put_text for any bytes.  The input: a manifest, then file names,
- * NUL-separated.  What the writers emit parses back with the strict JSON reader, and a string
- * written with json_put_text reads back as exactly the text messages show (buf_put_text). */
+ * and --format=json, and json_put_text and json_put_lossy (the trace's lines) for any bytes.  The
+ * input: a manifest, then file names, NUL-separated.  What the writers emit parses back with the
+ * strict JSON reader, and a string written with json_put_text reads back as exactly the text
+ * messages show (buf_put_text), one written with json_put_lossy as strict JSON no longer than the
+ * bytes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,14 @@ static void text_round_trip(const char *s, size_t len)
 	if (json_string(&j, &back) || json_peek(&j) != -1 || back.len != text.len ||
 	    (text.len && memcmp(back.p, text.p, text.len))) {
 		fprintf(stderr, "json_put_text does not read back: %s\n", e.msg);
+		abort();
+	}
+	/* and as the trace's lines are written: strict JSON, a character for each '?' */
+	written.len = back.len = 0;
+	json_put_lossy(&written, s, len);
+	json_init(&j, written.p, written.len, &e);
+	if (json_string(&j, &back) || json_peek(&j) != -1 || back.len > len) {
+		fprintf(stderr, "json_put_lossy does not read back: %s\n", e.msg);
 		abort();
 	}
 	buf_free(&written);
