@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* tree.c - a root directory described by a fuzz input, and a watch on what lies beside it
  * (see tree.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +36,34 @@ static void remove_priv(void)
 		nftw(priv, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* libFuzzer ends a run with _exit(): the atexit() removal does not run, and a private
+ * directory stays.  Those of processes that are gone are removed when the next one starts. */
+static void remove_stale(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	char path[4096];
+	long pid;
+
+	while (d && (e = readdir(d)))
+		if (sscanf(e->d_name, "dlnote-fuzz-tree.%ld", &pid) == 1 && pid > 0 &&
+		    kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
+		    (size_t)snprintf(path, sizeof path, "%s/%s", tmp, e->d_name) < sizeof path)
+			nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (d)
+		closedir(d);
+}
+
 static int make_priv(void)
 {
 	const char *tmp = getenv("TMPDIR");
 
 	if (priv[0])
 		return 0;
-	snprintf(priv, sizeof priv, "%s/dlnote-fuzz-tree.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(priv))
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	remove_stale(tmp);
+	snprintf(priv, sizeof priv, "%s/dlnote-fuzz-tree.%ld", tmp, (long)getpid());
+	if (mkdir(priv, 0700))
 		return priv[0] = 0, -1;
 	atexit(remove_priv);
 	if ((watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
