@@ -105,7 +105,7 @@ RECORD_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBDIR)/dlnot
 $(BUILD)/cli/record.o: ALL_CFLAGS += -DRECORD_MODULE_FROM_BINDIR='"$(RECORD_FROM_BINDIR)"' -DRECORD_AUDIT_LIB='"$(AUDIT_LIB)"'
 
 # ---- tests ----
-FUZZ_TARGETS := manifest note elf archive
+FUZZ_TARGETS := manifest note elf archive dynamic dynsym code_id ldconf closure trace policy writers
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_BIN  := $(BUILD)/unit-tests
 
@@ -119,8 +119,10 @@ INTEG_SRC := $(wildcard tests/integration/*.c)
 INTEG_BIN := $(BUILD)/integration-tests
 JOBS      ?= 2
 
-$(INTEG_BIN): $(INTEG_SRC) $(wildcard tests/integration/*.h)
-	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o $@ $(INTEG_SRC) -lcriterion
+# tests/fuzz/tree.c: the roots of the closure fuzzer's corpus, which test_closure_corpus.c
+# builds again to run the tool on them.
+$(INTEG_BIN): $(INTEG_SRC) $(wildcard tests/integration/*.h) tests/fuzz/tree.c tests/fuzz/tree.h
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Itests/fuzz -o $@ $(INTEG_SRC) tests/fuzz/tree.c -lcriterion
 
 # The CycloneDX validator of the SBOM tests (tests/sbom/package.json: the CycloneDX project's
 # JSON schemas and strict validator, with ajv), installed once from the npm registry into the
@@ -145,7 +147,7 @@ integration: $(BIN) $(INTEG_BIN) $(SBOM_VALIDATOR)
 REGRESS_BIN := $(FUZZ_TARGETS:%=$(BUILD)/regress-%)
 
 $(BUILD)/regress-%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c $(BUILD)/libdlnote.a
-	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< tests/fuzz/standalone.c $(BUILD)/libdlnote.a $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Isrc -o $@ $(filter %.c,$^) $(BUILD)/libdlnote.a $(LDFLAGS)
 
 regress: $(REGRESS_BIN)
 	for t in $(FUZZ_TARGETS); do $(BUILD)/regress-$$t tests/fuzz/regressions/$$t || exit 1; done
@@ -226,22 +228,40 @@ bench: $(BIN)
 # ---- fuzzing (clang's libFuzzer with ASan + UBSan) ----
 FUZZ_TIME ?= 60
 FUZZ_DIR  := build-fuzz
-FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -O1 -g -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+# The tool's code built once for every target (-fsanitize=fuzzer-no-link: instrumented, no main).
+comma := ,
+FUZZ_OBJ := $(CORE_SRC:src/%.c=$(FUZZ_DIR)/obj/%.o)
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard src/*/*.h) | $(FUZZ_DIR)
-	clang $(FUZZ_FLAGS) -o $@ $< $(CORE_SRC)
+$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard src/*/*.h)
+	@mkdir -p $(@D)
+	clang $(subst fuzzer$(comma),fuzzer-no-link$(comma),$(FUZZ_FLAGS)) -c $< -o $@
+
+$(FUZZ_DIR)/libdlnote.a: $(FUZZ_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libdlnote.a | $(FUZZ_DIR)
+	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_DIR)/libdlnote.a
+
+# The targets that take a tree build it with tests/fuzz/tree.c.
+FUZZ_TREE_TARGETS := ldconf closure
+$(FUZZ_TREE_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_TREE_TARGETS:%=$(BUILD)/regress-%): tests/fuzz/tree.c tests/fuzz/tree.h
 
 $(FUZZ_DIR):
 	mkdir -p $@
 
-$(FUZZ_DIR)/seeds/.done: tests/fuzz/seeds.sh $(BIN) | $(FUZZ_DIR)
+$(FUZZ_DIR)/seeds/.done: tests/fuzz/seeds.sh tests/fuzz/debian-libs.sh $(BIN) | $(FUZZ_DIR)
 	tests/fuzz/seeds.sh $(abspath $(BIN)) $(abspath $(FUZZ_DIR))/seeds && touch $@
 
-# Each target runs FUZZ_TIME seconds; findings go to build-fuzz/crash-*.
+# Each target runs FUZZ_TIME seconds; findings go to build-fuzz/crash-*.  The targets that
+# build a root per input (ldconf, closure) build it under TMPDIR: a tmpfs when there is one
+# (six times the runs of a disk).
+FUZZ_TMPDIR ?= $(if $(wildcard /dev/shm/.),/dev/shm,/tmp)
 fuzz: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds/.done
 	for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$t; \
-		$(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
+		TMPDIR=$(FUZZ_TMPDIR) $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=30 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
 			$(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t tests/fuzz/regressions/$$t || exit 1; \
 	done
 

@@ -114,8 +114,9 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* "key":"value", with '"' and '\' escaped; a control character or a byte that is not valid
- * UTF-8 is written as '?' (the trace reader accepts strict JSON strings only). */
+/* "key":"value", with '"' and '\' escaped; a control character (C0, DEL, and C1: U+0080 to
+ * U+009F, valid UTF-8 the reader refuses too) or a byte that is not valid UTF-8 is written as
+ * '?' (the trace reader accepts strict JSON strings only). */
 void put_str(struct line *l, const char *key, const char *v)
 {
 	const unsigned char *s = (const unsigned char *)v;
@@ -127,7 +128,7 @@ void put_str(struct line *l, const char *key, const char *v)
 		size_t n = *s < 0x80 ? 1 : utf8_len(s);
 		if (*s == '"' || *s == '\\')
 			put(l, "\\", 1), put(l, (const char *)s, 1);
-		else if (*s < 0x20 || *s == 0x7f || n == 0)
+		else if (*s < 0x20 || *s == 0x7f || n == 0 || (*s == 0xc2 && s[1] < 0xa0))
 			put(l, "?", 1), n = 1;
 		else
 			put(l, (const char *)s, n);

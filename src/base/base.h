@@ -197,6 +197,13 @@ int json_value(struct json *j, int depth, struct buf *compact);
 /* Canonical string encoding of decoded bytes: only '"' and '\' are escaped (nothing else can
  * appear, since control characters are refused). */
 void json_put_string(struct buf *b, const char *s, size_t len);
+/* A string that did not come from JSON (a file's name, a DT_NEEDED name: any bytes) as a JSON
+ * string of its text as messages show it (buf_put_text: controls and bytes that are not UTF-8
+ * C-style), so that the document stays JSON whatever the bytes. */
+void json_put_text(struct buf *b, const char *s, size_t len);
+/* The same as the audit module writes its trace lines (src/audit/audit_line.c, put_str): each
+ * control character (C0, DEL, C1) and each byte that is not UTF-8 as '?' (docs/recording.md). */
+void json_put_lossy(struct buf *b, const char *s, size_t len);
 
 /* Validate text that did not come from JSON (a command-line value) by the same string rules.
  * Returns NULL when valid, else the reason. */

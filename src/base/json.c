@@ -222,6 +222,38 @@ void json_put_string(struct buf *b, const char *s, size_t len)
 	buf_putc(b, '"');
 }
 
+void json_put_lossy(struct buf *b, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t cp;
+
+	buf_putc(b, '"');
+	for (size_t i = 0, n; i < len; i += n) {
+		n = utf8_len(u + i, len - i, &cp);
+		if (u[i] == '"' || u[i] == '\\') {
+			buf_putc(b, '\\');
+			buf_putc(b, (char)u[i]);
+		} else if (n == 0 || cp == 0 || is_control(cp)) {
+			buf_putc(b, '?');
+			n = 1;
+		} else {
+			buf_put(b, s + i, n);
+		}
+	}
+	buf_putc(b, '"');
+}
+
+void json_put_text(struct buf *b, const char *s, size_t len)
+{
+	struct buf t = {0};
+
+	buf_put_text(&t, s, len);
+	if (t.oom)
+		b->oom = 1;
+	json_put_string(b, t.p ? t.p : "", t.len);
+	buf_free(&t);
+}
+
 static int digits(struct json *j, struct buf *out)
 {
 	int c, any = 0;

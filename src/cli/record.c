@@ -253,9 +253,9 @@ static int trace_line(int fd, const char *event, const char *k1, const char *v1,
 	int r = -1;
 
 	buf_printf(&b, "{\"event\":\"%s\",\"pid\":%ld,\"%s\":", event, (long)getpid(), k1);
-	json_put_string(&b, v1, strlen(v1));
+	json_put_lossy(&b, v1, strlen(v1)); /* paths: any bytes, written as the module does */
 	buf_printf(&b, ",\"%s\":", k2);
-	json_put_string(&b, v2, strlen(v2));
+	json_put_lossy(&b, v2, strlen(v2));
 	buf_puts(&b, "}\n");
 	if (!b.oom && write(fd, b.p, b.len) == (ssize_t)b.len)
 		r = 0;

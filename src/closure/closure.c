@@ -54,13 +54,10 @@ static int load(struct closure *c, const struct ldflavour *fl, size_t from, cons
 	if (obj < 0)
 		return 0;
 	if (c->o.json) {
-		struct buf t = {0};
 		buf_puts(&r, why);
 		buf_puts(&r, ",\"by\":");
-		buf_put_text(&t, c->objs[c->nodes[from].obj].path,
-			     strlen(c->objs[c->nodes[from].obj].path));
-		json_put_string(&r, t.p ? t.p : "", t.len);
-		buf_free(&t);
+		json_put_text(&r, c->objs[c->nodes[from].obj].path,
+			      strlen(c->objs[c->nodes[from].obj].path));
 		if (r.oom || closure_list(c, c->objs[obj].path, 0, r.p))
 			return buf_free(&r), free(origin), -1;
 		buf_free(&r);
@@ -86,7 +83,7 @@ static int walk_needed(struct closure *c, const struct ldflavour *fl, size_t n)
 		struct buf why = {0};
 		int r;
 		buf_puts(&why, "\"kind\":\"needed\",\"name\":");
-		json_put_string(&why, o->dyn.needed[i], strlen(o->dyn.needed[i]));
+		json_put_text(&why, o->dyn.needed[i], strlen(o->dyn.needed[i])); /* any bytes */
 		r = why.oom ? -1 : load(c, fl, n, o->dyn.needed[i], why.p);
 		buf_free(&why);
 		o = &c->objs[c->nodes[n].obj]; /* the array may have moved */
@@ -166,7 +163,7 @@ static int walk_notes(struct closure *c, const struct ldflavour *fl, size_t n)
 static int walk_interp(struct closure *c, const struct ldflavour *fl, size_t prog)
 {
 	const char *interp = c->objs[c->nodes[prog].obj].interp;
-	struct buf links = {0}, why = {0}, t = {0};
+	struct buf links = {0}, why = {0};
 	struct root_found f;
 	long obj = -1;
 	int rc = root_resolve(&c->r, "", interp, ROOT_OPEN, &links, &f, &c->e);
@@ -177,14 +174,12 @@ static int walk_interp(struct closure *c, const struct ldflavour *fl, size_t pro
 	    c->objs[obj].machine == fl->machine) {
 		const char *by = c->objs[c->nodes[prog].obj].path;
 		buf_puts(&why, "\"kind\":\"interpreter\",\"by\":");
-		buf_put_text(&t, by, strlen(by));
-		json_put_string(&why, t.p ? t.p : "", t.len);
+		json_put_text(&why, by, strlen(by));
 		rc = why.oom || closure_list_links(c, links.p, links.len, f.path) ||
 		     closure_list(c, f.path, 0, why.p) ||
 		     node_push(c, (size_t)obj, prog, root_dirname(interp));
 		buf_free(&links);
 		buf_free(&why);
-		buf_free(&t);
 		return rc ? -1 : 0;
 	}
 	buf_free(&links);

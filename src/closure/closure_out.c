@@ -37,14 +37,12 @@ int closure_list(struct closure *c, const char *path, int link, const char *reas
 
 int closure_list_links(struct closure *c, const char *links, size_t len, const char *to)
 {
-	struct buf why = {0}, t = {0};
+	struct buf why = {0};
 	int r = 0;
 
 	if (c->o.json) {
 		buf_puts(&why, "\"kind\":\"link\",\"on_the_way_to\":");
-		buf_put_text(&t, to, strlen(to));
-		json_put_string(&why, t.p ? t.p : "", t.len);
-		buf_free(&t);
+		json_put_text(&why, to, strlen(to));
 		if (why.oom)
 			return buf_free(&why), -1;
 	}
@@ -102,7 +100,6 @@ static struct reason *reasons_sorted(const struct closure *c)
 static void print_json_path(const struct closure *c, const struct listed *l,
 			    const struct reason *rs, FILE *out, struct buf *b)
 {
-	struct buf t = {0};
 	size_t lo = 0, hi = c->reasons.n, first = 1;
 
 	while (lo < hi) { /* the first reason of this path */
@@ -114,13 +111,11 @@ static void print_json_path(const struct closure *c, const struct listed *l,
 	}
 	b->len = 0;
 	buf_puts(b, "{\"path\":");
-	buf_put_text(&t, l->path, strlen(l->path));
-	json_put_string(b, t.p ? t.p : "", t.len);
+	json_put_text(b, l->path, strlen(l->path));
 	buf_printf(b, ",\"type\":\"%s\",\"reasons\":[", c->kinds[l->idx] ? "symlink" : "file");
 	for (; lo < c->reasons.n && rs[lo].idx == l->idx; lo++, first = 0)
 		buf_printf(b, "%s{%s}", first ? "" : ",", rs[lo].text);
 	buf_puts(b, "]}");
-	buf_free(&t);
 	if (!b->oom)
 		fwrite(b->p, 1, b->len, out);
 }

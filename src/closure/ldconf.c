@@ -104,6 +104,7 @@ static int conf_include(struct conf_read *cr, const char *from, const char *pat,
 
 static int conf_line(struct conf_read *cr, const char *path, char *s, size_t len, int depth)
 {
+	len = strnlen(s, len); /* a NUL ends the line, as it ends ldconfig's C string */
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
 		len--;
 	while (len && (*s == ' ' || *s == '\t'))

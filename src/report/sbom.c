@@ -32,15 +32,6 @@ static int dep_by_file(const void *a, const void *b)
 	return x->comp < y->comp ? -1 : x->comp > y->comp;
 }
 
-static void put_text_string(struct buf *b, const char *s, size_t len)
-{
-	struct buf t = {0};
-
-	buf_put_text(&t, s, len); /* as --format=jsonl names files */
-	json_put_string(b, t.p ? t.p : "", t.len);
-	buf_free(&t);
-}
-
 /* The ref of a file: "file:" and its path; of a component: "dlopen:" and its soname, "#N" for
  * the N-th different declaration of the same soname. */
 static void file_ref(struct buf *b, const char *path)
@@ -218,7 +209,7 @@ static void document(struct buf *b, const struct listing *l, const size_t *canon
 				     : "\n    {\"type\":\"file\",\"bom-ref\":");
 		file_ref(b, l->paths[i]);
 		buf_puts(b, ",\"name\":");
-		put_text_string(b, l->paths[i], strlen(l->paths[i]));
+		json_put_text(b, l->paths[i], strlen(l->paths[i])); /* as --format=jsonl names files */
 		buf_putc(b, '}');
 	}
 	for (size_t i = 0; i < n; i++) {

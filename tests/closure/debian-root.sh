@@ -12,7 +12,7 @@ set -eu
 cache=$1 suite=$2 list=$3
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
-sum=$(sha256sum < "$list" | cut -c1-16)
+sum=$({ cat "$list"; echo "${DEBIAN_ROOT_ARCHES:-}"; } | sha256sum | cut -c1-16)
 root=$cache/root
 if [ -e "$cache/root.done" ] && [ "$(cat "$cache/root.done")" = "$suite $sum" ]; then
 	echo "$root"
@@ -42,6 +42,8 @@ set -- -o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts="$ap
 	-o Dir::State="$apt/state" -o Dir::State::Lists="$apt/lists" -o Dir::State::status="$apt/status" \
 	-o Dir::Cache="$apt/cache" -o APT::Architecture="$(dpkg --print-architecture)" \
 	-o APT::Architectures::="$(dpkg --print-architecture)" -o Acquire::Languages=none -o APT::Sandbox::User=root -q
+# More architectures (packages of LIST then named PACKAGE:ARCH): DEBIAN_ROOT_ARCHES="i386 s390x".
+for a in ${DEBIAN_ROOT_ARCHES:-}; do set -- "$@" -o APT::Architectures::="$a"; done
 apt-get "$@" update >&2
 pkgs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
 # shellcheck disable=SC2086

@@ -313,6 +313,31 @@ Test(closure, a_name_with_a_newline_is_listed_by_json_only)
 	cmd_free(&c);
 }
 
+/* A DT_NEEDED name is the file's bytes: a control character, a quote, a backslash and a byte
+ * that is not UTF-8 in it, and --format=json still writes JSON, naming it as the messages do
+ * (buf_put_text: \001 and \xff C-style, the quote and the backslash as they are).  It wrote the
+ * name raw: no JSON reader took the document (issue 45, the writers' escaping). */
+Test(closure, a_hostile_needed_name_is_json_text)
+{
+	char *got;
+
+	host_libc("root");
+	free(sh("printf 'int f(void) { return 0; }' > f.c && "
+		"name=$(printf 'lib\\001\"\\\\\\377x.so') && "
+		"gcc -shared -fPIC -o \"root/usr/lib/x86_64-linux-gnu/$name\" -Wl,-soname,\"$name\" f.c && "
+		"printf 'int f(void); int main(void) { return f(); }' > a.c && "
+		"gcc -o root/app a.c \"root/usr/lib/x86_64-linux-gnu/$name\""));
+	got = sh("'%s' --closure --format=json --root=root /app > out.json; "
+		 "/usr/bin/python3 -c 'import json\n"
+		 "for p in json.load(open(\"out.json\", \"rb\")):\n"
+		 "    for r in p[\"reasons\"]:\n"
+		 "        if r[\"kind\"] == \"needed\" and \"x.so\" in r[\"name\"]: print(p[\"path\"], r[\"name\"])' "
+		 "2>&1",
+		 tool());
+	cr_expect_str_eq(got, "/usr/lib/x86_64-linux-gnu/lib\\001\"\\\\xffx.so lib\\001\"\\\\xffx.so", "%s", got);
+	free(got);
+}
+
 Test(closure, usage_errors)
 {
 	struct cmd c = run("'%s' --root=/ --list x", tool());

@@ -438,3 +438,22 @@ Test(ldconf, a_file_that_cannot_be_read_is_said_with_its_name_once)
 	strcat(said, said_line("/etc/ld.so.conf.d/dir.conf: not a regular file"));
 	expect_conf(0, "/opt/z|", said);
 }
+
+/* A NUL byte ends a line's text, as it ends the C string ldconfig reads with getline(): an
+ * `include` line with one after a pattern looped for ever (the pattern scan stopped at the NUL
+ * and never moved: found by the ldconf fuzzer, issue 45), and a directory line kept the NUL
+ * and what follows it inside the NUL-separated list. */
+Test(ldconf, a_nul_byte_ends_the_line, .timeout = 10)
+{
+	static const char conf[] = "include a.conf\0 b.conf\n/opt/x\0/opt/y\n/opt/z\n";
+	char path[PATH_MAX];
+	FILE *f;
+
+	tree_path(path, fx.t.root, "etc/ld.so.conf");
+	cr_assert((f = fopen(path, "wb")));
+	cr_assert_eq(fwrite(conf, 1, sizeof conf - 1, f), sizeof conf - 1);
+	fclose(f);
+	tree_file(fx.t.root, "etc/a.conf", "/opt/a\n");
+	tree_file(fx.t.root, "etc/b.conf", "/opt/b\n");
+	expect_conf(0, "/opt/a|/opt/x|/opt/z|", "");
+}
