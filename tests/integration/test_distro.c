@@ -497,7 +497,7 @@ Test(distro, make_install_puts_the_helpers_where_rpm_and_debhelper_look)
 	cr_expect_str_eq(got, "%dlnote_inject\t/usr/bin/dlnote-inject");
 	free(got);
 	got = sh("MANWIDTH=80 man -l root/usr/share/man/man1/dh_dlnote.1 2>&1 | head -4 | tail -1");
-	cr_expect_str_eq(got, "       dh_dlnote - dlopen notes into the ELF files of each package, and");
+	cr_expect_str_eq(got, "       dh_dlnote - dlopen notes into the ELF files of each package, checked");
 	free(got);
 }
 
