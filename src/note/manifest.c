@@ -401,28 +401,43 @@ static int entry_canonical(const struct entry *en, struct buf *out, struct key *
 	return out->oom ? -1 : 0;
 }
 
+/* The canonical texts of a's entries then b's, as keys in k[0..a->n+b->n) (k[i].pos = i) into
+ * `text`; k gets one more slot.  -1 without memory (*k then NULL or to be freed). */
+static int canonical_keys(const struct entries *a, const struct entries *b, struct buf *text,
+			  struct key **k)
+{
+	size_t na = a->n, n = na + b->n, i, cap = 0;
+	size_t *off = xcalloc(n + 1, sizeof *off);
+	struct key *members = NULL;
+	int r;
+
+	*k = xcalloc(n + 1, sizeof **k);
+	r = off && *k ? 0 : -1;
+	for (i = 0; i < n && r == 0; i++) {
+		off[i] = text->len;
+		r = entry_canonical(i < na ? &a->v[i] : &b->v[i - na], text, &members, &cap);
+	}
+	free(members);
+	if (r == 0) {
+		off[n] = text->len;
+		for (i = 0; i < n; i++)
+			(*k)[i] = (struct key){text->p + off[i], off[i + 1] - off[i], i};
+	}
+	free(off);
+	return r;
+}
+
 /* For each entry of b: 1 when it equals an entry of a, or (unless only_a) an earlier entry of
  * b.  The entries' canonical texts are sorted once (keys_sort puts equal texts in input order:
  * a's first), so n entries cost O(n log n), not n^2 comparisons. */
 static int mark(const struct entries *a, const struct entries *b, int only_a, unsigned char *seen)
 {
 	size_t na = a->n, n = na + b->n, i;
-	size_t *off = xcalloc(n + 1, sizeof *off);
-	struct key *k = xcalloc(n + 1, sizeof *k);
-	struct key *members = NULL;
 	struct buf text = {0};
-	size_t cap = 0;
-	int r = off && k ? 0 : -1;
+	struct key *k;
+	int r = canonical_keys(a, b, &text, &k);
 
-	for (i = 0; i < n && r == 0; i++) {
-		off[i] = text.len;
-		r = entry_canonical(i < na ? &a->v[i] : &b->v[i - na], &text, &members, &cap);
-	}
-	free(members);
 	if (r == 0) {
-		off[n] = text.len;
-		for (i = 0; i < n; i++)
-			k[i] = (struct key){text.p + off[i], off[i + 1] - off[i], i};
 		keys_sort(k, n);
 		for (size_t run = 0; run < n;) {
 			size_t end = run + 1;
@@ -435,7 +450,6 @@ static int mark(const struct entries *a, const struct entries *b, int only_a, un
 		}
 	}
 	buf_free(&text);
-	free(off);
 	free(k);
 	return r;
 }
@@ -443,30 +457,19 @@ static int mark(const struct entries *a, const struct entries *b, int only_a, un
 int manifest_same_entries(const struct entries *a, const struct entries *b)
 {
 	size_t na = a->n, n = na + b->n, i, j;
-	size_t *off = xcalloc(n + 1, sizeof *off);
-	struct key *k = xcalloc(n + 1, sizeof *k), *members = NULL;
 	struct buf text = {0};
-	size_t cap = 0;
-	int r = off && k && a->n == b->n ? 0 : -1, same = 0;
+	struct key *k = NULL;
+	int r = a->n == b->n ? canonical_keys(a, b, &text, &k) : -1, same = 0;
 
-	for (i = 0; i < n && r == 0; i++) {
-		off[i] = text.len;
-		r = entry_canonical(i < na ? &a->v[i] : &b->v[i - na], &text, &members, &cap);
-	}
-	free(members);
 	if (r == 0) {
-		off[n] = text.len;
-		for (i = 0; i < n; i++)
-			k[i] = (struct key){text.p + off[i], off[i + 1] - off[i], i};
 		keys_sort(k, na);
 		keys_sort(k + na, n - na);
 		for (i = 0, j = na, same = 1; i < na && same; i++, j++)
 			same = key_same(&k[i], &k[j]);
 	}
 	buf_free(&text);
-	free(off);
 	free(k);
-	return same;
+	return same; /* 0 out of memory too */
 }
 
 int manifest_mark_seen(const struct entries *a, const struct entries *b, unsigned char *seen)
