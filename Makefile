@@ -359,8 +359,9 @@ $(BUILDSYS_TEST): tests/buildsys/test_buildsys.c | $(BUILD)
 buildsys: $(BIN) $(BUILDSYS_TEST)
 	DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) $(BUILDSYS_TEST)
 
-# Real projects from Debian's sources (network): xz-utils with Autotools and libtool, lua with
-# plain make, declared as docs/build-systems.md says (tests/buildsys/real.sh).  Not in check.
+# Real projects from Debian's sources (network): xz-utils and libnl3 with Autotools and libtool,
+# elfutils with Autotools and its own library rules, lua with plain make, declared as
+# docs/build-systems.md says (tests/buildsys/real.sh; REAL="xz nl eu lua" picks).  Not in check.
 .PHONY: check-buildsys-real
 check-buildsys-real: $(BIN)
 	ONLY=real DLNOTE=$(abspath $(BIN)) DLNOTE_SRC=$(CURDIR) bash tests/buildsys/run.sh
