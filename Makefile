@@ -38,7 +38,7 @@ BUILD      := build-san
 endif
 
 # One line: CMakeLists.txt and meson.build read the sources from it.
-CORE_SRC  := src/base/util.c src/base/json.c src/base/io.c src/base/sha256.c src/note/manifest.c src/note/identity.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/elf/code_id.c src/elf/dynamic.c src/elf/multiarch.c src/elf/dynsym.c src/archive/archive.c src/archive/archive_index.c src/archive/archive_write.c src/note/scan.c src/edit/layout.c src/edit/plan.c src/edit/edit.c src/edit/layout_facts.c src/edit/layout_sections.c src/edit/layout_linked.c src/edit/layout_place.c src/edit/layout_remove.c src/edit/layout_front.c src/edit/layout_tail.c src/edit/objplan.c src/edit/objedit.c src/edit/objedit_sym.c src/edit/objedit_patch.c src/edit/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/deps/deps.c src/report/report.c src/report/expect.c src/deps/pkgdeps.c src/deps/discover.c src/deps/libfind.c src/deps/symbols.c src/deps/policy.c src/report/sbom.c src/lint/trace.c src/lint/trace_match.c src/lint/trace_symbols.c src/closure/root.c src/closure/ldconf.c src/closure/ldso.c src/closure/strmap.c src/closure/search.c src/closure/object.c src/closure/closure.c src/closure/closure_out.c src/cli/record.c src/cli/run_closure.c src/cli/usage.c
+CORE_SRC  := src/base/util.c src/base/json.c src/base/io.c src/base/sha256.c src/note/manifest.c src/note/identity.c src/note/note.c src/report/header.c src/elf/elf.c src/elf/elf_codec.c src/elf/magic.c src/elf/debugfile.c src/elf/code_id.c src/elf/dynamic.c src/elf/multiarch.c src/elf/dynsym.c src/archive/archive.c src/archive/archive_index.c src/archive/archive_write.c src/note/scan.c src/layout/layout.c src/plan/plan.c src/edit/edit.c src/layout/layout_facts.c src/layout/layout_sections.c src/layout/layout_linked.c src/layout/layout_place.c src/layout/layout_remove.c src/layout/layout_front.c src/layout/layout_tail.c src/objedit/objplan.c src/objedit/objedit.c src/objedit/objedit_sym.c src/objedit/objedit_patch.c src/plan/output.c src/cli/files.c src/cli/members.c src/cli/actions.c src/report/travel.c src/deps/deps.c src/report/report.c src/report/expect.c src/deps/pkgdeps.c src/deps/discover.c src/deps/libfind.c src/deps/symbols.c src/deps/policy.c src/report/sbom.c src/lint/trace.c src/lint/trace_match.c src/lint/trace_symbols.c src/closure/root.c src/closure/ldconf.c src/closure/ldso.c src/closure/strmap.c src/closure/search.c src/closure/object.c src/closure/closure.c src/closure/closure_out.c src/cli/record.c src/cli/run_closure.c src/cli/usage.c
 CORE_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/dlnote-inject
 
@@ -167,7 +167,7 @@ check: layers unit regress integration buildsys release
 # The layers of src/, lowest first: a folder calls and includes only itself and the folders
 # before it, and no two files call each other in a circle (docs/testing.md, "The repository").  Read from the
 # objects (nm) and the #include lines by tests/tools/check-layers.sh.
-LAYERS := base elf note edit archive deps lint report closure cli
+LAYERS := base elf note plan layout objedit edit archive deps lint report closure cli
 layers: $(BIN)
 	sh tests/tools/check-layers.sh $(BUILD) $(LAYERS)
 

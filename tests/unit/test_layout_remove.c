@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "edit/layout_int.h"
+#include "layout/layout_int.h"
 
 /* Sections 0..5: section 2 is removed, 3..5 move down by one. */
 static struct lay_symmap *map_without_2(uint32_t es, uint32_t at, uint32_t big)

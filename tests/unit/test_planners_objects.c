@@ -5,7 +5,7 @@
  * objects") describes it, what stays and what goes.  Two variants each: ELF64 little-endian
  * and ELF32 big-endian. */
 #include "planners.h"
-#include "edit/objedit_int.h"
+#include "objedit/objedit_int.h"
 
 /* An object: [1] .text, [2] .data, and [3] a .note.dlopen outside any group when `note` (as the
  * C macro of older versions wrote it). */

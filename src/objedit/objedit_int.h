@@ -6,7 +6,7 @@
 #define DLNOTE_OBJEDIT_INT_H
 
 #include "../note/note.h"
-#include "edit.h"
+#include "objedit.h"
 
 /* objedit.c: rewriting a relocatable object with sections removed and COMDAT groups added.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* output.c - temporary file, kernel copies, patches, metadata, atomic rename. */
-#include "edit.h"
+#include "plan.h"
 #include "../base/base.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "edit.h"
+#include "plan.h"
 
 int plan_patch(struct plan *pl, uint64_t off, uint64_t len, const void *data, uint64_t src,
 	       struct err *e)

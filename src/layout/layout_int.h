@@ -6,7 +6,7 @@
 #ifndef DLNOTE_LAYOUT_INT_H
 #define DLNOTE_LAYOUT_INT_H
 
-#include "edit.h"
+#include "layout.h"
 
 enum where { NOTE_NONE, NOTE_INPLACE, NOTE_SEGMENT };
 

@@ -16,7 +16,7 @@
 
 #include "../elf/elf.h"
 #include "layout_int.h"
-#include "edit.h"
+#include "layout.h"
 
 /* ---- step 1: the dlopen sections ---- */
 

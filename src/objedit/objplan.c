@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "edit.h"
+#include "objedit.h"
 #include "../note/note.h"
 #include "objedit_int.h"
 
