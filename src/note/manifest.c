@@ -19,6 +19,12 @@ void manifest_entry_free(struct entry *en)
 	memset(en, 0, sizeof *en);
 }
 
+void manifest_truncate(struct entries *es, size_t n)
+{
+	while (es->n > n)
+		manifest_entry_free(&es->v[--es->n]);
+}
+
 void manifest_free(struct entries *es)
 {
 	size_t i;

@@ -81,6 +81,8 @@ int manifest_append_copy(struct entries *dst, const struct entry *en);
 int manifest_append_take(struct entries *dst, struct entry *en);
 /* Append copies of every entry of src. */
 int manifest_merge_all(struct entries *dst, const struct entries *src);
+/* Free the entries from index n on: es keeps its first n. */
+void manifest_truncate(struct entries *es, size_t n);
 void manifest_free(struct entries *es);
 void manifest_entry_free(struct entry *en);
 

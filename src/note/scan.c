@@ -308,47 +308,6 @@ void scan_build_id(const struct elf *ef, const struct scan *sc, char hex[2 * 64 
 	}
 }
 
-int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e)
-{
-	const struct scan_item **v;
-	size_t n = scan_dlopen_notes(sc, &v), i;
-	struct buf why = {0};
-	int r = v ? 0 : err_oom(e);
-
-	if (r == 0 && scan_misaligned(ef, sc, 0, &why))
-		r = why.oom ? err_oom(e) : err_set(e, "%.*s", (int)why.len, why.p);
-	for (i = 0; i < n && r == 0; i++)
-		r = scan_decode_item(ef, v[i], out, e);
-	buf_free(&why);
-	free(v);
-	return r;
-}
-
-int scan_entries_salvage(const struct elf *ef, const struct scan *sc, struct entries *out,
-			 struct buf *lost, size_t *nlost, struct err *e)
-{
-	const struct scan_item **v;
-	size_t n = scan_dlopen_notes(sc, &v), i;
-	int r = v ? 0 : err_oom(e);
-
-	*nlost = 0;
-	for (i = 0; i < n && r == 0; i++) {
-		if (!v[i]->misaligned) {
-			r = scan_decode_item(ef, v[i], out, e);
-			continue;
-		}
-		e->msg[0] = '\0';
-		if (scan_decode_item(ef, v[i], out, e)) {
-			if (e->msg[0] == '\0' || strcmp(e->msg, OOM_MESSAGE) == 0)
-				r = err_oom(e);
-			buf_printf(lost, "%s\n", e->msg);
-			++*nlost;
-		}
-	}
-	free(v);
-	return r || lost->oom ? (r ? r : err_oom(e)) : 0;
-}
-
 /* The one sentence of scan_misaligned(): where, then why and the way out.  Brief: the same
  * words for every file of one cause (an archive's members: one line for all, their sections'
  * places under -v), no section index, offset or count. */
@@ -422,23 +381,78 @@ size_t scan_misaligned_where(const struct elf *ef, const struct scan *sc, struct
 	return n;
 }
 
-size_t scan_misaligned(const struct elf *ef, const struct scan *sc, int brief, struct buf *why)
+/* scan_misaligned()'s sentence: where, then why and the way out. */
+static void misaligned_sentence(const struct elf *ef, const struct scan *sc, int brief,
+				struct buf *why)
 {
-	size_t n = misaligned_count(sc);
-
-	if (!n)
-		return 0;
 	misaligned_where(ef, sc, brief, why);
-
-	if (!n)
-		return 0;
 	/* What a C++ compiler makes of a macro's note variable (openal-soft's OAL_ELF_NOTE_DLOPEN
 	 * with GCC on x86-64: docs/layout.md, "Notes aligned beyond 8"). */
 	buf_puts(why, ", as a compiler aligns a note variable written by a macro (openal-soft's "
 		      "with GCC): readelf and dlopen-notes.py cannot read them; turn the code's "
 		      "notes off, or let the tool rewrite them: dlnote-inject --merge -m MANIFEST "
 		      "(an empty [] keeps just theirs), or --remove");
+}
+
+size_t scan_misaligned(const struct elf *ef, const struct scan *sc, int brief, struct buf *why)
+{
+	size_t n = misaligned_count(sc);
+
+	if (n)
+		misaligned_sentence(ef, sc, brief, why);
 	return n;
+}
+
+/* Decode every distinct dlopen note into `out`.  Without `lost`, misaligned notes fail the file
+ * with scan_misaligned()'s cause.  With it (--merge's salvage), a misaligned note that does not
+ * decode is left out whole, none of its entries kept, its error line appended to `lost` and
+ * counted in *nlost. */
+static int decode_notes(const struct elf *ef, const struct scan *sc, struct entries *out,
+			struct buf *lost, size_t *nlost, struct err *e)
+{
+	const struct scan_item **v;
+	size_t n = scan_dlopen_notes(sc, &v), i, misaligned = 0;
+	int r = v ? 0 : err_oom(e);
+
+	for (i = 0; i < n && r == 0; i++)
+		misaligned += (size_t)v[i]->misaligned;
+	if (r == 0 && misaligned && !lost) {
+		struct buf why = {0};
+		misaligned_sentence(ef, sc, 0, &why);
+		r = why.oom ? err_oom(e) : err_set(e, "%.*s", (int)why.len, why.p);
+		buf_free(&why);
+	}
+	for (i = 0; i < n && r == 0; i++) {
+		size_t before = out->n;
+		if (!lost || !v[i]->misaligned) {
+			r = scan_decode_item(ef, v[i], out, e);
+			continue;
+		}
+		e->msg[0] = '\0';
+		if (scan_decode_item(ef, v[i], out, e) == 0)
+			continue;
+		if (e->msg[0] == '\0' || strcmp(e->msg, OOM_MESSAGE) == 0) {
+			r = err_oom(e);
+			break;
+		}
+		manifest_truncate(out, before); /* the entries parsed before the fault */
+		buf_printf(lost, "%s\n", e->msg);
+		++*nlost;
+	}
+	free(v);
+	return r ? r : lost && lost->oom ? err_oom(e) : 0;
+}
+
+int scan_entries(const struct elf *ef, const struct scan *sc, struct entries *out, struct err *e)
+{
+	return decode_notes(ef, sc, out, NULL, NULL, e);
+}
+
+int scan_entries_salvage(const struct elf *ef, const struct scan *sc, struct entries *out,
+			 struct buf *lost, size_t *nlost, struct err *e)
+{
+	*nlost = 0;
+	return decode_notes(ef, sc, out, lost, nlost, e);
 }
 
 const struct scan_area *scan_area_of(const struct scan *sc, int kind, uint64_t off, uint64_t size)

@@ -221,6 +221,25 @@ Test(misaligned, merge_says_what_it_could_not_decode, .timeout = 60)
 	cr_expect(strstr(v, "pulse") || strstr(v, "pipewire"), "one entry is kept: %s", v);
 	cr_expect(!(strstr(v, "pulse") && strstr(v, "pipewire")), "one is lost: %s", v);
 	free(v);
+
+	/* A note that fails after its first entry is left out whole: no entry of it is kept (the
+	 * first one was, before). */
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "#include \"oalnote.h\"\nOALNOTE(\"[%s]\");\nOALNOTE(\"[%s,%s]\");\n"
+		 "extern \"C\" int oal_p(void) { return 3; }\n",
+		 cxx(PIPEWIRE), cxx(JACK),
+		 cxx("{\"soname\":[\"libbad.so.1\"],\"priority\":\"optional\"}"));
+	put_file("partial.cpp", text);
+	free(sh("g++ -std=c++20 -O2 -fPIC -c partial.cpp"));
+	expect_gcc_shape("partial.o");
+	v = tool_edit("partial.o", "--merge -m empty.json");
+	cr_expect(strstr(v, "--merge left out 1 misaligned dlopen note it could not decode"), "%s", v);
+	free(v);
+	v = sh("'%s' --list --json partial.o", tool());
+	cr_expect(strstr(v, "pipewire") && !strstr(v, "jack") && !strstr(v, "libbad"),
+		  "only the note that decodes is kept: %s", v);
+	free(v);
 }
 
 /* By value: Criterion may run a test in a fresh process, where pointers mean nothing. */
