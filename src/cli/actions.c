@@ -101,16 +101,15 @@ size_t action_expect_file(struct run *run, const char *path, struct entry *v, si
 }
 
 /* The "ok" line: the notes, and under --recorded what the recording says of the file. */
-static void print_ok(const struct opts *o, const char *path, const struct elf *ef, size_t n,
-		     const struct trace_verdict *v)
+static void print_ok(const struct opts *o, const char *path, const struct elf *ef,
+		     const char *nonote, size_t n, const struct trace_verdict *v)
 {
-	const char *nonote = no_notes_by_design(ef);
 	struct buf b = {0};
 
 	buf_printf(&b, "%zu dlopen entr%s", n, n == 1 ? "y" : "ies");
 	if (nonote && o->expect_path)
 		buf_printf(&b, "; %s: no notes by design, not held to %s", nonote, o->expect_path);
-	else if (debugfile_dwz_multifile(ef))
+	else if (nonote && !ef->detached)
 		buf_printf(&b, "; %s: no notes by design", nonote);
 	if (o->recorded_path && ef->detached)
 		buf_puts(&b, "; a detached debug file: not what runs, not linted against the "
@@ -163,10 +162,11 @@ int action_check(struct run *run, const char *path, const struct elf *ef, const 
 		/* --expect: each file it applies to holds each entry (an archive: its members
 		 * together, members.c); what carries no notes by design is not held to it. */
 		size_t lacks = 0;
-		if (r == 0 && o->expect_path && !in_archive && !no_notes_by_design(ef))
+		const char *nonote = no_notes_by_design(ef);
+		if (r == 0 && o->expect_path && !in_archive && !nonote)
 			lacks = action_expect_file(run, path, es.v, es.n);
 		if (r == 0 && !o->quiet && !in_archive && !v.undeclared && !lacks)
-			print_ok(o, path, ef, es.n, &v);
+			print_ok(o, path, ef, nonote, es.n, &v);
 		if (o->expect_path && r == 0 &&
 		    report_listing_add(&run->got.listed, &es, path, "", NULL))
 			r = err_oom(e);
@@ -215,7 +215,7 @@ static void say_misaligned(const struct elf *ef, const struct scan *sc, const st
 	if (!said->misaligned)
 		snprintf(said->where, sizeof said->where, "%.*s", (int)where.len,
 			 where.p ? where.p : "");
-	if (nlost && !said->lost)
+	if (nlost && lost->p && !said->lost)
 		snprintf(said->first_lost, sizeof said->first_lost, "%.*s",
 			 (int)strcspn(lost->p, "\n"), lost->p);
 	said->misaligned += n;
@@ -319,7 +319,7 @@ int action_plan_edit(struct run *run, const char *label, const struct elf *ef,
 		   merged_entries(run, ef, sc, &final, &replaced, o->quiet ? NULL : said, e)) {
 		goto out;
 	} else if (o->mode == MODE_REMOVE) {
-		say_misaligned(ef, sc, NULL, 0, said);
+		say_misaligned(ef, sc, NULL, 0, o->quiet ? NULL : said);
 	}
 	/* Objects: their planner judges it (objplan.c), because the form counts there: a plain
 	 * note does not fold at link time where the tool's COMDAT group of the same entry does. */

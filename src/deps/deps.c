@@ -26,10 +26,10 @@ int deps_rank_parse(const char *name, size_t len)
 
 int deps_entry_rank(const struct entry *en, struct buf *tmp)
 {
-	const char *p = entry_priority(en, tmp);
-	int r = deps_rank_parse(p, strlen(p));
-
-	return r < 0 ? RANK_RECOMMENDED : r;
+	_Static_assert(RANK_SUGGESTED == 0 && RANK_RECOMMENDED == 1 && RANK_REQUIRED == 2,
+		       "the ranks are manifest_priority_rank()'s");
+	(void)tmp;
+	return manifest_priority_rank(en);
 }
 
 /* ---- command-line name lists ---- */

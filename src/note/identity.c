@@ -175,17 +175,6 @@ int manifest_merge_identity(struct entries *dst, const struct entries *src, int 
 	return r;
 }
 
-int manifest_priority_rank(const struct entry *en)
-{
-	const struct keyval *p = entry_find(en, "priority");
-
-	if (p && p->vallen == 10 && memcmp(p->val, "\"required\"", 10) == 0)
-		return 2;
-	if (p && p->vallen == 11 && memcmp(p->val, "\"suggested\"", 11) == 0)
-		return 0;
-	return 1; /* recommended, absent (its default), or a level this version does not know */
-}
-
 int manifest_fold_strongest(struct entries *es)
 {
 	static const struct entries none;

@@ -101,6 +101,17 @@ const char *entry_priority(const struct entry *en, struct buf *tmp)
 	return p ? p : "recommended";
 }
 
+int manifest_priority_rank(const struct entry *en)
+{
+	const struct keyval *p = entry_find(en, "priority");
+
+	if (p && p->vallen == 10 && memcmp(p->val, "\"required\"", 10) == 0)
+		return 2;
+	if (p && p->vallen == 11 && memcmp(p->val, "\"suggested\"", 11) == 0)
+		return 0;
+	return 1; /* recommended, absent (its default), or a level this version does not know */
+}
+
 /* The spec's rule for one well-known key, applied to its canonical value.  Unknown keys may hold
  * any JSON value.  Returns NULL when the value is acceptable, else the reason. */
 static const char *check_member(const char *key, const char *val, size_t len)
