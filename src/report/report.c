@@ -129,33 +129,21 @@ int report_listing_add(struct listing *l, struct entries *es, const char *path,
 {
 	struct buf tmp = {0};
 	const char *owned = NULL;
-	int rc = 0, folded = 0;
+	int rc = 0;
 
 	/* The SBOM names every file, with dependencies or not. */
 	if (r && r->format == FORMAT_CYCLONEDX && !(owned = listing_path(l, path)))
+		return -1;
+	if (r && r->policy && listing_policy(es, path, r))
 		return -1;
 	/* Every consumer of the notes takes an entry the file declares at several priorities once,
 	 * at its strongest (dh_dlopenlibdeps, rpm, dracut): so do the formats made for them, after
 	 * the policy.  The listings of what the file holds (table, JSON) show every entry. */
 	if (r && r->format != FORMAT_TABLE && r->format != FORMAT_JSON &&
-	    r->format != FORMAT_JSONL) {
-		if (r->policy && listing_policy(es, path, r))
-			return -1;
-		if (manifest_fold_strongest(es))
-			return -1;
-		folded = 1;
-	}
+	    r->format != FORMAT_JSONL && manifest_fold_strongest(es))
+		return -1;
 	for (size_t i = 0; i < es->n && rc == 0; i++) {
 		struct listing_from *v;
-		if (r && r->policy && !folded) {
-			int rank = policy_entry(&es->v[i], path, r);
-			if (rank == -2) {
-				rc = -1;
-				break;
-			}
-			if (rank < 0)
-				continue;
-		}
 		if (r && !entry_selected(&es->v[i], r, &tmp))
 			continue;
 		if (!owned && !(owned = listing_path(l, path))) {
