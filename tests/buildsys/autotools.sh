@@ -120,8 +120,14 @@ check "$L: configure warns, make -j2 and make check pass" \
 check "$L: configure says why" says "$AT/none/configure.log" \
 	"WARNING: building without dlopen notes: dlnote-inject was not found"
 check "$L: the program has no entries" entries "$AT/none/.libs/app" "[]"
-check "$L: make check says there was nothing to check" \
-	fails_with "dlnote: built without dlopen notes, nothing to check" sh -c "make -C '$AT/none' check && false"
+# make check passes (there is nothing to check) and says so
+nothing_to_check() {
+	local out
+	out=$(make -C "$AT/none" check 2>&1) || { echo "$out"; echo "make check failed"; return 1; }
+	echo "$out"
+	grep -qF "dlnote: built without dlopen notes, nothing to check" <<<"$out"
+}
+check "$L: make check passes and says there was nothing to check" nothing_to_check
 no_tool_required() {
 	mkdir -p "$AT/req"
 	cd "$AT/req" && ac_cv_path_DLNOTE_INJECT='' "$AT/src/configure" --enable-dlopen-notes

@@ -29,11 +29,21 @@
 # ---------------------------------------------------------------------------------------------
 R=$T/real
 RS=$SRC/tests/buildsys/real
-R_LZMA=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/liblzma-dlopen.json")
-R_XZ=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/xz-dlopen.json")
-R_NL=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/libnl-cli-dlopen.json")
-R_EU=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/libdwfl-dlopen.json")
-R_LUA=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$RS/lua-dlopen.json")
+# compact_json FILE: the manifest as one line, as entries_once compares it
+compact_json() {
+	/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' "$1"
+}
+for p in ${REAL:-xz nl eu lua}; do
+	case $p in
+	xz | nl | eu | lua) ;;
+	*) echo "buildsys: REAL names $p: say xz, nl, eu or lua" >&2; exit 2 ;;
+	esac
+done
+R_LZMA=$(compact_json "$RS/liblzma-dlopen.json")
+R_XZ=$(compact_json "$RS/xz-dlopen.json")
+R_NL=$(compact_json "$RS/libnl-cli-dlopen.json")
+R_EU=$(compact_json "$RS/libdwfl-dlopen.json")
+R_LUA=$(compact_json "$RS/lua-dlopen.json")
 R_PATH=$PREFIX/bin:$PATH
 # REAL="xz nl eu lua" (the default: all): the projects to build, by the prefix of their functions
 real_wants() { case " ${REAL:-xz nl eu lua} " in *" $1 "*) return 0 ;; esac; return 1; }

@@ -21,6 +21,10 @@
 # three parts at once, each in its own temporary directory).
 set -eu
 ONLY=${ONLY:-}
+case $ONLY in
+'' | cmake | meson | autotools | real) ;;
+*) echo "buildsys: ONLY=$ONLY: say cmake, meson, autotools or real" >&2; exit 2 ;;
+esac
 
 SRC=$(cd "${DLNOTE_SRC:-$(dirname "$0")/../..}" && pwd)
 DLNOTE=$(realpath "${DLNOTE:-$SRC/build/dlnote-inject}")

@@ -61,6 +61,9 @@ static int count_lines_with(const char *text, const char *what)
 	return n;
 }
 
+/* What eu-elflint says of every dlopen note, which it does not know. */
+#define ELFLINT_FDO "unknown object file note type 1081871370 with owner name 'FDO'"
+
 static void build_objects(void)
 {
 	char text[2048];
@@ -275,8 +278,10 @@ ParameterizedTest(struct linker *ld, misaligned, linked_by_each_linker, .timeout
 			  !strstr(c.out, "warning"),
 		  "%s", c.out);
 	cmd_free(&c);
-	/* eu-elflint's complaints about the notes go; the others stay. */
-	lint_in = sh("eu-elflint --gnu-ld liboal.so | grep -v -e note -e FDO -e '^No errors' || true");
+	/* eu-elflint's complaints about the notes go; the others stay.  The input's note lines (the
+	 * misparsed notes the tool removes) are left out of the comparison; of the output's only
+	 * ELFLINT_FDO, which eu-elflint 0.188 says of every dlopen note, well formed or not. */
+	lint_in = sh("eu-elflint --gnu-ld liboal.so | grep -av -e note -e FDO -e '^No errors' || true");
 	put_file("m.json", "[" NEW_ENTRY "]");
 	put_file("empty.json", "[]");
 	for (size_t i = 0; i < 3; i++) {
@@ -295,8 +300,10 @@ ParameterizedTest(struct linker *ld, misaligned, linked_by_each_linker, .timeout
 		cr_expect_str_eq(v, "OK", "%s", out);
 		free(v);
 		lint = elflint(out);
-		v = sh("eu-elflint --gnu-ld %s | grep -v -e note -e FDO -e '^No errors' || true", out);
-		cr_expect_str_eq(v, lint_in, "%s: eu-elflint: %s", out, lint);
+		/* only the line every dlopen note gets is left out: a note complaint of its own fails */
+		v = sh("eu-elflint --gnu-ld %s | grep -av -e \"%s\" -e '^No errors' || true", out,
+		       ELFLINT_FDO);
+		cr_expect_str_eq(v, lint_in, "%s: eu-elflint: %s\n(the input: %s)", out, v, lint_in);
 		free(v);
 		free(lint);
 		free(sh("cp %s liboal.so.run", out));
