@@ -104,6 +104,18 @@ int debugfile_detached(const struct elf *ef)
 	return code_missing(ef) || headers_disagree(ef);
 }
 
+/* A section's name from the names table read with the headers (elf.c keeps it when small; a
+ * multifile's is), NULL when it is not there.  Not elf_section_name(): elf.c calls this file,
+ * and a call back would make the two files a circle (make layers). */
+static const char *name_of(const struct elf *ef, size_t i)
+{
+	uint32_t at = ef->sh[i].name;
+
+	if (!ef->names || at >= ef->namesz || !memchr(ef->names + at, 0, ef->namesz - at))
+		return NULL;
+	return ef->names + at;
+}
+
 int debugfile_dwz_multifile(const struct elf *ef)
 {
 	int debug = 0;
@@ -112,9 +124,8 @@ int debugfile_dwz_multifile(const struct elf *ef)
 		return 0;
 	for (size_t i = 1; i < ef->shnum; i++) {
 		const struct elf_shdr *sh = &ef->sh[i];
-		char name[64]; /* enough to tell .debug_* and .note.gnu.build-id */
-		elf_section_name(ef, i, name, sizeof name);
-		if (sh->flags & (SHF_ALLOC_ | SHF_EXECINSTR_) || sh->type == SHT_SYMTAB_ ||
+		const char *name = name_of(ef, i);
+		if (!name || sh->flags & (SHF_ALLOC_ | SHF_EXECINSTR_) || sh->type == SHT_SYMTAB_ ||
 		    sh->type == SHT_RELA_ || sh->type == SHT_REL_ || sh->type == SHT_GROUP_)
 			return 0;
 		if (i == ef->shstrndx || strcmp(name, ".note.gnu.build-id") == 0)
